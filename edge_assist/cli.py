@@ -1,0 +1,70 @@
+"""The `edge-assist` command line.
+
+Each command group lives in its own module under `edge_assist/commands/` and exposes
+`register(subparsers)`; this module finds them, parses, loads the config and turns an
+`EdgeAssistError` into one line on stderr with a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from edge_assist import __version__, commands
+from edge_assist.config import Config, load_config, parse_override
+from edge_assist.errors import EdgeAssistError
+
+
+def add_config_args(p: argparse.ArgumentParser) -> None:
+    """The config options every command that builds a pipeline accepts."""
+    p.add_argument("--config", "-c", metavar="PATH", help="settings file (default: ./edge-assist.toml or $EDGE_ASSIST_CONFIG)")
+    p.add_argument(
+        "--set", "-s", metavar="SECTION.KEY=VALUE", action="append", default=[],
+        help="override one setting, e.g. --set segmenter.clip_s=5 (repeatable)",
+    )
+
+
+def config_from_args(args: argparse.Namespace, **extra: object) -> Config:
+    overrides = dict(parse_override(item) for item in getattr(args, "set", []) or [])
+    overrides.update(extra)
+    return load_config(getattr(args, "config", None), overrides)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="edge-assist",
+        description="On-device proactive assistant for smart glasses: watches, remembers, speaks up when it helps.",
+    )
+    parser.add_argument("--version", action="version", version=f"edge-assist {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(func(args) or 0)
+    except EdgeAssistError as e:
+        print(f"edge-assist: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""Command-line command groups: one module per group, each with `register(subparsers)`."""

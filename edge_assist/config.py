@@ -1,0 +1,402 @@
+"""Settings: `edge-assist.toml` merged with command-line overrides, validated, frozen.
+
+Every key is declared once here with its default, its unit and its range; the declared
+docs are what `edge-assist config show` prints, so the file documents itself. Units are
+in the key names (`_s`, `_ms`, `_px`, `_mb`). An unknown key or an out-of-range value is
+a one-line `ConfigError` that names the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints
+
+from edge_assist.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CONFIG_ENV = "EDGE_ASSIST_CONFIG"
+DEFAULT_CONFIG_NAME = "edge-assist.toml"
+
+
+def setting(
+    default: Any,
+    doc: str,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] | None = None,
+) -> Any:
+    """Declare a key: its default, a one-line doc (say the unit), and its valid range."""
+    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
+    if isinstance(default, dict | list):
+        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class GeneralConfig:
+    data_dir: str = setting("~/.local/share/edge-assist", "where memory, logs and keyframes live (path)")
+    wearer: str = setting("default", "wearer name: one memory database per wearer")
+    log_level: str = setting("info", "log verbosity", choices=("debug", "info", "warning", "error"))
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    kind: str = setting(
+        "opencv",
+        "camera backend for `run`: a USB/V4L2 camera, the Pi camera, or a replayed file",
+        choices=("opencv", "picamera2", "video", "captions"),
+    )
+    device: str = setting("0", "OpenCV device: an index (\"0\") or a path (/dev/video0, rtsp://...)")
+    path: str = setting("", "file to replay when kind is video or captions (path)")
+    width_px: int = setting(640, "capture width (pixels)", lo=64, hi=7680)
+    height_px: int = setting(480, "capture height (pixels)", lo=48, hi=4320)
+    fps: float = setting(5.0, "frames per second taken from the camera (frames/s)", lo=0.1, hi=120)
+    realtime: bool = setting(
+        False, "replay paced at real time (true) or as fast as possible on virtual time (false)"
+    )
+    open_timeout_s: float = setting(10.0, "how long to wait for a camera to come up (seconds)", lo=0, hi=3600)
+
+
+@dataclass(frozen=True)
+class SegmenterConfig:
+    clip_s: float = setting(10.0, "length of one clip, one reasoning step (seconds)", lo=1, hi=600)
+    keyframes_per_clip: int = setting(3, "evenly spaced keyframes kept per clip (count)", lo=1, hi=32)
+    scene_change_pick: bool = setting(True, "also keep the frame where the scene changes most")
+    frame_queue: int = setting(8, "frames buffered between camera and segmenter before drops (count)", lo=1, hi=1024)
+
+
+@dataclass(frozen=True)
+class CaptionerConfig:
+    prompt: str = setting(
+        "Describe what the person wearing the camera is doing, the objects they handle and any hazard. One or two sentences.",
+        "instruction given to the VLM with the keyframes",
+    )
+    max_images: int = setting(3, "keyframes sent to the VLM per clip (count)", lo=1, hi=16)
+    image_size_px: int = setting(384, "longest side of each keyframe sent to the VLM (pixels)", lo=32, hi=4096)
+    max_tokens: int = setting(96, "longest caption (tokens)", lo=8, hi=2048)
+    queue: int = setting(1, "clips waiting for the captioner before the oldest is skipped (count)", lo=1, hi=64)
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    dir: str = setting("models", "where downloaded models live (path; relative paths resolve from the config file)")
+    llm: str = setting("smollm2-135m-q4", "manifest name of the LLM (reasoner, summaries, entities)")
+    vlm: str = setting("", "manifest name of the VLM captioner; empty: captions must come from a caption stream")
+    text_encoder: str = setting("minilm-l6-int8", "manifest name of the sentence encoder")
+    image_encoder: str = setting("", "manifest name of the CLIP-style encoder; empty: no visual path")
+    backend: str = setting("local", "where LLM/VLM run: in process, or an OpenAI-compatible server", choices=("local", "remote"))
+    threads: int = setting(0, "CPU threads for llama.cpp; 0 = all cores (count)", lo=0, hi=256)
+    context_tokens: int = setting(2048, "llama.cpp context window (tokens)", lo=256, hi=131072)
+    seed: int = setting(0, "sampling seed, so runs repeat (integer)", lo=0)
+
+
+@dataclass(frozen=True)
+class RemoteConfig:
+    base_url: str = setting("http://127.0.0.1:8080/v1", "OpenAI-compatible endpoint (URL)")
+    api_key_env: str = setting("EDGE_ASSIST_API_KEY", "environment variable that holds the API key, if any")
+    llm_model: str = setting("", "model name the server expects for text")
+    vlm_model: str = setting("", "model name the server expects for images")
+    timeout_s: float = setting(30.0, "per-request timeout (seconds)", lo=0.1, hi=3600)
+    retries: int = setting(2, "retries after a failed request (count)", lo=0, hi=10)
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    profile: str = setting(
+        "short",
+        "roll-up windows: short = 10 s / 1 min / 5 min, all-day = 30 s / 5 min / 1 h, custom = the keys below",
+        choices=("short", "all-day", "custom"),
+    )
+    clip_s: float = setting(10.0, "clip level window when profile = custom (seconds)", lo=1)
+    activity_s: float = setting(60.0, "activity summary window when profile = custom (seconds)", lo=1)
+    session_s: float = setting(300.0, "session summary window when profile = custom (seconds)", lo=1)
+    write_queue: int = setting(64, "captions waiting for the memory writer; the producer waits when full (count)", lo=1, hi=100000)
+    keyframe_retention_days: float = setting(30.0, "keyframe JPEGs older than this are deleted; 0 keeps none (days)", lo=0)
+    keyframe_jpeg_quality: int = setting(80, "JPEG quality of stored keyframes (0-100)", lo=1, hi=100)
+    extract_entities: bool = setting(True, "build the entity graph from captions with the LLM")
+
+
+@dataclass(frozen=True)
+class ReasonerConfig:
+    context_captions: int = setting(4, "recent captions shown to the reasoner with the current one (count)", lo=0, hi=64)
+    max_tokens: int = setting(160, "longest reasoner answer (tokens)", lo=16, hi=4096)
+    temperature: float = setting(0.0, "sampling temperature of decisions", lo=0, hi=2)
+    task_context: str = setting("", "what the wearer is doing (a recipe, a procedure), given to every pass")
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    top_k: int = setting(5, "hits per retrieval path (count)", lo=1, hi=100)
+    temporal: bool = setting(True, "search the caption / activity / session vectors")
+    graph: bool = setting(True, "search the entity graph")
+    visual: bool = setting(True, "search keyframe vectors (needs an image encoder)")
+    multiscale: bool = setting(True, "search activity and session summaries too (false: clip level only)")
+    reconstruction: bool = setting(True, "turn retrieved clips into a query-conditioned account")
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    cooldown_s: dict = setting(
+        {"NSG": 30.0, "ER": 20.0, "RR": 60.0, "MR": 60.0, "TR": 120.0, "HC": 600.0, "ML": 300.0, "RO": 600.0, "TU": 30.0},
+        "per sub-type: no second proactive service of that kind within this time (seconds)",
+    )
+    max_per_hour: int = setting(0, "global cap on proactive services per hour; 0 = off (count)", lo=0, hi=3600)
+    repeat_window_s: float = setting(300.0, "never repeat the same advice within this time (seconds)", lo=0)
+    do_not_disturb: bool = setting(False, "stay silent except for Safety and answers to questions")
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    step_budget_s: float = setting(10.0, "time allowed for one step, caption to output (seconds)", lo=0.1, hi=3600)
+    search_policy: str = setting(
+        "degrade", "when a search does not fit the budget: degrade it or defer it to the next idle slot",
+        choices=("degrade", "defer"),
+    )
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    decision_log: str = setting("decisions.jsonl", "JSONL log of every decision (path; relative to data_dir)")
+    console: bool = setting(True, "print decisions to the console")
+    console_silent: bool = setting(False, "also print silent decisions to the console")
+    speech: str = setting("auto", "text-to-speech engine; auto = espeak-ng when installed", choices=("auto", "espeak-ng", "piper", "off"))
+    voice: str = setting("en-us", "espeak-ng voice name or piper voice model path")
+    speech_rate_wpm: int = setting(170, "speaking rate (words per minute)", lo=60, hi=500)
+    speech_audio_out: str = setting("", "write speech to this WAV file instead of the sound card (path; for tests)")
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    transport: str = setting("off", "link to the glasses", choices=("off", "udp", "serial", "websocket"))
+    host: str = setting("127.0.0.1", "address to bind (loopback unless you mean it)")
+    port: int = setting(47800, "UDP/WebSocket port", lo=1, hi=65535)
+    serial_device: str = setting("/dev/ttyACM0", "serial port of the glasses (path)")
+    baud: int = setting(115200, "serial speed (bits/s)", lo=1200, hi=4000000)
+    key_file: str = setting("pairing.key", "key shared at pairing (path; relative to data_dir)")
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    enabled: bool = setting(False, "listen for spoken questions (needs the audio extra)")
+    stt: str = setting("moonshine", "speech-to-text backend", choices=("moonshine", "remote", "off"))
+    vad_threshold: float = setting(0.5, "voice-activity probability that starts speech (0-1)", lo=0, hi=1)
+    push_to_talk: bool = setting(False, "listen only while the glasses' button is held")
+
+
+@dataclass(frozen=True)
+class Config:
+    general: GeneralConfig = field(default_factory=GeneralConfig)
+    source: SourceConfig = field(default_factory=SourceConfig)
+    segmenter: SegmenterConfig = field(default_factory=SegmenterConfig)
+    captioner: CaptionerConfig = field(default_factory=CaptionerConfig)
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    remote: RemoteConfig = field(default_factory=RemoteConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    reasoner: ReasonerConfig = field(default_factory=ReasonerConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    scheduler: SchedulerConfig = field(default_factory=SchedulerConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+    bridge: BridgeConfig = field(default_factory=BridgeConfig)
+    voice: VoiceConfig = field(default_factory=VoiceConfig)
+    # Where the settings came from, so relative paths resolve against the config file.
+    origin: str = field(default="", compare=False)
+
+    # -- derived values -------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path:
+        return Path(os.path.expanduser(self.general.data_dir))
+
+    def data_path(self, relative: str) -> Path:
+        p = Path(os.path.expanduser(relative))
+        return p if p.is_absolute() else self.data_dir / p
+
+    @property
+    def models_dir(self) -> Path:
+        p = Path(os.path.expanduser(self.models.dir))
+        if p.is_absolute():
+            return p
+        base = Path(self.origin).parent if self.origin else Path.cwd()
+        return base / p
+
+    @property
+    def memory_windows_s(self) -> tuple[float, float, float]:
+        if self.memory.profile == "short":
+            return (10.0, 60.0, 300.0)
+        if self.memory.profile == "all-day":
+            return (30.0, 300.0, 3600.0)
+        return (self.memory.clip_s, self.memory.activity_s, self.memory.session_s)
+
+    def replace(self, **overrides: Any) -> Config:
+        """A copy with dotted keys changed, validated: cfg.replace(**{"source.kind": "video"})."""
+        return build_config(to_dict(self), overrides=overrides, origin=self.origin)
+
+
+SECTIONS: dict[str, type] = {f.name: f.type for f in dataclasses.fields(Config) if f.name != "origin"}  # type: ignore[misc]
+
+
+def _section_types() -> dict[str, type]:
+    hints = get_type_hints(Config)
+    return {name: hints[name] for name in SECTIONS}
+
+
+def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
+    origin = get_origin(typ)
+    if typ is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"config key '{key}' must be true or false, got {value!r}")
+    elif typ is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            else:
+                raise ConfigError(f"config key '{key}' must be an integer, got {value!r}")
+    elif typ is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"config key '{key}' must be a number, got {value!r}")
+        value = float(value)
+    elif typ is str:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = str(value)  # a device index written as a number
+        if not isinstance(value, str):
+            raise ConfigError(f"config key '{key}' must be a string, got {value!r}")
+    elif typ is dict or origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"config key '{key}' must be a table, got {value!r}")
+        # A table merges into the declared defaults, so one cooldown can be changed alone.
+        out = dict(meta.get("default") or {})
+        for k, v in value.items():
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ConfigError(f"config key '{key}.{k}' must be a number, got {v!r}")
+            if v < 0:
+                raise ConfigError(f"config key '{key}.{k}' must be >= 0, got {v!r}")
+            out[str(k)] = float(v)
+        value = out
+    choices, lo, hi = meta.get("choices"), meta.get("lo"), meta.get("hi")
+    if choices and value not in choices:
+        raise ConfigError(f"config key '{key}' must be one of {', '.join(choices)}; got {value!r}")
+    if lo is not None and value < lo:
+        raise ConfigError(f"config key '{key}' is {value!r}, below its minimum {lo:g}")
+    if hi is not None and value > hi:
+        raise ConfigError(f"config key '{key}' is {value!r}, above its maximum {hi:g}")
+    return value
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """`section.key=value` from the command line; the value is read as TOML, else a string."""
+    if "=" not in item:
+        raise ConfigError(f"override {item!r} must look like section.key=value")
+    key, raw = item.split("=", 1)
+    key = key.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, value
+
+
+def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, origin: str = "") -> Config:
+    merged: dict[str, dict[str, Any]] = {}
+    where = f" (in {origin})" if origin else ""
+    for sec, body in data.items():
+        if sec not in SECTIONS:
+            raise ConfigError(f"unknown config section '{sec}'{where}; known sections: {', '.join(SECTIONS)}")
+        if not isinstance(body, dict):
+            raise ConfigError(f"config section '{sec}'{where} must be a table like [{sec}]")
+        merged[sec] = dict(body)
+    for dotted, value in (overrides or {}).items():
+        sec, _, key = dotted.partition(".")
+        if sec not in SECTIONS or not key:
+            raise ConfigError(f"unknown config key '{dotted}'; use section.key, sections: {', '.join(SECTIONS)}")
+        merged.setdefault(sec, {})[key] = value
+    types = _section_types()
+    built: dict[str, Any] = {}
+    for sec, cls in types.items():
+        body = merged.get(sec, {})
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        hints = get_type_hints(cls)
+        kwargs = {}
+        for key, value in body.items():
+            if key not in fields:
+                raise ConfigError(
+                    f"unknown config key '{sec}.{key}'{where}; keys of [{sec}]: {', '.join(fields)}"
+                )
+            meta = dict(fields[key].metadata)
+            if fields[key].default_factory is not dataclasses.MISSING:
+                meta["default"] = fields[key].default_factory()
+            kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
+        built[sec] = cls(**kwargs)
+    return Config(**built, origin=origin)
+
+
+def find_config_file(explicit: str | None) -> Path | None:
+    if explicit:
+        return Path(explicit)
+    env = os.environ.get(CONFIG_ENV)
+    if env:
+        return Path(env)
+    local = Path.cwd() / DEFAULT_CONFIG_NAME
+    return local if local.exists() else None
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> Config:
+    """Load the TOML file (if any), apply overrides, validate, freeze."""
+    p = find_config_file(str(path) if path else None)
+    data: dict[str, Any] = {}
+    origin = ""
+    if p is not None:
+        if not p.exists():
+            raise ConfigError(f"config file {p} does not exist; run `edge-assist config show --defaults > {p}` to make one")
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read config file {p}: {e}") from None
+        origin = str(p.resolve())
+    return build_config(data, overrides, origin)
+
+
+def to_dict(cfg: Config) -> dict[str, dict[str, Any]]:
+    return {sec: dataclasses.asdict(getattr(cfg, sec)) for sec in SECTIONS}
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    s = str(v).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{s}"'
+
+
+def render_toml(cfg: Config) -> str:
+    """The settings as a documented TOML file (what `config show` prints)."""
+    lines = ["# edge-assist settings. Every key, its unit and its range; generated by `edge-assist config show`.", ""]
+    for sec in SECTIONS:
+        obj = getattr(cfg, sec)
+        lines.append(f"[{sec}]")
+        for f in dataclasses.fields(obj):
+            meta = f.metadata
+            extra = []
+            if meta.get("choices"):
+                extra.append("one of: " + ", ".join(meta["choices"]))
+            if meta.get("lo") is not None or meta.get("hi") is not None:
+                lo = "" if meta.get("lo") is None else f"{meta['lo']:g}"
+                hi = "" if meta.get("hi") is None else f"{meta['hi']:g}"
+                extra.append(f"range: {lo}..{hi}")
+            lines.append(f"# {meta.get('doc', '')}" + (f" [{'; '.join(extra)}]" if extra else ""))
+            lines.append(f"{f.name} = {_toml_value(getattr(obj, f.name))}")
+        lines.append("")
+    return "\n".join(lines)

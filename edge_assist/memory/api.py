@@ -1,0 +1,91 @@
+"""What the rest of the product may read from memory.
+
+Retrieval depends on this protocol only; `edge_assist.memory` implements it. Every read
+takes `before_t` (stream seconds): nothing that ended after it is returned, so the
+assistant can never look into the future (DESIGN.md, causality t' <= t).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+LEVELS = ("clip", "activity", "session")
+
+
+@dataclass(frozen=True)
+class CaptionRecord:
+    session_id: str
+    clip_index: int
+    t0: float
+    t1: float
+    text: str
+    keyframe_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TextHit:
+    """A hit in the temporal memory at any level, mapped to the clips it covers."""
+
+    level: str  # one of LEVELS
+    session_id: str
+    t0: float
+    t1: float
+    text: str
+    clip_indices: tuple[int, ...]
+    score: float  # cosine similarity, higher is closer
+
+
+@dataclass(frozen=True)
+class EntityHit:
+    """An entity of the graph that matched the query, with its one-hop neighbourhood."""
+
+    name: str
+    kind: str
+    clip_indices: tuple[int, ...]  # captions the entity was seen in (t1 <= before_t)
+    neighbours: tuple[tuple[str, str, str, float], ...]  # (relation, other entity, session_id, stream time seen)
+    neighbour_clip_indices: tuple[int, ...]
+    session_id: str
+    score: float
+
+
+@dataclass(frozen=True)
+class KeyframeHit:
+    session_id: str
+    clip_index: int
+    stream_t: float
+    path: str
+    score: float
+
+
+class MemoryReader(Protocol):
+    def search_text(
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        levels: Sequence[str] = LEVELS,
+        session_id: str | None = None,
+    ) -> list[TextHit]: ...
+
+    def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]: ...
+
+    def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]: ...
+
+    def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None: ...
+
+    def summaries(self, level: str, *, before_t: float, session_id: str | None = None) -> list[TextHit]: ...
+
+    def graph_neighbourhood(
+        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None
+    ) -> list[EntityHit]: ...
+
+    def search_keyframes(
+        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None
+    ) -> list[KeyframeHit]: ...
+
+    def keyframe_images(self, session_id: str, clip_index: int) -> list[np.ndarray]: ...
