@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(PY)
 setup: $(STAMP)
 
 demo: setup
-	$(VENV)/bin/edge-assist replay edge_assist/data/demo/13_3_microwavefrenchtoast.jsonl \
+	$(VENV)/bin/edge-assist replay edge_assist/data/demo/1_34_microwaveeggsandwich.jsonl \
 		--set general.data_dir=var/demo
 
 test: setup

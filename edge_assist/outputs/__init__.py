@@ -1,0 +1,1 @@
+"""Where decisions go: the JSONL decision log, the console, speech and the HUD."""

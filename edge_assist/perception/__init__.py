@@ -1,0 +1,1 @@
+"""From frames to words: the segmenter (clips and keyframes) and the captioner stage."""
