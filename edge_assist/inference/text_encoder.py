@@ -1,0 +1,93 @@
+"""The sentence encoder: a BERT-style ONNX model run with onnxruntime and `tokenizers`.
+
+Mean pooling over real tokens (the attention mask keeps padding out of the average),
+then L2 normalisation, so a dot product is a cosine similarity. Texts are encoded in
+batches, sorted by length so a batch pads to its own longest text, not the global one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edge_assist.errors import ModelError
+from edge_assist.inference.onnx_session import open_session
+
+
+def load_tokenizer(path: Path, max_length: int, fix: str) -> Any:
+    from tokenizers import Tokenizer
+
+    try:
+        tok = Tokenizer.from_file(str(path))
+    except Exception as e:  # the tokenizers library raises a bare Exception on bad JSON
+        raise ModelError(f"tokenizer {path} cannot be read ({str(e).splitlines()[0][:120]}); {fix}") from None
+    tok.enable_truncation(max_length=max_length)
+    return tok
+
+
+class OnnxTextEncoder:
+    """(texts) -> (n, dim) float32, rows L2-normalised."""
+
+    def __init__(
+        self,
+        model_path: str | Path,
+        tokenizer_path: str | Path,
+        *,
+        name: str = "",
+        max_length: int = 256,
+        batch_size: int = 32,
+        threads: int = 0,
+        fix_hint: str = "re-download it or fix [models] in the config",
+    ) -> None:
+        self.name = name or Path(model_path).stem
+        self.batch_size = batch_size
+        self._session = open_session(Path(model_path), threads, fix_hint)
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        if not {"input_ids", "attention_mask"} <= self._inputs:
+            raise ModelError(
+                f"{model_path} is not a sentence encoder (inputs {sorted(self._inputs)}); pick a BERT-style ONNX model"
+            )
+        self._tokenizer = load_tokenizer(Path(tokenizer_path), max_length, fix_hint)
+        pad_id = self._tokenizer.token_to_id("[PAD]")
+        self._tokenizer.enable_padding(pad_id=pad_id if pad_id is not None else 0)
+        out = self._session.get_outputs()[0]
+        dim = out.shape[-1] if out.shape else None
+        if not isinstance(dim, int):
+            # A symbolic hidden size: ask the model once.
+            dim = int(self._run(["dimension probe"]).shape[-1])
+        self.dim: int = dim
+        # onnxruntime sessions are thread-safe, but the tokenizer's padding state is not.
+        self.lock = threading.Lock()
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        enc = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        if hidden.ndim == 2:  # the model pools itself
+            pooled = hidden.astype(np.float32)
+        else:
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("encode() takes a list of texts, not one string")
+        if not texts:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        with self.lock:
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                out[idx] = self._run([texts[i] or " " for i in idx])
+        return out

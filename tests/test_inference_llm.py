@@ -1,0 +1,128 @@
+"""SmolLM2 through llama.cpp: chat, JSON-schema-constrained answers, streaming, cancellation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from edge_assist.config import Config
+from edge_assist.errors import ModelError
+from edge_assist.inference.base import LLM, GenerationCancelled, StopFlag
+from edge_assist.inference.json_schema import check_against_schema
+from edge_assist.inference.llama_llm import LlamaLLM
+from edge_assist.inference.loader import load_llm
+
+pytestmark = pytest.mark.slow
+
+DECISION = {
+    "type": "object",
+    "properties": {
+        "reason": {"type": "string", "maxLength": 80},
+        "decision": {"type": "string", "enum": ["silent", "speak"]},
+        "sub_type": {"type": "string", "enum": ["SA", "NSG", "ER", "none"]},
+    },
+    "required": ["reason", "decision", "sub_type"],
+}
+
+
+def test_llm_is_protocol_and_cached(llm: LLM) -> None:
+    assert isinstance(llm, LLM)
+    assert load_llm(Config()) is llm  # same config: same loaded object
+
+
+def test_chat_answers(llm: LLM) -> None:
+    out = llm.chat([{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=16)
+    assert "paris" in out.lower()
+
+
+def test_chat_json_is_schema_valid(llm: LLM) -> None:
+    msgs = [
+        {"role": "system", "content": "You decide whether an assistant should speak. Answer in JSON."},
+        {"role": "user", "content": "The wearer is holding a knife by the blade."},
+    ]
+    value = llm.chat_json(msgs, DECISION, max_tokens=96)
+    assert check_against_schema(value, DECISION) == ""
+    assert value["decision"] in ("silent", "speak")
+
+
+def test_streaming_tokens_add_up(llm: LLM) -> None:
+    seen: list[str] = []
+    out = llm.chat([{"role": "user", "content": "Count from one to five."}], max_tokens=24, on_token=seen.append)
+    assert len(seen) > 3
+    assert "".join(seen) == out
+
+
+def test_same_seed_repeats(llm: LLM) -> None:
+    msgs = [{"role": "user", "content": "Write a short sentence about tea."}]
+    a = llm.chat(msgs, max_tokens=20, temperature=0.8)
+    b = llm.chat(msgs, max_tokens=20, temperature=0.8)
+    assert a == b
+
+
+def test_cancel_stops_long_generation_within_200ms(llm: LLM) -> None:
+    stop = StopFlag()
+    started = threading.Event()
+    result: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            llm.chat(
+                [{"role": "user", "content": "Write a very long story about a dragon and a knight."}],
+                max_tokens=1500,
+                temperature=0.7,
+                stop=stop,
+                on_token=lambda _t: started.set(),
+            )
+            result["outcome"] = "finished"
+        except GenerationCancelled:
+            result["outcome"] = "cancelled"
+        result["t_end"] = time.perf_counter()
+
+    th = threading.Thread(target=run)
+    th.start()
+    assert started.wait(30)
+    time.sleep(0.2)  # well into the generation
+    t_set = time.perf_counter()
+    stop.set()
+    th.join(10)
+    assert result["outcome"] == "cancelled"
+    assert float(result["t_end"]) - t_set < 0.2  # type: ignore[arg-type]
+
+
+def test_stop_already_set_never_starts(llm: LLM) -> None:
+    stop = StopFlag()
+    stop.set()
+    with pytest.raises(GenerationCancelled):
+        llm.chat([{"role": "user", "content": "hi"}], stop=stop)
+
+
+def test_cut_json_is_a_model_error(llm: LLM) -> None:
+    with pytest.raises(ModelError, match="max_tokens"):
+        llm.chat_json([{"role": "user", "content": "Decide."}], DECISION, max_tokens=3)
+
+
+def test_prompt_over_context_is_model_error(tmp_path: Path) -> None:
+    cfg = Config().replace(**{"models.context_tokens": 256})
+    small = load_llm(cfg)
+    with pytest.raises(ModelError, match="context_tokens"):
+        small.chat([{"role": "user", "content": "word " * 600}], max_tokens=8)
+
+
+def test_truncated_gguf_is_one_line_model_error(tmp_path: Path, llm: LLM) -> None:
+    src = Path(llm.path)  # type: ignore[attr-defined]
+    bad = tmp_path / "truncated.gguf"
+    with open(src, "rb") as fh:
+        bad.write_bytes(fh.read(2_000_000))
+    with pytest.raises(ModelError) as e:
+        LlamaLLM(bad)
+    assert "\n" not in str(e.value) and "truncated" in str(e.value)
+
+
+def test_not_a_gguf_is_model_error(tmp_path: Path) -> None:
+    bad = tmp_path / "model.gguf"
+    bad.write_bytes(b"<html>404 Not Found</html>")
+    with pytest.raises(ModelError, match="not a GGUF"):
+        LlamaLLM(bad)
