@@ -131,45 +131,45 @@ class ReasonerConfig:
     max_tokens: int = setting(160, "longest reasoner answer (tokens)", lo=16, hi=4096)
     temperature: float = setting(0.0, "sampling temperature of decisions", lo=0, hi=2)
     task_context: str = setting("", "what the wearer is doing (a recipe, a procedure), given to every pass")
-
-
-@dataclass(frozen=True)
-class RetrievalConfig:
-    top_k: int = setting(5, "hits per retrieval path (count)", lo=1, hi=100)
     query_search: str = setting(
         "always",
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
         choices=("always", "auto"),
     )
     reconstruction_max_tokens: int = setting(160, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    top_k: int = setting(5, "hits per retrieval path (count)", lo=1, hi=100)
     temporal: bool = setting(True, "search the caption / activity / session vectors")
     graph: bool = setting(True, "search the entity graph")
     visual: bool = setting(True, "search keyframe vectors (needs an image encoder)")
     multiscale: bool = setting(True, "search activity and session summaries too (false: clip level only)")
     reconstruction: bool = setting(True, "turn retrieved clips into a query-conditioned account")
+    max_clips_per_group: int = setting(6, "clips one path group hands to reconstruction (count)", lo=1, hi=64)
+    context_chars: int = setting(2400, "longest fused retrieved context given to pass 2 (characters)", lo=200, hi=100000)
 
 
 @dataclass(frozen=True)
 class PolicyConfig:
     cooldown_s: dict = setting(
-    max_clips_per_group: int = setting(6, "clips one path group hands to reconstruction (count)", lo=1, hi=64)
-    context_chars: int = setting(2400, "longest fused retrieved context given to pass 2 (characters)", lo=200, hi=100000)
         {"NSG": 30.0, "ER": 20.0, "RR": 60.0, "MR": 60.0, "TR": 120.0, "HC": 600.0, "ML": 300.0, "RO": 600.0, "TU": 30.0},
         "per sub-type: no second proactive service of that kind within this time (seconds)",
     )
     max_per_hour: int = setting(0, "global cap on proactive services per hour; 0 = off (count)", lo=0, hi=3600)
     repeat_window_s: float = setting(300.0, "never repeat the same advice within this time (seconds)", lo=0)
     do_not_disturb: bool = setting(False, "stay silent except for Safety and answers to questions")
-
-
-@dataclass(frozen=True)
-class SchedulerConfig:
-    step_budget_s: float = setting(10.0, "time allowed for one step, caption to output (seconds)", lo=0.1, hi=3600)
     repeat_similarity: float = setting(
         0.9, "advice this similar (text-encoder cosine) to a recent one counts as a repeat; 1 = exact text only (0-1)",
         lo=0, hi=1,
     )
     safety_repeat_window_s: float = setting(30.0, "the same Safety alert is not repeated within this time (seconds)", lo=0)
+
+
+@dataclass(frozen=True)
+class SchedulerConfig:
+    step_budget_s: float = setting(10.0, "time allowed for one step, caption to output (seconds)", lo=0.1, hi=3600)
     search_policy: str = setting(
         "degrade", "when a search does not fit the budget: degrade it or defer it to the next idle slot",
         choices=("degrade", "defer"),
