@@ -1,0 +1,365 @@
+"""Wires the stages into the one asyncio process and runs it.
+
+    camera/replay ─▶ segmenter ─▶ captioner ─┐
+    caption stream ──────────────────────────┼─▶ reasoner stage ─▶ outputs (log, console, speech, HUD)
+                                             └─▶ memory writer (background)
+
+`Pipeline` takes ready-made parts (so tests and benchmarks drive the real thing with
+the parts they choose); `build_pipeline` makes them from a Config. Replay of a file on a
+`VirtualClock` runs as fast as possible with the same event order as live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_assist.clock import Clock, RealClock, VirtualClock
+from edge_assist.config import Config
+from edge_assist.errors import EdgeAssistError, SourceError
+from edge_assist.events import Caption, Clip, Decision, Frame, StreamEnd, UserQuery
+from edge_assist.outputs.api import OutputSink
+from edge_assist.outputs.console import ConsoleOutput
+from edge_assist.outputs.decision_log import DecisionLog
+from edge_assist.perception.captioner import Captioner, CaptionerStage
+from edge_assist.perception.segmenter import ClipBuilder, Segmenter
+from edge_assist.queues import DroppingQueue
+from edge_assist.reasoner_stage import ReasonerStage, StepInbox
+from edge_assist.reasoning.api import Assistant, SearchGate
+from edge_assist.sources.base import FrameSource
+from edge_assist.sources.camera_stage import CameraStage
+from edge_assist.sources.caption_stage import CaptionReplayStage
+from edge_assist.sources.caption_stream import CaptionStream, load_caption_stream, replay_kind
+
+log = logging.getLogger(__name__)
+
+# Ctrl-C / SIGTERM: everything is flushed and the process gone within this time.
+SHUTDOWN_DEADLINE_S = 2.0
+# Part of it given to stages to drain what they hold before they are cancelled.
+SHUTDOWN_GRACE_S = 0.5
+# Captions waiting for the reasoner before the source waits.
+STEP_QUEUE = 8
+
+
+@dataclass
+class RunStats:
+    session_id: str = ""
+    frames: int = 0
+    dropped_frames: int = 0
+    clips: int = 0
+    skipped_clips: int = 0
+    captions: int = 0
+    decisions: int = 0
+    spoken: int = 0
+    suppressed: int = 0
+    memory_written: int = 0
+    wall_s: float = 0.0
+    stream_s: float = 0.0
+    caption_latency_s: list[float] = field(default_factory=list)
+    step_latency_s: list[float] = field(default_factory=list)
+    stopped_early: bool = False
+
+    @property
+    def real_time_factor(self) -> float:
+        """Wall time per second of stream: < 1 keeps up with live."""
+        return self.wall_s / self.stream_s if self.stream_s > 0 else 0.0
+
+    def summary_lines(self) -> list[str]:
+        lines = [
+            f"session {self.session_id}: {self.stream_s:.0f} s of stream in {self.wall_s:.1f} s "
+            f"(real-time factor {self.real_time_factor:.3f})",
+        ]
+        if self.frames:
+            lines.append(f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})")
+        lines.append(
+            f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
+            f"{self.decisions - self.spoken - self.suppressed} silent, {self.suppressed} held back by the policy"
+        )
+        if self.memory_written:
+            lines.append(f"memory: {self.memory_written} captions written")
+        if self.step_latency_s:
+            s = sorted(self.step_latency_s)
+            lines.append(f"step latency: median {s[len(s) // 2]:.2f} s, max {s[-1]:.2f} s")
+        if self.stopped_early:
+            lines.append("stopped before the end of the stream")
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        def pct(xs: list[float], q: float) -> float | None:
+            if not xs:
+                return None
+            s = sorted(xs)
+            return round(s[min(len(s) - 1, int(q * len(s)))], 4)
+
+        return {
+            "session_id": self.session_id,
+            "frames": self.frames,
+            "dropped_frames": self.dropped_frames,
+            "clips": self.clips,
+            "skipped_clips": self.skipped_clips,
+            "captions": self.captions,
+            "decisions": self.decisions,
+            "spoken": self.spoken,
+            "suppressed": self.suppressed,
+            "memory_written": self.memory_written,
+            "wall_s": round(self.wall_s, 3),
+            "stream_s": round(self.stream_s, 3),
+            "real_time_factor": round(self.real_time_factor, 4),
+            "caption_latency_s": {"p50": pct(self.caption_latency_s, 0.5), "p95": pct(self.caption_latency_s, 0.95)},
+            "step_latency_s": {"p50": pct(self.step_latency_s, 0.5), "p95": pct(self.step_latency_s, 0.95)},
+            "stopped_early": self.stopped_early,
+        }
+
+
+@dataclass
+class RunResult:
+    decisions: list[Decision]
+    stats: RunStats
+
+
+class Pipeline:
+    """One process, one run: a source, optional captioner and memory writer, an assistant, outputs."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        assistant: Assistant,
+        sinks: Sequence[OutputSink],
+        *,
+        frames: FrameSource | None = None,
+        captions: CaptionStream | None = None,
+        captioner: Captioner | None = None,
+        session_id: str = "live",
+        clip_s: float = 10.0,
+        keyframes_per_clip: int = 3,
+        scene_change_pick: bool = True,
+        frame_queue: int = 8,
+        clip_queue: int = 1,
+        memory: Any = None,  # edge_assist.memory Memory facade (MemoryReader + next_clip_index)
+        memory_writer_factory: Callable[[asyncio.Queue[Caption | StreamEnd]], Any] | None = None,
+        memory_queue: int = 64,
+        recent_n: int = 4,
+        task_context: str = "",
+        gate: SearchGate | None = None,
+        pace: bool = True,
+        extra_tasks: Sequence[tuple[str, Callable[[StepInbox], Any]]] = (),
+        on_progress: Callable[[float], None] | None = None,
+    ) -> None:
+        if (frames is None) == (captions is None):
+            raise ValueError("give exactly one of frames= or captions=")
+        if frames is not None and captioner is None:
+            raise EdgeAssistError(
+                "video needs a captioner: set models.vlm to a VLM (see `edge-assist models list`), "
+                "or replay a caption stream (.jsonl/.srt) instead"
+            )
+        self.clock = clock
+        self.assistant = assistant
+        self.sinks = list(sinks)
+        self.frames = frames
+        self.captions = captions
+        self.captioner = captioner
+        self.session_id = captions.session_id if captions is not None else session_id
+        self.clip_s = clip_s
+        self.keyframes_per_clip = keyframes_per_clip
+        self.scene_change_pick = scene_change_pick
+        self.frame_queue = frame_queue
+        self.clip_queue = clip_queue
+        self.memory = memory
+        self.memory_writer_factory = memory_writer_factory
+        self.memory_queue = memory_queue
+        self.recent_n = recent_n
+        self.task_context = task_context or (captions.task_context if captions is not None else "")
+        self.gate = gate
+        self.pace = pace
+        self.extra_tasks = list(extra_tasks)
+        self.on_progress = on_progress
+        self.decisions: list[Decision] = []
+        self.stats = RunStats(session_id=self.session_id)
+        self.inbox = StepInbox(STEP_QUEUE)
+        self._supervisor: Any = None
+
+    def ask(self, text: str, source: str = "cli") -> None:
+        """A wearer's question, served before the next caption."""
+        self.inbox.put_query(UserQuery(t=self.clock.now(), text=text, source=source))
+
+    def request_stop(self) -> None:
+        if self._supervisor is not None:
+            self._supervisor.request_stop()
+
+    def _record(self, decision: Decision) -> None:
+        self.decisions.append(decision)
+        self.stats.decisions += 1
+        if decision.speak:
+            self.stats.spoken += 1
+        elif decision.suppressed_by:
+            self.stats.suppressed += 1
+
+    async def run(self) -> RunResult:
+        from edge_assist.supervisor import Supervisor
+
+        sup = Supervisor()
+        self._supervisor = sup
+        started = time.perf_counter()
+        first_index = 0
+        if self.memory is not None and hasattr(self.memory, "next_clip_index"):
+            first_index = int(await self.clock.run_blocking(self.memory.next_clip_index, self.session_id))
+
+        memory_inbox: asyncio.Queue[Caption | StreamEnd] | None = None
+        writer = None
+        if self.memory_writer_factory is not None:
+            memory_inbox = asyncio.Queue(self.memory_queue)
+            writer = self.memory_writer_factory(memory_inbox)
+
+        reasoner = ReasonerStage(
+            self.clock,
+            self.assistant,
+            self.inbox,
+            self.sinks,
+            memory_inbox=memory_inbox,
+            memory=self.memory,
+            recent_n=self.recent_n,
+            task_context=self.task_context,
+            gate=self.gate,
+            on_decision=self._record,
+        )
+
+        camera = segmenter = captioner_stage = replay = None
+        if self.frames is not None:
+            frame_q: DroppingQueue[Frame | StreamEnd] = DroppingQueue(self.frame_queue, drop="newest")
+            clip_q: DroppingQueue[Clip | StreamEnd] = DroppingQueue(self.clip_queue, drop="oldest")
+            camera = CameraStage(self.clock, self.frames, frame_q, pace=self.pace, on_progress=self.on_progress)
+            builder = ClipBuilder(self.session_id, self.clip_s, self.keyframes_per_clip, self.scene_change_pick, first_index)
+            segmenter = Segmenter(self.clock, builder, frame_q, clip_q)
+            assert self.captioner is not None
+            captioner_stage = CaptionerStage(self.clock, self.captioner, clip_q, self.inbox)  # type: ignore[arg-type]
+            sup.start("camera", camera.run(), source=True)
+            sup.start("segmenter", segmenter.run())
+            sup.start("captioner", captioner_stage.run())
+        else:
+            assert self.captions is not None
+            replay = CaptionReplayStage(
+                self.clock, self.captions, self.inbox, first_index=first_index, on_progress=self.on_progress  # type: ignore[arg-type]
+            )
+            sup.start("caption-replay", replay.run(), source=True)
+        sup.start("reasoner", reasoner.run())
+        if writer is not None:
+            sup.start("memory-writer", writer.run())
+        for name, factory in self.extra_tasks:
+            sup.start(name, factory(self.inbox), source=True)
+        driver = None
+        if isinstance(self.clock, VirtualClock):
+            driver = asyncio.create_task(self.clock.drive(), name="virtual-clock")
+
+        finish = {"reasoner"} | ({"memory-writer"} if writer is not None else set())
+        error: BaseException | None = None
+        try:
+            await sup.wait(finish)
+        except BaseException as e:  # re-raised below, after an orderly shutdown
+            error = e
+        finally:
+            self.stats.stopped_early = sup.stop_requested.is_set() or error is not None
+            await sup.shutdown(SHUTDOWN_GRACE_S, SHUTDOWN_DEADLINE_S - 0.2)
+            if driver is not None:
+                driver.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await driver
+            for sink in self.sinks:
+                try:
+                    await asyncio.wait_for(sink.close(), timeout=0.5)
+                except (TimeoutError, asyncio.TimeoutError):
+                    log.warning("output %s did not close in time", getattr(sink, "name", sink))
+            self.stats.wall_s = time.perf_counter() - started
+            self.stats.step_latency_s = reasoner.step_latencies_s
+            if camera is not None and segmenter is not None and captioner_stage is not None:
+                self.stats.frames = camera.frames
+                self.stats.dropped_frames = segmenter.inbox.dropped
+                self.stats.clips = segmenter.clips
+                self.stats.skipped_clips = captioner_stage.skipped
+                self.stats.captions = captioner_stage.captions
+                self.stats.caption_latency_s = captioner_stage.latencies_s
+                self.stats.stream_s = (self.frames.duration_s or 0.0) if self.frames else 0.0
+                if self.decisions:
+                    self.stats.stream_s = max(self.stats.stream_s, self.decisions[-1].stream_t1)
+            elif replay is not None and self.captions is not None:
+                self.stats.captions = replay.captions
+                self.stats.stream_s = self.captions.duration_s
+            if writer is not None:
+                self.stats.memory_written = int(getattr(writer, "written", 0))
+        if error is not None:
+            raise error
+        return RunResult(self.decisions, self.stats)
+
+
+def install_signal_handlers(pipeline: Pipeline) -> Callable[[], None]:
+    """Ctrl-C and SIGTERM stop the pipeline cleanly; returns a function that removes them."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, pipeline.request_stop)
+            installed.append(sig)
+
+    def remove() -> None:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+    return remove
+
+
+def default_sinks(cfg: Config, *, console: bool | None = None) -> list[OutputSink]:
+    sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log))]
+    if cfg.output.console if console is None else console:
+        sinks.append(ConsoleOutput(show_silent=cfg.output.console_silent))
+    with contextlib.suppress(ImportError):
+        from edge_assist.outputs.speech import speech_sink  # type: ignore[attr-defined]
+
+        speech = speech_sink(cfg)
+        if speech is not None:
+            sinks.append(speech)
+    return sinks
+
+
+def make_clock(cfg: Config, *, live: bool) -> Clock:
+    return RealClock() if live or cfg.source.realtime else VirtualClock()
+
+
+def open_replay_source(cfg: Config, path: str | Path) -> tuple[CaptionStream | None, FrameSource | None]:
+    p = Path(path)
+    if not p.exists():
+        raise SourceError(f"{p} does not exist; give a video file or a caption stream (.jsonl/.srt)")
+    if replay_kind(p) == "captions":
+        return load_caption_stream(p), None
+    from edge_assist.sources.video_file import VideoFileSource
+
+    return None, VideoFileSource(p, cfg.source.fps)
+
+
+def open_camera(cfg: Config) -> FrameSource:
+    kind = cfg.source.kind
+    if kind == "opencv":
+        from edge_assist.sources.opencv_camera import OpenCVCamera
+
+        s = cfg.source
+        return OpenCVCamera(s.device, s.width_px, s.height_px, s.fps, s.open_timeout_s)
+    if kind == "picamera2":
+        from edge_assist.sources.picamera import PiCamera
+
+        s = cfg.source
+        return PiCamera(s.width_px, s.height_px, s.fps, s.open_timeout_s)
+    raise SourceError(f"source.kind = {kind!r} is a file: use `edge-assist replay PATH` (or set source.kind to opencv or picamera2)")
+
+
+def run_sync(coro: Any) -> Any:
+    """asyncio.run with the loop's default executor shut down promptly."""
+    if sys.version_info >= (3, 11):
+        with asyncio.Runner() as runner:
+            return runner.run(coro)
+    return asyncio.run(coro)  # pragma: no cover

@@ -1,0 +1,147 @@
+"""Caption-stream replay: recordings whose captions already exist.
+
+Two formats:
+- JSONL: one `{"t0": seconds, "t1": seconds, "text": "..."}` per line, in time order;
+  other keys are ignored. An optional first line `{"meta": {...}}` may name the
+  `session_id` and give a `task_context` (what the wearer is doing).
+- SRT subtitles: each cue is one caption.
+
+The whole file is validated when it is opened, so a truncated or malformed file is
+reported with its line number before anything is written to memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_assist.errors import SourceError
+
+
+@dataclass(frozen=True)
+class CaptionLine:
+    t0: float
+    t1: float
+    text: str
+
+
+@dataclass(frozen=True)
+class CaptionStream:
+    path: Path
+    session_id: str
+    captions: tuple[CaptionLine, ...]
+    task_context: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def duration_s(self) -> float:
+        return self.captions[-1].t1 if self.captions else 0.0
+
+
+_SRT_TIME = re.compile(r"(\d+):(\d{2}):(\d{2})[,.](\d{1,3})\s*-->\s*(\d+):(\d{2}):(\d{2})[,.](\d{1,3})")
+
+
+def _srt_seconds(h: str, m: str, s: str, ms: str) -> float:
+    return int(h) * 3600 + int(m) * 60 + int(s) + int(ms.ljust(3, "0")) / 1000.0
+
+
+def _bad(path: Path, line: int, what: str) -> SourceError:
+    return SourceError(f"{path}:{line}: {what}; fix or remove that line (format: one {{\"t0\", \"t1\", \"text\"}} per line)")
+
+
+def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, Any]]:
+    captions: list[CaptionLine] = []
+    meta: dict[str, Any] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise _bad(path, n, f"not valid JSON ({e.msg}; truncated file?)") from None
+        if not isinstance(obj, dict):
+            raise _bad(path, n, "expected a JSON object")
+        if "meta" in obj and not captions:
+            if not isinstance(obj["meta"], dict):
+                raise _bad(path, n, "'meta' must be an object")
+            meta = obj["meta"]
+            continue
+        try:
+            t0, t1, caption = float(obj["t0"]), float(obj["t1"]), obj["text"]
+        except KeyError as e:
+            raise _bad(path, n, f"missing key {e.args[0]!r}") from None
+        except (TypeError, ValueError):
+            raise _bad(path, n, "t0 and t1 must be numbers of seconds") from None
+        if not isinstance(caption, str) or not caption.strip():
+            raise _bad(path, n, "'text' must be a non-empty string")
+        captions.append(_checked(path, n, t0, t1, caption, captions))
+    return captions, meta
+
+
+def _checked(path: Path, n: int, t0: float, t1: float, text: str, before: list[CaptionLine]) -> CaptionLine:
+    if t0 < 0 or t1 < t0:
+        raise _bad(path, n, f"time window {t0}..{t1} is not 0 <= t0 <= t1")
+    if before and t0 < before[-1].t0:
+        raise _bad(path, n, f"captions must be in time order (t0 {t0} comes before the previous {before[-1].t0})")
+    return CaptionLine(t0, t1, " ".join(text.split()))
+
+
+def _parse_srt(path: Path, text: str) -> list[CaptionLine]:
+    captions: list[CaptionLine] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip():
+            i += 1
+            continue
+        start = i
+        if lines[i].strip().isdigit():
+            i += 1
+        if i >= len(lines):
+            raise SourceError(f"{path}:{start + 1}: cue without a time line (truncated file?); fix or remove it")
+        m = _SRT_TIME.search(lines[i])
+        if not m:
+            raise SourceError(f"{path}:{i + 1}: expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm'; fix that cue")
+        t0, t1 = _srt_seconds(*m.group(1, 2, 3, 4)), _srt_seconds(*m.group(5, 6, 7, 8))
+        i += 1
+        body = []
+        while i < len(lines) and lines[i].strip():
+            body.append(re.sub(r"<[^>]+>", "", lines[i]).strip())
+            i += 1
+        caption = " ".join(b for b in body if b)
+        if not caption:
+            raise SourceError(f"{path}:{start + 1}: cue has no text; fix or remove it")
+        captions.append(_checked(path, start + 1, t0, t1, caption, captions))
+    return captions
+
+
+def load_caption_stream(path: str | Path) -> CaptionStream:
+    p = Path(path)
+    if not p.exists():
+        raise SourceError(f"caption file {p} does not exist; check the path")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SourceError(f"{p} is not UTF-8 text; a caption stream is JSONL or SRT") from None
+    except OSError as e:
+        raise SourceError(f"cannot read {p}: {e.strerror}") from None
+    if p.suffix.lower() == ".srt":
+        captions, meta = _parse_srt(p, text), {}
+    else:
+        captions, meta = _parse_jsonl(p, text)
+    if not captions:
+        raise SourceError(f"{p} holds no captions; a caption stream needs at least one {{\"t0\", \"t1\", \"text\"}} line")
+    session_id = str(meta.get("session_id") or p.stem)
+    return CaptionStream(p, session_id, tuple(captions), str(meta.get("task_context", "")), meta)
+
+
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v", ".mpg", ".mpeg", ".h264", ".ts"}
+CAPTION_SUFFIXES = {".jsonl", ".json", ".srt"}
+
+
+def replay_kind(path: str | Path) -> str:
+    """'captions' or 'video', from the file name; unknown suffixes are treated as video."""
+    return "captions" if Path(path).suffix.lower() in CAPTION_SUFFIXES else "video"
