@@ -184,6 +184,10 @@ class LlamaLLM:
             raise ModelError(f"{self.name}: expected a JSON object, got {type(value).__name__}; use an object schema")
         return value
 
+    def context_used(self) -> int:
+        """Tokens in the context after the last call: prompt (with image tokens) + answer."""
+        return int(self._llama.n_tokens)
+
     def count_tokens(self, text: str) -> int:
         return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 

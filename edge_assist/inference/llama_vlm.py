@@ -58,8 +58,21 @@ def vision_messages(images: Sequence[str], prompt: str) -> list[Message]:
     return [{"role": "user", "content": content}]
 
 
+def _route_mtmd_logs() -> None:
+    """mtmd logs every image slice to stderr by default; send it through llama-cpp-python's
+    logger, which prints errors only unless a model was opened verbose."""
+    import ctypes
+
+    from llama_cpp import _logger, mtmd_cpp
+
+    mtmd_cpp.mtmd_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+    mtmd_cpp.mtmd_helper_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+
+
 def _make_handler(mmproj: Path) -> Any:
     from llama_cpp.llama_chat_format import MTMDChatHandler
+
+    _route_mtmd_logs()
 
     class _Handler(MTMDChatHandler):  # type: ignore[misc]
         """Text-only chat templates (SmolLM2's) concatenate `content` as a string; give them
