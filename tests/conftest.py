@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from edge_assist.config import Config
-from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.inference.loader import load_llm, load_text_encoder
+from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
+from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +28,22 @@ def llm(default_config: Config) -> LLM:
 @pytest.fixture(scope="session")
 def text_encoder(default_config: Config) -> TextEncoder:
     return load_text_encoder(default_config)
+
+
+@pytest.fixture(scope="session")
+def image_encoder(tmp_path_factory: pytest.TempPathFactory, default_config: Config) -> ImageEncoder:
+    """A tiny generated CLIP-shaped ONNX pair (random weights, 32-d): no CLIP model ships
+    offline. Real onnxruntime computation; similarities are not meaningful."""
+    from edge_assist.inference.manifest import get_entry, resolve_file
+    from edge_assist.inference.tiny_models import write_manifest, write_tiny_clip
+
+    d = tmp_path_factory.mktemp("tiny-clip")
+    image, text = write_tiny_clip(d, dim=32)
+    tok = resolve_file(default_config, get_entry(default_config, "minilm-l6-int8"), "tokenizer")
+    write_manifest(
+        d,
+        {"tiny-clip": {"role": "image-encoder", "image_size_px": 32, "files": {"image": image, "text": text, "tokenizer": tok}}},
+    )
+    enc = load_image_encoder(default_config.replace(**{"models.dir": str(d), "models.image_encoder": "tiny-clip"}))
+    assert enc is not None
+    return enc

@@ -86,3 +86,110 @@ def write_tiny_mmproj(
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+def write_tiny_clip(
+    directory: str | Path,
+    *,
+    dim: int = 32,
+    vocab: int = 30522,
+    image_size_px: int = 32,
+    patch_px: int = 8,
+    seed: int = 0,
+) -> tuple[Path, Path]:
+    """A CLIP-shaped ONNX pair: image tower (patch conv, ReLU, mean pool, projection) and
+    text tower (token embedding, masked mean, projection), both ending in `dim`."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    width = 2 * dim
+
+    def init(name: str, arr: np.ndarray) -> onnx.TensorProto:
+        return numpy_helper.from_array(arr, name)
+
+    conv_w = (rng.standard_normal((width, 3, patch_px, patch_px)) * 0.1).astype(np.float32)
+    img_proj = (rng.standard_normal((width, dim)) * 0.1).astype(np.float32)
+    image_graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["pixel_values", "conv_w"], ["patches"], strides=[patch_px, patch_px]),
+            helper.make_node("Relu", ["patches"], ["act"]),
+            helper.make_node("GlobalAveragePool", ["act"], ["pooled"]),
+            helper.make_node("Flatten", ["pooled"], ["flat"], axis=1),
+            helper.make_node("MatMul", ["flat", "img_proj"], ["image_embeds"]),
+        ],
+        "tiny_clip_image",
+        [helper.make_tensor_value_info("pixel_values", TensorProto.FLOAT, ["batch", 3, image_size_px, image_size_px])],
+        [helper.make_tensor_value_info("image_embeds", TensorProto.FLOAT, ["batch", dim])],
+        [init("conv_w", conv_w), init("img_proj", img_proj)],
+    )
+
+    table = (rng.standard_normal((vocab, width)) * 0.1).astype(np.float32)
+    txt_proj = (rng.standard_normal((width, dim)) * 0.1).astype(np.float32)
+    text_graph = helper.make_graph(
+        [
+            helper.make_node("Gather", ["table", "input_ids"], ["tok"]),
+            helper.make_node("Cast", ["attention_mask"], ["maskf"], to=TensorProto.FLOAT),
+            helper.make_node("Unsqueeze", ["maskf", "axis2"], ["mask3"]),
+            helper.make_node("Mul", ["tok", "mask3"], ["masked"]),
+            helper.make_node("ReduceSum", ["masked", "axis1"], ["summed"], keepdims=0),
+            helper.make_node("ReduceSum", ["mask3", "axis1"], ["count"], keepdims=0),
+            helper.make_node("Max", ["count", "one"], ["count1"]),
+            helper.make_node("Div", ["summed", "count1"], ["mean"]),
+            helper.make_node("MatMul", ["mean", "txt_proj"], ["text_embeds"]),
+        ],
+        "tiny_clip_text",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"]),
+        ],
+        [helper.make_tensor_value_info("text_embeds", TensorProto.FLOAT, ["batch", dim])],
+        [
+            init("table", table),
+            init("txt_proj", txt_proj),
+            init("axis1", np.array([1], np.int64)),
+            init("axis2", np.array([2], np.int64)),
+            init("one", np.array([1.0], np.float32)),
+        ],
+    )
+    paths = []
+    for graph, fname in ((image_graph, "image.onnx"), (text_graph, "text.onnx")):
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8  # readable by every onnxruntime we support
+        onnx.checker.check_model(model)
+        p = directory / fname
+        onnx.save(model, str(p))
+        paths.append(p)
+    return paths[0], paths[1]
+
+
+def write_manifest(directory: str | Path, entries: dict[str, dict[str, object]]) -> Path:
+    """A models-dir manifest.toml: {name: {"role": ..., "files": {kind: path}, option: value}}."""
+    lines: list[str] = []
+    for name, body in entries.items():
+        lines.append(f"[model.{name}]")
+        for key, value in body.items():
+            if key == "files":
+                continue
+            lines.append(f"{key} = {_toml(value)}")
+        files = body.get("files")
+        assert isinstance(files, dict)
+        for kind, path in files.items():
+            lines += [f"[[model.{name}.files]]", f'kind = "{kind}"', f'name = "{Path(path).name}"', f"path = {_toml(str(path))}"]
+        lines.append("")
+    p = Path(directory) / "manifest.toml"
+    p.write_text("\n".join(lines), encoding="utf-8")
+    return p
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    s = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{s}"'
