@@ -211,3 +211,47 @@ def priority_of(sub_type: SubType | None, trigger: str = "proactive") -> int:
     if trigger == "query":
         return PRIORITY_ANSWER
     return PRIORITY_NORMAL
+
+
+# -- from the glasses (firmware_bridge) ---------------------------------------------
+
+# Below these the glasses are constrained and the scheduler should shrink its budget.
+LOW_BATTERY_PCT = 20.0
+CRITICAL_BATTERY_PCT = 8.0
+THERMAL_STATES = ("normal", "warm", "hot", "critical")
+
+
+@dataclass(frozen=True)
+class GlassesStatus:
+    """Battery and thermal state reported by the glasses; the newest one is `link.status`."""
+
+    t: float
+    battery_pct: float | None = None
+    charging: bool = False
+    temperature_c: float | None = None
+    thermal: str = "normal"  # one of THERMAL_STATES, as the firmware judges it
+
+    @property
+    def budget_factor(self) -> float:
+        """Fraction of the normal step budget to spend (1.0 = all, 0.25 = a quarter)."""
+        factor = {"normal": 1.0, "warm": 0.75, "hot": 0.5, "critical": 0.25}.get(self.thermal, 1.0)
+        if self.battery_pct is not None and not self.charging:
+            if self.battery_pct <= CRITICAL_BATTERY_PCT:
+                factor = min(factor, 0.25)
+            elif self.battery_pct <= LOW_BATTERY_PCT:
+                factor = min(factor, 0.5)
+        return factor
+
+    @property
+    def constrained(self) -> bool:
+        return self.budget_factor < 1.0
+
+
+@dataclass(frozen=True)
+class ButtonEvent:
+    """A button or touch-pad event on the glasses (push-to-talk, dismiss, ...)."""
+
+    t: float
+    button: str  # "main", "touch", ...
+    action: str  # "press", "release", "tap", "long_press"; for touch: the gesture
+    source: str = "bridge"

@@ -1,0 +1,463 @@
+"""One end of the glasses link: handshake, sealing, sequence numbers, acks, retransmission.
+
+The same class plays both roles. The glasses (`role="glasses"`) open each connection with
+HELLO; the host (`role="host"`, the assistant) answers and never initiates, so a stranger
+cannot make it talk first. Reliability is per message: a message sent with `ack=True`
+stays in the pending list until its ACK arrives, is retransmitted after `ack_timeout_s`,
+and survives reconnects (it is resealed under the new session's keys with its original
+sequence number, so the receiver's window drops it if it had in fact arrived).
+
+Counters say why frames were refused: `corrupt` (CRC/framing: a noisy line),
+`auth_failures` (MAC mismatch: wrong pairing key or forgery), `replays` (an authentic
+frame whose sequence number was already seen: a duplicate or a replay, never delivered
+twice).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import struct
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from firmware_bridge import crypto
+from firmware_bridge.frames import (
+    MAX_PAYLOAD,
+    Flag,
+    FrameError,
+    Header,
+    MsgType,
+    RawFrame,
+    build,
+    parse,
+)
+from firmware_bridge.transports import Address, Transport, TransportLost
+
+log = logging.getLogger(__name__)
+
+# Sequence numbers accepted out of order behind the highest seen; older ones are replays.
+REPLAY_WINDOW = 256
+_PENDING_HANDSHAKES = 4  # half-open sessions the host keeps (a replayed HELLO costs one slot)
+_HELLO_NONCES = 4
+
+
+@dataclass(frozen=True)
+class Timing:
+    ack_timeout_s: float = 0.3
+    max_retries: int = 5
+    heartbeat_s: float = 2.0
+    reopen_s: float = 1.0
+    pending_max: int = 64
+
+    @property
+    def peer_timeout_s(self) -> float:
+        # Three missed heartbeats and the host stops addressing the old session.
+        return 3 * self.heartbeat_s + self.ack_timeout_s
+
+
+@dataclass
+class Counters:
+    sent: int = 0
+    delivered: int = 0
+    retransmits: int = 0
+    acked: int = 0
+    sessions: int = 0
+    corrupt: int = 0
+    auth_failures: int = 0
+    replays: int = 0
+    unknown_session: int = 0
+    version_errors: int = 0
+    malformed: int = 0
+    dropped_offline: int = 0
+    dropped_pending: int = 0
+    backpressure: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class _Session:
+    sid: int
+    enc_out: bytes
+    mac_out: bytes
+    enc_in: bytes
+    mac_in: bytes
+    peer_epoch: bytes
+    addr: Address
+
+
+@dataclass
+class _Pending:
+    seq: int
+    mtype: MsgType
+    payload: bytes
+    keep_across_sessions: bool = True
+    sent_at: float = -1.0
+    tries: int = 0
+    done: asyncio.Future[None] | None = field(default=None, repr=False)
+
+
+# A handler returns False when it has no room: the frame is then neither acked nor
+# marked seen, so the sender retransmits it later instead of it being lost.
+Handler = Callable[[MsgType, bytes], bool]
+
+
+class Endpoint:
+    def __init__(
+        self,
+        transport: Transport,
+        pairing_key: bytes,
+        role: str,
+        on_message: Handler,
+        *,
+        timing: Timing | None = None,
+        name: str = "",
+    ) -> None:
+        if role not in ("host", "glasses"):
+            raise ValueError(f"role must be host or glasses, not {role!r}")
+        self.transport = transport
+        self.role = role
+        self.name = name or f"bridge-{role}"
+        self.timing = timing or Timing()
+        self.counters = Counters()
+        self.epoch = secrets.token_bytes(crypto.EPOCH_LEN)
+        self._key = pairing_key
+        self._hello_key = crypto.hello_key(pairing_key)
+        self._on_message = on_message
+        self._next_seq = 1
+        self._pending: OrderedDict[int, _Pending] = OrderedDict()
+        self._session: _Session | None = None
+        self._half_open: OrderedDict[int, _Session] = OrderedDict()
+        self._hello_nonces: OrderedDict[bytes, None] = OrderedDict()
+        self._next_hello = 0.0
+        self._last_rx = 0.0
+        self._last_tx_ping = 0.0
+        self._rx_epoch = b""
+        self._rx_highest = 0
+        self._rx_seen: set[int] = set()
+        self._tx_lock = asyncio.Lock()
+        self._carrier_up = asyncio.Event()
+        self._connected = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- public -------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._session is not None
+
+    @property
+    def peer_epoch(self) -> bytes | None:
+        return self._session.peer_epoch if self._session else None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def start(self) -> None:
+        """Open the carrier once (so a bad port fails here) and start the two loops."""
+        if self._tasks:
+            return
+        await self.transport.open()
+        self._carrier_up.set()
+        self._tasks = [
+            asyncio.create_task(self._rx_loop(), name=f"{self.name}-rx"),
+            asyncio.create_task(self._timer_loop(), name=f"{self.name}-timer"),
+        ]
+
+    async def wait_connected(self, timeout_s: float) -> bool:
+        try:
+            await asyncio.wait_for(self._connected.wait(), timeout_s)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    async def send(self, mtype: MsgType, payload: bytes, *, ack: bool) -> asyncio.Future[None] | None:
+        """Queue one message. With ack=True returns a future resolved when the peer acknowledges."""
+        if len(payload) > MAX_PAYLOAD:
+            raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+        p = _Pending(self._take_seq(), mtype, payload, keep_across_sessions=mtype is not MsgType.PING)
+        if ack:
+            p.done = asyncio.get_running_loop().create_future()
+            while len(self._pending) >= self.timing.pending_max:
+                _, old = self._pending.popitem(last=False)
+                self.counters.dropped_pending += 1
+                log.warning("%s: pending queue full, dropped unacknowledged %s #%d", self.name, old.mtype.name, old.seq)
+                if old.done and not old.done.done():
+                    old.done.cancel()
+            self._pending[p.seq] = p
+        if self._session is None:
+            if not ack:
+                self.counters.dropped_offline += 1
+            return p.done
+        await self._transmit(p, self._session)
+        return p.done
+
+    async def close(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await t
+        for p in self._pending.values():
+            if p.done and not p.done.done():
+                p.done.cancel()
+        await self.transport.close()
+
+    # -- sending ---------------------------------------------------------------------
+    def _take_seq(self) -> int:
+        seq = self._next_seq
+        self._next_seq += 1
+        return seq
+
+    async def _tx(self, frame: bytes, addr: Address) -> None:
+        async with self._tx_lock:
+            try:
+                await self.transport.send(frame, addr)
+            except TransportLost as e:
+                log.debug("%s: send failed: %s", self.name, e)
+
+    async def _transmit(self, p: _Pending, s: _Session) -> None:
+        flags = Flag.ACK_REQUIRED if p.done is not None else Flag.NONE
+        if p.tries:
+            flags |= Flag.RETRANSMIT
+        ct = crypto.keystream_xor(s.enc_out, p.seq, p.payload)
+        header = Header(int(p.mtype), int(flags), s.sid, p.seq, len(ct))
+        tag = crypto.mac(s.mac_out, header.pack(), ct)
+        p.sent_at = asyncio.get_running_loop().time()
+        self.counters.sent += 1
+        await self._tx(build(header, ct, tag), s.addr)
+
+    async def _send_unreliable(self, mtype: MsgType, payload: bytes, s: _Session) -> None:
+        await self._transmit(_Pending(self._take_seq(), mtype, payload), s)
+
+    async def _send_hello(self) -> None:
+        nonce = secrets.token_bytes(crypto.NONCE_LEN)
+        self._hello_nonces[nonce] = None
+        while len(self._hello_nonces) > _HELLO_NONCES:
+            self._hello_nonces.popitem(last=False)
+        payload = self.epoch + nonce
+        header = Header(int(MsgType.HELLO), 0, 0, 0, len(payload))
+        await self._tx(build(header, payload, crypto.mac(self._hello_key, header.pack(), payload)), None)
+
+    # -- sessions --------------------------------------------------------------------
+    async def _commit(self, s: _Session) -> None:
+        self._session = s
+        self._half_open.clear()
+        self._hello_nonces.clear()
+        self._last_rx = asyncio.get_running_loop().time()
+        if s.peer_epoch != self._rx_epoch:
+            # A new peer process: its sequence numbers start again.
+            self._rx_epoch, self._rx_highest, self._rx_seen = s.peer_epoch, 0, set()
+        self.counters.sessions += 1
+        self._connected.set()
+        log.info("%s: session %08x up (peer %s)", self.name, s.sid, s.peer_epoch.hex())
+        for p in list(self._pending.values()):
+            p.tries = 0
+            await self._transmit(p, s)
+
+    def _drop_session(self, why: str) -> None:
+        if self._session is not None:
+            log.warning("%s: session %08x down: %s", self.name, self._session.sid, why)
+        self._session = None
+        self._connected.clear()
+        self._next_hello = 0.0
+        for seq in [q for q, p in self._pending.items() if not p.keep_across_sessions]:
+            done = self._pending.pop(seq).done
+            if done and not done.done():
+                done.cancel()
+
+    # -- receiving -------------------------------------------------------------------
+    async def _rx_loop(self) -> None:
+        while True:
+            try:
+                while True:
+                    frame, addr = await self.transport.recv()
+                    await self._handle(frame, addr)
+            except TransportLost as e:
+                log.warning("%s: %s; reopening", self.name, e)
+                self._carrier_up.clear()
+                self._drop_session("carrier lost")
+            await asyncio.sleep(self.timing.reopen_s)
+            await self.transport.open()
+            self._carrier_up.set()
+
+    async def _handle(self, frame: bytes, addr: Address) -> None:
+        try:
+            raw = parse(frame)
+        except FrameError as e:
+            if e.kind == "version":
+                self.counters.version_errors += 1
+                log.warning("%s: %s", self.name, e)
+            else:
+                self.counters.corrupt += 1
+            return
+        mtype = raw.header.type
+        if mtype == MsgType.HELLO:
+            if self.role == "host":
+                await self._on_hello(raw, addr)
+            return
+        if mtype == MsgType.HELLO_REPLY:
+            if self.role == "glasses":
+                await self._on_hello_reply(raw, addr)
+            return
+        s = self._session
+        if s is None or raw.header.session != s.sid:
+            half = self._half_open.get(raw.header.session)
+            if half is None:
+                self.counters.unknown_session += 1
+                return
+            if not crypto.verify(half.mac_in, raw.header_bytes, raw.payload, raw.tag):
+                self.counters.auth_failures += 1
+                return
+            half.addr = addr
+            await self._commit(half)
+            s = half
+        elif not crypto.verify(s.mac_in, raw.header_bytes, raw.payload, raw.tag):
+            self.counters.auth_failures += 1
+            return
+        s.addr = addr  # the peer may roam (new UDP port after a radio reconnect)
+        self._last_rx = asyncio.get_running_loop().time()
+        await self._on_data(raw, s)
+
+    async def _on_data(self, raw: RawFrame, s: _Session) -> None:
+        h = raw.header
+        wants_ack = bool(h.flags & Flag.ACK_REQUIRED)
+        if h.seq <= self._rx_highest - REPLAY_WINDOW or h.seq in self._rx_seen:
+            self.counters.replays += 1
+            if wants_ack:  # the first ACK may have been lost: answer again, deliver nothing
+                await self._send_unreliable(MsgType.ACK, struct.pack(">I", h.seq), s)
+            return
+        plain = crypto.keystream_xor(s.enc_in, h.seq, raw.payload)
+        try:
+            mtype = MsgType(h.type)
+        except ValueError:
+            self.counters.malformed += 1
+            mtype = None
+        if mtype is MsgType.ACK:
+            self._on_ack(plain)
+        elif mtype in (MsgType.READY, MsgType.PING, None):
+            pass
+        else:
+            assert mtype is not None
+            try:
+                accepted = self._on_message(mtype, plain)
+            except ValueError as e:
+                self.counters.malformed += 1
+                log.warning("%s: malformed %s: %s", self.name, mtype.name, e)
+                accepted = True  # authentic but unusable: ack it so it is not resent forever
+            if not accepted:
+                self.counters.backpressure += 1
+                return
+            self.counters.delivered += 1
+        self._mark_seen(h.seq)
+        if wants_ack:
+            await self._send_unreliable(MsgType.ACK, struct.pack(">I", h.seq), s)
+
+    def _mark_seen(self, seq: int) -> None:
+        self._rx_seen.add(seq)
+        if seq > self._rx_highest:
+            self._rx_highest = seq
+        if len(self._rx_seen) > 2 * REPLAY_WINDOW:
+            floor = self._rx_highest - REPLAY_WINDOW
+            self._rx_seen = {q for q in self._rx_seen if q > floor}
+
+    def _on_ack(self, plain: bytes) -> None:
+        if len(plain) != 4:
+            self.counters.malformed += 1
+            return
+        p = self._pending.pop(struct.unpack(">I", plain)[0], None)
+        if p is not None:
+            self.counters.acked += 1
+            if p.done and not p.done.done():
+                p.done.set_result(None)
+
+    async def _on_hello(self, raw: RawFrame, addr: Address) -> None:
+        if not crypto.verify(self._hello_key, raw.header_bytes, raw.payload, raw.tag):
+            self.counters.auth_failures += 1
+            return
+        if len(raw.payload) != crypto.EPOCH_LEN + crypto.NONCE_LEN:
+            self.counters.malformed += 1
+            return
+        peer_epoch, nonce_g = raw.payload[: crypto.EPOCH_LEN], raw.payload[crypto.EPOCH_LEN :]
+        nonce_h = secrets.token_bytes(crypto.NONCE_LEN)
+        keys = crypto.derive_session(self._key, nonce_g, nonce_h)
+        enc_out, mac_out, enc_in, mac_in = keys.for_role("host")
+        half = _Session(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)
+        self._half_open[half.sid] = half
+        while len(self._half_open) > _PENDING_HANDSHAKES:
+            self._half_open.popitem(last=False)
+        payload = self.epoch + nonce_h + nonce_g
+        header = Header(int(MsgType.HELLO_REPLY), 0, half.sid, 0, len(payload))
+        await self._tx(build(header, payload, crypto.mac(mac_out, header.pack(), payload)), addr)
+
+    async def _on_hello_reply(self, raw: RawFrame, addr: Address) -> None:
+        n = crypto.EPOCH_LEN + 2 * crypto.NONCE_LEN
+        if len(raw.payload) != n:
+            self.counters.malformed += 1
+            return
+        peer_epoch = raw.payload[: crypto.EPOCH_LEN]
+        nonce_h = raw.payload[crypto.EPOCH_LEN : crypto.EPOCH_LEN + crypto.NONCE_LEN]
+        echo = raw.payload[crypto.EPOCH_LEN + crypto.NONCE_LEN :]
+        if echo not in self._hello_nonces:
+            self.counters.replays += 1  # an answer to a HELLO we did not send (or already used)
+            return
+        keys = crypto.derive_session(self._key, echo, nonce_h)
+        enc_out, mac_out, enc_in, mac_in = keys.for_role("glasses")
+        if keys.session_id != raw.header.session or not crypto.verify(mac_in, raw.header_bytes, raw.payload, raw.tag):
+            self.counters.auth_failures += 1
+            return
+        s = _Session(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)
+        # READY goes first so the host commits before our pending messages arrive.
+        await self._send_unreliable(MsgType.READY, b"", s)
+        await self._commit(s)
+
+    # -- timers ----------------------------------------------------------------------
+    async def _timer_loop(self) -> None:
+        t = self.timing
+        tick = max(0.005, min(t.ack_timeout_s / 4, t.heartbeat_s / 4))
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(tick)
+            now = loop.time()
+            s = self._session
+            if s is None:
+                if self.role == "glasses" and self._carrier_up.is_set() and now >= self._next_hello:
+                    self._next_hello = now + 2 * t.ack_timeout_s
+                    await self._send_hello()
+                continue
+            if self.role == "host" and now - self._last_rx > t.peer_timeout_s:
+                self._drop_session(f"no frame for {t.peer_timeout_s:.1f} s")
+                continue
+            lost = False
+            for p in list(self._pending.values()):
+                if p.sent_at >= 0 and now - p.sent_at >= t.ack_timeout_s:
+                    if p.tries >= t.max_retries:
+                        lost = True
+                        break
+                    p.tries += 1
+                    self.counters.retransmits += 1
+                    await self._transmit(p, s)
+            if lost:
+                self._drop_session(f"no acknowledgement after {t.max_retries} retries")
+                continue
+            if self.role == "glasses" and not self._pending and now - self._last_tx_ping >= t.heartbeat_s:
+                self._last_tx_ping = now
+                await self.send(MsgType.PING, b"", ack=True)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "transport": self.transport.name,
+            "connected": self.connected,
+            "pending": self.pending,
+            **self.counters.as_dict(),
+            "rx_dropped": self.transport.rx_dropped,
+            "rx_malformed": self.transport.rx_malformed,
+        }

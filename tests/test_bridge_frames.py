@@ -1,0 +1,128 @@
+"""Wire format and sealing of the glasses protocol, byte by byte."""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+
+import pytest
+
+from firmware_bridge import crypto
+from firmware_bridge.frames import (
+    FrameError,
+    Header,
+    MsgType,
+    StreamDeframer,
+    build,
+    cobs_decode,
+    cobs_encode,
+    parse,
+    stream_encode,
+)
+from firmware_bridge.keys import PairingError, format_key, generate_key, load_key, parse_key, store_key
+from firmware_bridge.messages import AudioChunk, HudText, Status, split_audio
+
+
+def test_cobs_round_trip_and_no_zero_bytes() -> None:
+    rng = random.Random(7)
+    cases = [b"", b"\x00", b"\x00\x00", bytes(range(256)), bytes(300), bytes([1]) * 254, bytes([1]) * 255]
+    cases += [bytes(rng.randrange(256) for _ in range(rng.randrange(0, 1200))) for _ in range(50)]
+    for data in cases:
+        enc = cobs_encode(data)
+        assert 0 not in enc
+        assert cobs_decode(enc) == data
+
+
+def test_deframer_reassembles_across_arbitrary_splits() -> None:
+    frames = [os.urandom(n) for n in (40, 1, 700, 0, 90)]
+    stream = b"".join(stream_encode(f) for f in frames if f)
+    rng = random.Random(3)
+    d = StreamDeframer()
+    got: list[bytes] = []
+    i = 0
+    while i < len(stream):
+        n = rng.randrange(1, 30)
+        got += [cobs_decode(x) for x in d.feed(stream[i : i + n])]
+        i += n
+    assert got == [f for f in frames if f]
+
+
+def _frame(payload: bytes = b"hello") -> bytes:
+    h = Header(int(MsgType.QUESTION), 1, 0xABCD, 42, len(payload))
+    return build(h, payload, crypto.mac(b"k" * 32, h.pack(), payload))
+
+
+def test_parse_round_trip_and_every_single_bit_flip_is_caught() -> None:
+    frame = _frame()
+    raw = parse(frame)
+    assert (raw.header.type, raw.header.seq, raw.header.session, raw.payload) == (MsgType.QUESTION, 42, 0xABCD, b"hello")
+    for i in range(len(frame)):
+        for bit in range(8):
+            bad = bytearray(frame)
+            bad[i] ^= 1 << bit
+            with pytest.raises(FrameError) as e:
+                parse(bytes(bad))
+            assert e.value.kind == "corrupt"
+
+
+def test_other_version_is_reported_as_such() -> None:
+    payload = b"x"
+    h = Header(int(MsgType.PING), 0, 1, 1, 1, version=2)
+    with pytest.raises(FrameError) as e:
+        parse(build(h, payload, bytes(16)))
+    assert e.value.kind == "version"
+    with pytest.raises(FrameError):
+        parse(b"short")
+
+
+def test_keystream_hides_and_restores_text() -> None:
+    key = os.urandom(32)
+    text = b"Turn off the stove, the pan is smoking." * 3
+    ct = crypto.keystream_xor(key, 9, text)
+    assert b"stove" not in ct
+    assert crypto.keystream_xor(key, 9, ct) == text
+    assert crypto.keystream_xor(key, 10, text) != ct  # another seq, another keystream
+
+
+def test_session_keys_differ_per_nonce_and_direction() -> None:
+    key = os.urandom(32)
+    a = crypto.derive_session(key, b"g" * 16, b"h" * 16)
+    b = crypto.derive_session(key, b"g" * 16, b"H" * 16)
+    assert a.enc_g2h != a.enc_h2g and a.mac_g2h != a.mac_h2g
+    assert a.session_id != b.session_id and a.mac_g2h != b.mac_g2h
+    assert crypto.derive_session(key, b"g" * 16, b"h" * 16) == a
+
+
+def test_key_file_is_private_and_round_trips(tmp_path) -> None:
+    key = generate_key()
+    path = tmp_path / "sub" / "pairing.key"
+    store_key(path, key)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_key(path) == key
+    assert parse_key(format_key(key)) == key
+    with pytest.raises(PairingError, match="--force"):
+        store_key(path, generate_key())
+    os.chmod(path, 0o644)
+    with pytest.raises(PairingError, match="chmod 600"):
+        load_key(path)
+    with pytest.raises(PairingError, match="edge-assist pair"):
+        load_key(tmp_path / "missing.key")
+    with pytest.raises(PairingError, match="64 hex"):
+        parse_key("not a key")
+
+
+def test_messages_validate() -> None:
+    hud = HudText("Careful: knife", priority=3, duration_s=4.0, id=7)
+    assert HudText.decode(hud.encode()) == hud
+    assert len(HudText.decode(HudText("x" * 1000).encode()).text) <= 280
+    with pytest.raises(ValueError):
+        HudText.decode(b'{"text": "", "priority": 1}')
+    with pytest.raises(ValueError):
+        Status.decode(b'{"battery_pct": 140}')
+    with pytest.raises(ValueError):
+        Status.decode(b"\xff\xfe")
+    pcm = os.urandom(5000) + b"\x00"
+    chunks = split_audio(pcm[: len(pcm) // 2 * 2], 16000, 1)
+    assert chunks[-1].last and not chunks[0].last
+    assert b"".join(AudioChunk.decode(c.encode()).pcm for c in chunks) == pcm[: len(pcm) // 2 * 2]
