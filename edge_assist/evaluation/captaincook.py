@@ -178,15 +178,20 @@ def task_context(recipe: str, steps: Sequence[str]) -> str:
 
 
 def _describe(errors: Sequence[tuple[str, str]], step: str) -> str:
+    """The annotators' words; the tag names stay out (they live in `tags`), because a
+    generic "something went wrong" would otherwise look similar to every "... Error: ...".
+    """
     parts = []
     for tag, desc in errors:
         desc = desc.strip().rstrip(".")
-        # Order and skip labels say little on their own ("Step performed before correct order").
-        if tag in REVEALABLE_TAGS or not desc:
-            parts.append(f"{tag}: {desc or tag} (step: {step})" if tag != "Missing Step" else f"Skipped the step: {step}")
+        if tag == "Missing Step":
+            parts.append(f"Skipped the step: {step}")
+        elif tag == "Order Error" or not desc:
+            # Order labels say little on their own ("Step performed before correct order").
+            parts.append(f"{desc or tag} (step: {step})")
         else:
-            parts.append(f"{tag}: {desc}")
-    return "; ".join(parts)
+            parts.append(desc)
+    return "; ".join(dict.fromkeys(parts))
 
 
 def ground_truth(rec: Recording) -> list[GTEvent]:
