@@ -34,6 +34,7 @@ from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
 from edge_assist.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.reasoning.api import Assistant, SearchGate
+from edge_assist.scheduler import Lane, Scheduler, in_lane
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stage import CaptionReplayStage
@@ -144,11 +145,12 @@ class Pipeline:
         frame_queue: int = 8,
         clip_queue: int = 1,
         memory: Any = None,  # edge_assist.memory Memory facade (MemoryReader + next_clip_index)
-        memory_writer_factory: Callable[[asyncio.Queue[Caption | StreamEnd]], Any] | None = None,
+        memory_writer: Any = None,  # a stage with `async run(inbox)` and a `written` counter
         memory_queue: int = 64,
         recent_n: int = 4,
         task_context: str = "",
         gate: SearchGate | None = None,
+        scheduler: Scheduler | None = None,
         pace: bool = True,
         extra_tasks: Sequence[tuple[str, Callable[[StepInbox], Any]]] = (),
         on_progress: Callable[[float], None] | None = None,
@@ -173,11 +175,12 @@ class Pipeline:
         self.frame_queue = frame_queue
         self.clip_queue = clip_queue
         self.memory = memory
-        self.memory_writer_factory = memory_writer_factory
+        self.memory_writer = memory_writer
         self.memory_queue = memory_queue
         self.recent_n = recent_n
         self.task_context = task_context or (captions.task_context if captions is not None else "")
         self.gate = gate
+        self.scheduler = scheduler
         self.pace = pace
         self.extra_tasks = list(extra_tasks)
         self.on_progress = on_progress
@@ -213,10 +216,9 @@ class Pipeline:
             first_index = int(await self.clock.run_blocking(self.memory.next_clip_index, self.session_id))
 
         memory_inbox: asyncio.Queue[Caption | StreamEnd] | None = None
-        writer = None
-        if self.memory_writer_factory is not None:
+        writer = self.memory_writer
+        if writer is not None:
             memory_inbox = asyncio.Queue(self.memory_queue)
-            writer = self.memory_writer_factory(memory_inbox)
 
         reasoner = ReasonerStage(
             self.clock,
@@ -228,6 +230,7 @@ class Pipeline:
             recent_n=self.recent_n,
             task_context=self.task_context,
             gate=self.gate,
+            scheduler=self.scheduler,
             on_decision=self._record,
         )
 
@@ -242,7 +245,8 @@ class Pipeline:
             captioner_stage = CaptionerStage(self.clock, self.captioner, clip_q, self.inbox)  # type: ignore[arg-type]
             sup.start("camera", camera.run(), source=True)
             sup.start("segmenter", segmenter.run())
-            sup.start("captioner", captioner_stage.run())
+            # Captions start every step: their model calls run in the most urgent lane.
+            sup.start("captioner", in_lane(Lane.INSTANT, captioner_stage.run()))
         else:
             assert self.captions is not None
             replay = CaptionReplayStage(
@@ -251,7 +255,7 @@ class Pipeline:
             sup.start("caption-replay", replay.run(), source=True)
         sup.start("reasoner", reasoner.run())
         if writer is not None:
-            sup.start("memory-writer", writer.run())
+            sup.start("memory-writer", writer.run(memory_inbox))
         for name, factory in self.extra_tasks:
             sup.start(name, factory(self.inbox), source=True)
         driver = None

@@ -18,7 +18,8 @@ from edge_assist.clock import Clock
 from edge_assist.events import Caption, Decision, StreamEnd, UserQuery
 from edge_assist.memory.api import MemoryReader
 from edge_assist.outputs.api import OutputSink
-from edge_assist.reasoning.api import Assistant, SearchGate, StepContext
+from edge_assist.reasoning.api import Assistant, SearchGate, SearchPlan, StepContext
+from edge_assist.scheduler import CURRENT_STEP, LANE, GrantedGate, Lane, Scheduler, SearchPreempted
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,18 @@ class StepInbox:
 
 
 class ReasonerStage:
+    """Runs steps through the assistant, under the scheduler when one is given.
+
+    With a scheduler, steps may overlap: a step whose search is still running when the
+    next caption arrives keeps going in the SEARCH lane while the new step's first pass
+    takes the CPU (INSTANT lane), so a Safety alert is never queued behind a search. At
+    most `MAX_STEPS_IN_FLIGHT` steps run at once; beyond that the source waits (and a
+    live captioner skips clips, counted). A search the scheduler deferred, or one that
+    was preempted, is re-run in the next idle slot.
+    """
+
+    MAX_STEPS_IN_FLIGHT = 2
+
     def __init__(
         self,
         clock: Clock,
@@ -86,6 +99,7 @@ class ReasonerStage:
         recent_n: int = 4,
         task_context: str = "",
         gate: SearchGate | None = None,
+        scheduler: Scheduler | None = None,
         on_decision: Callable[[Decision], None] | None = None,
     ) -> None:
         self.clock = clock
@@ -95,17 +109,19 @@ class ReasonerStage:
         self.memory_inbox = memory_inbox
         self.memory = memory
         self.task_context = task_context
-        self.gate = gate
+        self.scheduler = scheduler
+        self.gate = gate if gate is not None else scheduler
         self.on_decision = on_decision
-        self._recent: collections.deque[Caption] = collections.deque(maxlen=max(recent_n, 0) or 1)
+        self._recent: collections.deque[Caption] = collections.deque(maxlen=max(recent_n, 1))
         self._recent_n = recent_n
         self._last: Caption | None = None
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._seq = 0
         self.steps = 0
         self.step_latencies_s: list[float] = []
 
     def _context(self, caption: Caption, query: UserQuery | None = None) -> StepContext:
         recent = tuple(self._recent)[-self._recent_n :] if self._recent_n else ()
-        recent = tuple(c for c in recent if c is not caption)
         summary = ""
         if self.memory is not None:
             try:
@@ -129,29 +145,92 @@ class ReasonerStage:
         for sink in self.sinks:
             await sink.emit(decision)
 
-    async def _step(self, ctx: StepContext) -> None:
+    async def _step(self, ctx: StepContext, *, deferred: bool = False) -> None:
         started = time.perf_counter()
-        decision = await self.assistant.step(ctx, self.gate)
+        sched = self.scheduler
+        if sched is None:
+            decision = await self.assistant.step(ctx, self.gate)
+        else:
+            budget = sched.new_step(ctx, caption_latency_s=0.0 if deferred else ctx.caption.latency_s)
+            CURRENT_STEP.set(budget)
+            LANE.set(Lane.INSTANT)
+            gate: SearchGate = GrantedGate(SearchPlan(paths=sched.paths, top_k=sched.cfg.retrieval.top_k)) if deferred else sched
+            sched.arbiter.step_started()
+            try:
+                decision = await self.assistant.step(ctx, gate)
+            except SearchPreempted as e:
+                # Overtaken by a newer clip or a question: try again when the CPU is idle.
+                sched.counters["preempted_steps"] += 1
+                sched.defer(ctx)
+                decision = self._silent(ctx, f"search preempted ({e}); deferred to the next idle slot")
+            finally:
+                sched.arbiter.step_finished()
+            if budget.plan_note and "plan" not in decision.trace:
+                decision.trace["plan"] = budget.plan_note
+            if deferred:
+                sched.counters["deferred_run"] += 1
+            sched.step_done(budget, decision.timings_s)
+            if budget.deferred and not deferred:
+                sched.defer(ctx)
         self.step_latencies_s.append(time.perf_counter() - started)
         self.steps += 1
         await self._deliver(decision)
 
+    def _silent(self, ctx: StepContext, reason: str) -> Decision:
+        c = ctx.caption
+        return Decision(
+            t=self.clock.now(), session_id=c.session_id, clip_index=c.index, stream_t0=c.t0, stream_t1=c.t1,
+            speak=False, reason=reason, trigger="query" if ctx.query else "proactive",
+        )
+
+    def _launch(self, ctx: StepContext, *, deferred: bool = False) -> None:
+        self._seq += 1
+        task = asyncio.create_task(self._step(ctx, deferred=deferred), name=f"step-{self._seq}")
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+
+    async def _reap(self, *, below: int) -> None:
+        """Wait until fewer than `below` steps are in flight; re-raise a step's failure."""
+        while len(self._in_flight) >= below:
+            done, _ = await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()
+
+    async def _run_deferred_when_idle(self) -> None:
+        while self.scheduler is not None and self.scheduler.deferred and not self._in_flight and self.inbox.qsize() == 0:
+            ctx = self.scheduler.deferred.popleft()
+            self._launch(ctx, deferred=True)
+            await self._reap(below=1)
+
     async def run(self) -> None:
-        while True:
-            item = await self.inbox.get()
-            if isinstance(item, StreamEnd):
+        try:
+            while True:
+                await self._run_deferred_when_idle()
+                item = await self.inbox.get()
+                if isinstance(item, StreamEnd):
+                    await self._reap(below=1)
+                    # The end of a replay is the last idle slot: run what was deferred.
+                    await self._run_deferred_when_idle()
+                    if self.memory_inbox is not None:
+                        await self.memory_inbox.put(item)
+                    return
+                limit = self.MAX_STEPS_IN_FLIGHT if self.scheduler is not None else 1
+                await self._reap(below=limit)
+                if isinstance(item, UserQuery):
+                    caption = self._last or Caption(
+                        t=self.clock.now(), session_id="live", index=-1, t0=0.0, t1=item.stream_t or 0.0,
+                        text="(nothing seen yet)",
+                    )
+                    self._launch(self._context(caption, item))
+                    continue
                 if self.memory_inbox is not None:
                     await self.memory_inbox.put(item)
-                return
-            if isinstance(item, UserQuery):
-                caption = self._last or Caption(
-                    t=self.clock.now(), session_id="live", index=-1, t0=0.0, t1=item.stream_t or 0.0, text="(nothing seen yet)"
-                )
-                await self._step(self._context(caption, item))
-                continue
-            if self.memory_inbox is not None:
-                await self.memory_inbox.put(item)
-            ctx = self._context(item)
-            self._recent.append(item)
-            self._last = item
-            await self._step(ctx)
+                ctx = self._context(item)
+                self._recent.append(item)
+                self._last = item
+                self._launch(ctx)
+        finally:
+            for task in self._in_flight:
+                task.cancel()
+            if self._in_flight:
+                await asyncio.gather(*self._in_flight, return_exceptions=True)

@@ -129,7 +129,8 @@ def load_caption_stream(path: str | Path) -> CaptionStream:
     except OSError as e:
         raise SourceError(f"cannot read {p}: {e.strerror}") from None
     if p.suffix.lower() == ".srt":
-        captions, meta = _parse_srt(p, text), {}
+        meta: dict[str, Any] = {}
+        captions = _parse_srt(p, text)
     else:
         captions, meta = _parse_jsonl(p, text)
     if not captions:
