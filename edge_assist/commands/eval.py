@@ -1,0 +1,157 @@
+"""`edge-assist eval`: build the CaptainCook4D benchmark, run configurations over it, score files.
+
+- `eval build-captaincook --data DIR --out DIR`: caption streams (original and paraphrased),
+  ground truth and a manifest from the CaptainCook4D annotations.
+- `eval run --dataset DIR --split val [--variant ...] [--ablations] --out DIR`: our rows and
+  the baselines through the app, scored; writes results.json, report.md, runtime.json and a
+  timeline PNG per recording.
+- `eval score --gt FILE --predictions FILE`: score any decision log (or EgoServe-style
+  predictions) against EgoServe annotations or our GT JSONL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.errors import EdgeAssistError
+
+DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="benchmark edge-assist: EgoServe scoring, CaptainCook4D, reports",
+                       description="Evaluate edge-assist with the EgoServe protocol.")
+    esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
+
+    b = esub.add_parser("build-captaincook", help="build the CaptainCook4D proactive-service benchmark")
+    b.add_argument("--data", required=True, metavar="DIR", help="CaptainCook4D annotations directory")
+    b.add_argument("--out", required=True, metavar="DIR", help="where to write the benchmark")
+    b.add_argument("--split", action="append", default=[], help="split to build (default: train and val)")
+    b.add_argument("--seed", type=int, default=0, help="paraphrase seed (default 0)")
+    b.set_defaults(func=_build)
+
+    r = esub.add_parser("run", help="run our assistant and the baselines over a dataset and write the report")
+    add_config_args(r)
+    r.add_argument("--dataset", default=str(DEFAULT_DATASET), metavar="DIR",
+                   help="a built benchmark (default: the shipped CaptainCook4D build)")
+    r.add_argument("--split", default="val", help="which split (default val; develop on train)")
+    r.add_argument("--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant")
+    r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
+    r.add_argument("--rows", default="", help="comma-separated subset of: ours,no-memory,never,er (default all)")
+    r.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
+    r.add_argument("--delta-s", type=float, default=0.0, help="matching tolerance δ in seconds (0 = the dataset's)")
+    r.add_argument("--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)")
+    r.add_argument("--judge-max-pairs", type=int, default=50, help="LLM-judged pairs per row (0 = no judge)")
+    r.add_argument("--no-plots", action="store_true", help="skip the timeline PNGs")
+    r.add_argument("--out", required=True, metavar="DIR", help="where to write results.json, report.md, plots")
+    r.set_defaults(func=_run)
+
+    s = esub.add_parser("score", help="score a decision log against annotations (EgoServe or our GT JSONL)")
+    s.add_argument("--gt", required=True, metavar="FILE", help="annotations: EgoServe JSON/JSONL or GT JSONL")
+    s.add_argument("--predictions", required=True, metavar="FILE", help="decision log (Decision JSONL) or EgoServe-style")
+    s.add_argument("--delta-s", type=float, default=25.0, help="matching tolerance δ (60 all-day, 25 CaptainCook4D, 10 HoloAssist)")
+    s.set_defaults(func=_score)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from edge_assist.evaluation.captaincook import build
+
+    manifest = build(args.data, args.out, splits=tuple(args.split) or ("train", "val"), seed=args.seed)
+    for split, ids in manifest["splits"].items():
+        events = sum(manifest["recordings"][r]["gt_events"] for r in ids)
+        print(f"{split}: {len(ids)} recordings, {events} ground-truth services -> {Path(args.out) / split}")
+    return 0
+
+
+_ROW_KEYS = {"ours": 0, "no-memory": 1, "never": 2, "er": 3}
+
+
+def _run(args: argparse.Namespace) -> int:
+    from edge_assist.evaluation import harness, report
+    from edge_assist.evaluation.timeline import plot_timeline
+
+    cfg = config_from_args(args)
+    ds = harness.Dataset.open(args.dataset)
+    recordings = ds.recordings(args.split, args.limit)
+    rows = harness.standard_rows()
+    if args.rows:
+        wanted = [x.strip() for x in args.rows.split(",") if x.strip()]
+        bad = [w for w in wanted if w not in _ROW_KEYS]
+        if bad:
+            raise EdgeAssistError(f"unknown row {bad[0]!r} for --rows; choose from {', '.join(_ROW_KEYS)}")
+        rows = [rows[_ROW_KEYS[w]] for w in wanted]
+    ablations = harness.ablation_rows() if args.ablations else []
+    needs_models = any(not r.baseline for r in rows + ablations) or args.judge_max_pairs > 0
+
+    from edge_assist.inference.loader import load_llm, load_text_encoder
+
+    encoder = load_text_encoder(cfg)
+    judge = load_llm(cfg) if needs_models and args.judge_max_pairs > 0 else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def progress(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    done: list[harness.RowResult] = []
+    for row in rows + ablations:
+        done.append(harness.run_row(
+            cfg, ds, args.split, args.variant, row, recordings, text_encoder=encoder, judge_llm=judge,
+            judge_max_pairs=args.judge_max_pairs, content_threshold=args.content_threshold,
+            delta_s=args.delta_s or None, out_dir=out, progress=progress,
+        ))
+    gt, problems = ds.ground_truth(args.split, recordings)
+    with_gt = {g.session_id for g in gt}
+    results: dict[str, Any] = {
+        "dataset": {"name": ds.manifest.get("dataset", ds.root.name), "path": str(args.dataset)},
+        "split": args.split,
+        "variant": args.variant,
+        "recordings": len(recordings),
+        "recordings_without_errors": sum(1 for r in recordings if ds.session_id(r) not in with_gt),
+        "gt_events": len(gt),
+        "delta_s": args.delta_s or ds.delta_s,
+        "content_threshold": args.content_threshold,
+        "judge_max_pairs": args.judge_max_pairs,
+        "models": f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}, vlm={cfg.models.vlm or 'none'}",
+        "config_overrides": list(getattr(args, "set", []) or []),
+        "rows": [d.result for d in done if d.row.kind != "ablation"],
+        "ablations": [d.result for d in done if d.row.kind == "ablation"],
+        "problems": problems,
+        "command": "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "",
+    }
+    (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    (out / "runtime.json").write_text(
+        json.dumps({d.row.name: d.runtime for d in done}, indent=1) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(report.render(results), encoding="utf-8")
+    if not args.no_plots:
+        for rid in recordings:
+            sid = ds.session_id(rid)
+            caps = [(c["t0"], c["t1"]) for c in ds.captions(args.split, args.variant, rid)]
+            systems = [(d.row.name, [p for p in d.predictions if p.session_id == sid], d.matching)
+                       for d in done if d.row.kind != "ablation"]
+            plot_timeline(out / "timelines" / f"{rid}.png", f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
+                          [g for g in gt if g.session_id == sid], systems, caps, ds.duration_s(rid))
+    print(report.table(results["rows"]))
+    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    from edge_assist.evaluation.annotations import read_ground_truth, read_predictions
+    from edge_assist.evaluation.scorer import score
+
+    gt = read_ground_truth(args.gt)
+    preds = read_predictions(args.predictions)
+    for p in gt.problems + preds.problems:
+        print(f"edge-assist: skipped {p}", file=sys.stderr)
+    sc, m = score(gt.gt, preds.predictions, args.delta_s)
+    out = {**sc.to_json(), "gt": len(gt.gt), "predictions": len(preds.predictions),
+           "skipped": [str(p) for p in gt.problems + preds.problems]}
+    print(json.dumps(out, indent=1))
+    return 0

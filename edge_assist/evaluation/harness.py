@@ -1,0 +1,217 @@
+"""Run configurations over a built dataset through the app and score them.
+
+Every row (our assistant, an ablation, the no-memory reasoner, a baseline) replays every
+recording through `edge_assist.app.run_replay` on the virtual clock, each recording with
+its own fresh memory directory (recordings are not one wearer's consecutive days), and is
+scored by the same EgoServe scorer and measures.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_assist.config import Config
+from edge_assist.errors import EdgeAssistError
+from edge_assist.evaluation.annotations import (
+    GTEvent,
+    Prediction,
+    prediction_from_json,
+    read_ground_truth,
+    write_jsonl,
+)
+from edge_assist.evaluation.baselines import BASELINES
+from edge_assist.evaluation.judge import judge_pairs
+from edge_assist.evaluation.measures import content_match, false_alarms_per_hour, revealable_split
+from edge_assist.evaluation.scorer import Matching, score
+from edge_assist.events import Decision
+from edge_assist.inference.base import LLM, TextEncoder
+
+VARIANTS = ("original", "paraphrased")
+
+# "No memory at all": the reasoner sees the current caption (and the task) only.
+NO_MEMORY = {
+    "reasoner.context_captions": 0,
+    "retrieval.temporal": False,
+    "retrieval.graph": False,
+    "retrieval.visual": False,
+}
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "no multiscale": {"retrieval.multiscale": False},
+    "no reconstruction": {"retrieval.reconstruction": False},
+    "no visual": {"retrieval.visual": False},
+    "no graph": {"retrieval.graph": False},
+    "no temporal": {"retrieval.temporal": False},
+}
+# A replay is a benchmark run, not a wearer's session: no speech, no console, no glasses.
+REPLAY_OVERRIDES = {"output.console": False, "output.speech": "off", "bridge.transport": "off"}
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    baseline: str = ""  # a BASELINES key; "" runs the real assistant
+    kind: str = "ours"  # "ours", "baseline" or "ablation"
+
+
+def standard_rows() -> list[Row]:
+    return [
+        Row("edge-assist"),
+        Row("no memory (current caption only)", dict(NO_MEMORY)),
+        Row("never speak", baseline="never-speak", kind="baseline"),
+        Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline"),
+    ]
+
+
+def ablation_rows() -> list[Row]:
+    return [Row(name, dict(ov), kind="ablation") for name, ov in ABLATIONS.items()]
+
+
+@dataclass
+class Dataset:
+    """A built benchmark directory (manifest.json, <split>/<variant>/*.jsonl, <split>/gt.jsonl)."""
+
+    root: Path
+    manifest: dict[str, Any]
+
+    @classmethod
+    def open(cls, root: str | Path) -> Dataset:
+        r = Path(root)
+        mf = r / "manifest.json"
+        if not mf.exists():
+            raise EdgeAssistError(
+                f"{r} has no manifest.json; build one with `edge-assist eval build-captaincook --data DIR --out {r}`"
+            )
+        return cls(r, json.loads(mf.read_text(encoding="utf-8")))
+
+    @property
+    def delta_s(self) -> float:
+        return float(self.manifest.get("delta_s", 25.0))
+
+    def recordings(self, split: str, limit: int = 0) -> list[str]:
+        splits = self.manifest.get("splits", {})
+        if split not in splits:
+            raise EdgeAssistError(f"split {split!r} is not in {self.root} (has {', '.join(splits)})")
+        ids = list(splits[split])
+        return ids[:limit] if limit > 0 else ids
+
+    def stream(self, split: str, variant: str, rid: str) -> Path:
+        if variant not in VARIANTS:
+            raise EdgeAssistError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+        return self.root / split / variant / f"{rid}.jsonl"
+
+    def session_id(self, rid: str) -> str:
+        return str(self.manifest["recordings"][rid]["session_id"])
+
+    def duration_s(self, rid: str) -> float:
+        return float(self.manifest["recordings"][rid]["duration_s"])
+
+    def ground_truth(self, split: str, recordings: Sequence[str]) -> tuple[list[GTEvent], list[str]]:
+        loaded = read_ground_truth(self.root / split / "gt.jsonl")
+        keep = {self.session_id(r) for r in recordings}
+        return [g for g in loaded.gt if g.session_id in keep], [str(p) for p in loaded.problems]
+
+    def captions(self, split: str, variant: str, rid: str) -> list[dict[str, Any]]:
+        lines = self.stream(split, variant, rid).read_text(encoding="utf-8").splitlines()
+        return [json.loads(x) for x in lines if x.strip() and "meta" not in json.loads(x)]
+
+
+@dataclass
+class RowResult:
+    row: Row
+    decisions: dict[str, list[Decision]]  # per recording id
+    predictions: list[Prediction]
+    matching: Matching
+    result: dict[str, Any]  # stable numbers (JSON)
+    runtime: dict[str, Any]  # wall-clock measurements (vary from run to run)
+
+
+def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
+    run_replay = getattr(importlib.import_module("edge_assist.app"), "run_replay", None)
+    if run_replay is None:
+        raise EdgeAssistError("this build has no edge_assist.app.run_replay; update edge-assist")
+    return run_replay(cfg, path, assistant=assistant)
+
+
+def run_row(
+    cfg: Config,
+    ds: Dataset,
+    split: str,
+    variant: str,
+    row: Row,
+    recordings: Sequence[str],
+    *,
+    text_encoder: TextEncoder | None = None,
+    judge_llm: LLM | None = None,
+    judge_max_pairs: int = 50,
+    content_threshold: float = 0.5,
+    delta_s: float | None = None,
+    out_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RowResult:
+    delta = ds.delta_s if not delta_s else delta_s
+    decisions: dict[str, list[Decision]] = {}
+    runtime: dict[str, Any] = {"recordings": {}}
+    for rid in recordings:
+        if progress:
+            progress(f"{row.name}: {rid}")
+        with tempfile.TemporaryDirectory(prefix="edge-assist-eval-") as tmp:
+            row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides, "general.data_dir": tmp})
+            assistant = BASELINES[row.baseline]() if row.baseline else None
+            res = _replay(row_cfg, ds.stream(split, variant, rid), assistant)
+        decisions[rid] = list(res.decisions)
+        to_json = getattr(getattr(res, "stats", None), "to_json", None)
+        runtime["recordings"][rid] = to_json() if callable(to_json) else {}
+        if out_dir is not None:
+            write_jsonl(out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl", (d.to_json() for d in res.decisions))
+
+    preds = [
+        prediction_from_json(d.to_json())
+        for rid in recordings
+        for d in decisions[rid]
+        if d.speak and d.sub_type is not None and d.trigger == "proactive"
+    ]
+    gt, problems = ds.ground_truth(split, recordings)
+    sc, m = score(gt, preds, delta)
+    durations = {ds.session_id(r): ds.duration_s(r) for r in recordings}
+    cm = content_match(m.pairs, text_encoder, content_threshold)
+    result: dict[str, Any] = {
+        "name": row.name,
+        "kind": row.kind,
+        "baseline": row.baseline or None,
+        "overrides": row.overrides,
+        **sc.to_json(),
+        "predictions": len(preds),
+        "gt": len(gt),
+        "false_alarms": false_alarms_per_hour(preds, gt, durations),
+        "content_match": {k: v for k, v in cm.items() if k != "cosines"},
+        "revealable": revealable_split(m),
+        "problems": problems,
+    }
+    if judge_llm is not None:
+        correct = [p for p in m.pairs if p.correct][: max(0, judge_max_pairs)]
+        situations = [_situation(ds, split, variant, p.prediction) for p in correct]
+        j = judge_pairs(judge_llm, correct, situations)
+        j["limit"] = judge_max_pairs
+        result["judge"] = j
+    return RowResult(row, decisions, preds, m, result, runtime)
+
+
+def _situation(ds: Dataset, split: str, variant: str, p: Prediction) -> str:
+    """The caption the prediction was made at: what the judge is told the wearer was doing."""
+    rid = next((r for r, v in ds.manifest["recordings"].items() if v["session_id"] == p.session_id), "")
+    if not rid:
+        return ""
+    caps = ds.captions(split, variant, rid)
+    best = min(caps, key=lambda c: abs((c["t0"] + c["t1"]) / 2 - p.centre), default=None)
+    return str(best["text"]) if best else ""
+
+
+def _slug(name: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")

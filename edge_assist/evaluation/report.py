@@ -1,0 +1,71 @@
+"""Paper-style Markdown tables from the results JSON: our rows and the baselines side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edge_assist.events import SubType
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{100 * v:.1f}"
+
+
+def _num(v: float | None, fmt: str = "{:.2f}") -> str:
+    return "–" if v is None else fmt.format(v)
+
+
+def _active_sub_types(rows: list[dict[str, Any]]) -> list[str]:
+    seen = {st for r in rows for st in r.get("per_sub_type", {})}
+    return [st.value for st in SubType if st.value in seen]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    subs = _active_sub_types(rows)
+    head = ["system", *[f"{s} F1" for s in subs], "overall F1", "P/R (ER)", "false alarms / h",
+            "content match", "judge R / E", "recall revealable / unrevealable"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        per = r.get("per_sub_type", {})
+        er = per.get("ER", {})
+        judge = r.get("judge") or {}
+        rev = r.get("revealable", {})
+        cm = r.get("content_match", {})
+        cells = [
+            r["name"],
+            *[_pct(per[s]["f1"]) if s in per else "–" for s in subs],
+            _pct(r.get("macro_f1")),
+            f"{_pct(er.get('precision'))} / {_pct(er.get('recall'))}" if er else "–",
+            _num(r.get("false_alarms", {}).get("per_hour"), "{:.1f}"),
+            f"{_pct(cm.get('rate'))} ({cm.get('matched', 0)}/{cm.get('pairs', 0)})",
+            f"{_num(judge.get('rationality'))} / {_num(judge.get('effectiveness'))}" if judge else "–",
+            f"{_pct(rev.get('revealable', {}).get('recall'))} / {_pct(rev.get('unrevealable', {}).get('recall'))}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render(results: dict[str, Any]) -> str:
+    """The whole report as Markdown."""
+    ds = results["dataset"]
+    out = [
+        f"# edge-assist on {ds['name']} ({results['split']}, {results['variant']} captions)",
+        "",
+        f"{results['recordings']} recordings, {results['gt_events']} ground-truth services "
+        f"({results['recordings_without_errors']} recordings without errors measure false alarms); "
+        f"δ = {results['delta_s']:g} s; models: {results['models']}.",
+        "",
+        "F1, P, R, content match and recall in %. Content match: share of correctly matched responses whose "
+        f"text-encoder cosine with the annotated error reaches {results['content_threshold']}. "
+        "Judge: mean 1–5 rationality / effectiveness of correctly matched pairs "
+        f"(at most {results['judge_max_pairs']} per row).",
+        "",
+        table(results["rows"]),
+    ]
+    if results.get("ablations"):
+        out += ["", "## Ablations (one retrieval switch off at a time)", "", table(results["ablations"])]
+    if results.get("problems"):
+        out += ["", "## Annotation problems (records skipped)", ""] + [f"- {p}" for p in results["problems"]]
+    if results.get("command"):
+        out += ["", "Command:", "", "```", results["command"], "```"]
+    return "\n".join(out) + "\n"
