@@ -185,6 +185,8 @@ class OutputConfig:
     voice: str = setting("en-us", "espeak-ng voice name or piper voice model path")
     speech_rate_wpm: int = setting(170, "speaking rate (words per minute)", lo=60, hi=500)
     speech_audio_out: str = setting("", "write speech to this WAV file instead of the sound card (path; for tests)")
+    speech_queue: int = setting(4, "utterances waiting to be spoken before the least urgent is dropped (count)", lo=1, hi=64)
+    hud_min_duration_s: float = setting(3.0, "shortest time a message stays on the HUD (seconds)", lo=0.5, hi=600)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,51 @@
+"""HUD output: spoken decisions also shown as text on the glasses, through the bridge.
+
+Each message carries its priority (Safety > answer > the rest: the firmware replaces a
+lower-priority line on screen) and how long to show it, from the time a wearer needs to
+read it. Delivery is acknowledged and resent by the link; `emit()` does not wait for it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from edge_assist.events import Decision, priority_of
+from firmware_bridge.link import BridgeLink
+
+log = logging.getLogger(__name__)
+
+# Reading speed on a small display, and the longest a line may stay up.
+_READ_S_PER_WORD = 0.35
+_MAX_DURATION_S = 20.0
+
+
+def display_duration_s(text: str, min_s: float = 3.0) -> float:
+    return round(min(_MAX_DURATION_S, max(min_s, 1.0 + _READ_S_PER_WORD * len(text.split()))), 2)
+
+
+class HudOutput:
+    name = "hud"
+
+    def __init__(self, link: BridgeLink, *, min_duration_s: float = 3.0) -> None:
+        self.link = link
+        self.min_duration_s = min_duration_s
+        self.sent = 0
+        self.not_connected = 0
+
+    async def emit(self, decision: Decision) -> None:
+        if not decision.speak or not decision.text.strip():
+            return
+        if not self.link.connected:
+            # Still queued (acked messages wait for the glasses), but say why nothing shows.
+            self.not_connected += 1
+            log.debug("HUD: glasses not connected; message kept for when they are")
+        await self.link.send_hud(
+            decision.text.strip(),
+            priority=priority_of(decision.sub_type, decision.trigger),
+            duration_s=display_duration_s(decision.text, self.min_duration_s),
+        )
+        self.sent += 1
+
+    async def close(self) -> None:
+        # The link belongs to the app (it also carries inbound questions): not closed here.
+        return None

@@ -1,0 +1,61 @@
+"""HudOutput: decisions reach the (fake) glasses' HUD over a real loopback socket."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from edge_assist.events import PRIORITY_ANSWER, PRIORITY_NORMAL, PRIORITY_SAFETY, Decision, SubType
+from edge_assist.outputs.hud import HudOutput, display_duration_s
+from firmware_bridge.endpoint import Timing
+from firmware_bridge.glasses import FakeGlasses
+from firmware_bridge.keys import generate_key
+from firmware_bridge.link import BridgeLink
+from firmware_bridge.transports import UdpTransport
+
+FAST = Timing(ack_timeout_s=0.05, max_retries=3, heartbeat_s=0.2, reopen_s=0.05)
+pytestmark = pytest.mark.timeout(30)
+
+
+def _d(text: str, sub: SubType, trigger: str = "proactive", speak: bool = True) -> Decision:
+    return Decision(t=1.0, session_id="s", clip_index=3, stream_t0=20.0, stream_t1=30.0, speak=speak,
+                    sub_type=sub, text=text, trigger=trigger)
+
+
+async def test_hud_output_sends_priority_and_duration() -> None:
+    key = generate_key()
+    server = UdpTransport("127.0.0.1", 0, mode="server")
+    link = BridgeLink(server, key, timing=FAST)
+    await link.start()
+    hud = HudOutput(link, min_duration_s=3.0)
+    # Sent before the glasses are up: kept and delivered once they connect.
+    await hud.emit(_d("Knife near the edge of the counter", SubType.SAFETY))
+    glasses = FakeGlasses(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key, timing=FAST)
+    await glasses.start()
+    try:
+        assert await link.wait_connected(5)
+        await hud.emit(_d("Your keys are in the blue bowl", SubType.MEMORY_RECALL, trigger="query"))
+        await hud.emit(_d("Preheat the oven", SubType.NEXT_STEP_GUIDANCE))
+        await hud.emit(_d("", SubType.NEXT_STEP_GUIDANCE, speak=False))
+        got = [await asyncio.wait_for(glasses.hud.get(), 5) for _ in range(3)]
+        assert [(m.text, m.priority) for m in got] == [
+            ("Knife near the edge of the counter", PRIORITY_SAFETY),
+            ("Your keys are in the blue bowl", PRIORITY_ANSWER),
+            ("Preheat the oven", PRIORITY_NORMAL),
+        ]
+        assert got[0].duration_s == display_duration_s("Knife near the edge of the counter", 3.0)
+        assert got[2].duration_s == 3.0  # short text: the minimum
+        assert hud.sent == 3 and hud.not_connected == 1
+        await asyncio.sleep(0.1)
+        assert glasses.hud.empty()
+    finally:
+        await hud.close()
+        await glasses.close()
+        await link.close()
+
+
+def test_display_duration_grows_with_words_and_is_capped() -> None:
+    assert display_duration_s("ok") == 3.0
+    assert display_duration_s(" ".join(["word"] * 20)) == 8.0
+    assert display_duration_s(" ".join(["word"] * 500)) == 20.0
