@@ -207,9 +207,21 @@ class BridgeConfig:
 @dataclass(frozen=True)
 class VoiceConfig:
     enabled: bool = setting(False, "listen for spoken questions (needs the audio extra)")
-    stt: str = setting("moonshine", "speech-to-text backend", choices=("moonshine", "remote", "off"))
+    stt: str = setting(
+        "remote", "speech-to-text backend: an OpenAI-compatible transcription server (no offline model ships on PyPI)",
+        choices=("remote", "off"),
+    )
     vad_threshold: float = setting(0.5, "voice-activity probability that starts speech (0-1)", lo=0, hi=1)
     push_to_talk: bool = setting(False, "listen only while the glasses' button is held")
+    stt_base_url: str = setting("http://127.0.0.1:8090/v1", "OpenAI-compatible server with /audio/transcriptions (URL)")
+    stt_model: str = setting("whisper-1", "model name the transcription server expects")
+    stt_api_key_env: str = setting("EDGE_ASSIST_STT_KEY", "environment variable holding the server's API key, if any")
+    stt_timeout_s: float = setting(20.0, "per-question transcription timeout (seconds)", lo=0.5, hi=600)
+    language: str = setting("en", "language hint for speech-to-text (ISO 639-1; empty = detect)")
+    mic_device: str = setting("", "input device index or part of its name; empty = the default microphone")
+    vad_model: str = setting("", "silero VAD ONNX file; empty = the one shipped by the voice extra (path)")
+    min_silence_ms: float = setting(600.0, "silence that ends a spoken question (milliseconds)", lo=50, hi=10000)
+    max_utterance_s: float = setting(15.0, "longest spoken question (seconds)", lo=1, hi=120)
 
 
 @dataclass(frozen=True)
