@@ -1,0 +1,103 @@
+"""Glasses-link latency: HUD text from `send_hud()` to the glasses' ACK, over UDP loopback
+and a pty serial pair, plus the CPU cost of sealing one frame. Prints JSON.
+
+    python -m benchmarks.bench_bridge [--n 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import time
+import tty
+
+from firmware_bridge import crypto
+from firmware_bridge.endpoint import Timing
+from firmware_bridge.frames import Header, MsgType, build
+from firmware_bridge.glasses import FakeGlasses
+from firmware_bridge.keys import generate_key
+from firmware_bridge.link import BridgeLink
+from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_transport
+
+TIMING = Timing(ack_timeout_s=0.2, max_retries=5, heartbeat_s=1.0, reopen_s=0.05)
+
+
+def _summary(samples_ms: list[float]) -> dict[str, float]:
+    s = sorted(samples_ms)
+    return {"n": len(s), "p50_ms": round(statistics.median(s), 3), "p95_ms": round(s[int(0.95 * (len(s) - 1))], 3),
+            "max_ms": round(s[-1], 3)}
+
+
+async def _round_trips(link: BridgeLink, glasses: FakeGlasses, n: int) -> dict[str, float]:
+    assert await glasses.wait_connected(5) and await link.wait_connected(5)
+    samples = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        fut = await link.send_hud(f"message {i}: turn the heat down a little", priority=1, duration_s=3)
+        assert fut is not None
+        await fut
+        samples.append(1000 * (time.perf_counter() - t0))
+        await glasses.hud.get()
+    return {**_summary(samples), "retransmits": link.stats()["retransmits"]}
+
+
+async def bench_udp(n: int) -> dict[str, float]:
+    key = generate_key()
+    server = UdpTransport("127.0.0.1", 0, mode="server")
+    link = BridgeLink(server, key, timing=TIMING)
+    await link.start()
+    g = FakeGlasses(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key, timing=TIMING)
+    await g.start()
+    try:
+        return await _round_trips(link, g, n)
+    finally:
+        await g.close()
+        await link.close()
+
+
+async def bench_serial(n: int) -> dict[str, float]:
+    key = generate_key()
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    link = BridgeLink(serial_transport(os.ttyname(slave), 115200, retry_s=0.05), key, timing=TIMING)
+    await link.start()
+    g = FakeGlasses(FdStreamTransport("pty", lambda: master, None), key, timing=TIMING)
+    await g.start()
+    try:
+        return await _round_trips(link, g, n)
+    finally:
+        await g.close()
+        await link.close()
+        os.close(slave)
+        os.close(master)
+
+
+def bench_seal(n: int) -> dict[str, float]:
+    keys = crypto.derive_session(generate_key(), os.urandom(16), os.urandom(16))
+    payload = b'{"id":1,"text":"Turn the burner down, the oil is smoking","priority":3,"duration_s":5}'
+    t0 = time.perf_counter()
+    for seq in range(n):
+        ct = crypto.keystream_xor(keys.enc_h2g, seq, payload)
+        h = Header(int(MsgType.HUD_TEXT), 1, keys.session_id, seq, len(ct))
+        build(h, ct, crypto.mac(keys.mac_h2g, h.pack(), ct))
+    return {"n": n, "us_per_frame": round(1e6 * (time.perf_counter() - t0) / n, 2), "payload_bytes": len(payload)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=200, help="HUD messages per transport")
+    args = ap.parse_args()
+    out = {
+        "hud_ack_udp": asyncio.run(bench_udp(args.n)),
+        "hud_ack_serial_pty": asyncio.run(bench_serial(args.n)),
+        "seal_frame": bench_seal(5000),
+    }
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
