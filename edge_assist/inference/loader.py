@@ -143,6 +143,7 @@ def load_text_encoder(cfg: Config) -> TextEncoder:
             name=entry.name,
             max_length=int(entry.options.get("max_length", 256)),
             threads=cfg.models.threads,
+            pooling=str(entry.options.get("pooling", "mean")),
             fix_hint=_fix(entry),
         )
         declared = entry.options.get("dim")

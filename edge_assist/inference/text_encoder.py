@@ -1,8 +1,8 @@
 """The sentence encoder: a BERT-style ONNX model run with onnxruntime and `tokenizers`.
 
-Mean pooling over real tokens (the attention mask keeps padding out of the average),
-then L2 normalisation, so a dot product is a cosine similarity. Texts are encoded in
-batches, sorted by length so a batch pads to its own longest text, not the global one.
+Mean pooling over real tokens (the attention mask keeps padding out of the average;
+models trained on the first token, like bge, pool that instead), then L2 normalisation,
+so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a batch pads to its own longest text, not the global one.
 """
 
 from __future__ import annotations
@@ -41,10 +41,14 @@ class OnnxTextEncoder:
         max_length: int = 256,
         batch_size: int = 32,
         threads: int = 0,
+        pooling: str = "mean",
         fix_hint: str = "re-download it or fix [models] in the config",
     ) -> None:
         self.name = name or Path(model_path).stem
         self.batch_size = batch_size
+        if pooling not in ("mean", "cls"):
+            raise ModelError(f"text encoder pooling {pooling!r} is not mean or cls; fix the manifest")
+        self.pooling = pooling
         self._session = open_session(Path(model_path), threads, fix_hint)
         self._inputs = {i.name for i in self._session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= self._inputs:
@@ -73,6 +77,8 @@ class OnnxTextEncoder:
         hidden = self._session.run(None, feeds)[0]
         if hidden.ndim == 2:  # the model pools itself
             pooled = hidden.astype(np.float32)
+        elif self.pooling == "cls":  # bge-style models are trained on the first token
+            pooled = hidden[:, 0, :].astype(np.float32)
         else:
             m = mask[:, :, None].astype(np.float32)
             pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)

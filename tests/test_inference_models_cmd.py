@@ -1,0 +1,156 @@
+"""`edge-assist models list | pull | verify` against a real local HTTP server that
+supports Range requests and can cut a transfer short."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_assist.cli import main
+
+PAYLOAD = bytes(range(256)) * 4096 * 3  # 3 MiB
+SHA = hashlib.sha256(PAYLOAD).hexdigest()
+
+
+class FileServer:
+    def __init__(self) -> None:
+        self.cut_next_at: int | None = None  # send only this many bytes of the next reply
+        self.ranges: list[str | None] = []
+
+
+def make_handler(state: FileServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_a: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if not self.path.startswith("/files/"):
+                self.send_error(404)
+                return
+            rng = self.headers.get("Range")
+            state.ranges.append(rng)
+            start = int(rng.split("=")[1].split("-")[0]) if rng else 0
+            if start >= len(PAYLOAD):
+                self.send_response(416)
+                self.end_headers()
+                return
+            body = PAYLOAD[start:]
+            self.send_response(206 if rng else 200)
+            if rng:
+                self.send_header("Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            cut, state.cut_next_at = state.cut_next_at, None
+            self.wfile.write(body[:cut] if cut is not None else body)
+            if cut is not None:
+                self.wfile.flush()
+                self.close_connection = True
+
+    return Handler
+
+
+@pytest.fixture()
+def file_server() -> Iterator[tuple[FileServer, str]]:
+    state = FileServer()
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
+    th = threading.Thread(target=httpd.serve_forever, daemon=True)
+    th.start()
+    try:
+        yield state, f"http://127.0.0.1:{httpd.server_address[1]}/files"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        th.join(5)
+
+
+def models_dir(tmp_path: Path, url: str, sha: str = SHA, size: int | None = len(PAYLOAD)) -> Path:
+    size_line = f"size = {size}\n" if size is not None else ""
+    (tmp_path / "manifest.toml").write_text(
+        '[model.tiny-llm]\nrole = "llm"\nlicence = "test"\n'
+        f'[[model.tiny-llm.files]]\nkind = "model"\nname = "tiny.gguf"\nurl = "{url}/tiny.gguf"\n'
+        f'{size_line}sha256 = "{sha}"\n'
+    )
+    return tmp_path
+
+
+def run(*argv: str) -> int:
+    return main(list(argv))
+
+
+def test_pull_resumes_after_interruption(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+    state, url = file_server
+    d = models_dir(tmp_path, url)
+    state.cut_next_at = 1_000_000
+    assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 2
+    err = capsys.readouterr().err
+    assert "again to resume" in err and err.count("\n") == 1
+    part = d / "tiny-llm" / "tiny.gguf.part"
+    assert part.stat().st_size == 1_000_000 and not (d / "tiny-llm" / "tiny.gguf").exists()
+
+    assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 0
+    assert state.ranges[-1] == "bytes=1000000-"
+    final = d / "tiny-llm" / "tiny.gguf"
+    assert final.read_bytes() == PAYLOAD and not part.exists()
+
+    assert run("models", "verify", "tiny-llm", "--set", f"models.dir={d}") == 0
+    assert "ok" in capsys.readouterr().out
+    # A second pull sees the file is in place and fetches nothing.
+    n = len(state.ranges)
+    assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 0
+    assert len(state.ranges) == n
+
+
+def test_wrong_sha_is_refused_and_keeps_old_file(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+    _, url = file_server
+    d = models_dir(tmp_path, url, sha="0" * 64)
+    old = d / "tiny-llm" / "tiny.gguf"
+    old.parent.mkdir()
+    old.write_bytes(b"previous file")
+    assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 2
+    err = capsys.readouterr().err
+    assert "does not match the manifest" in err and err.count("\n") == 1
+    assert old.read_bytes() == b"previous file"
+    assert not (d / "tiny-llm" / "tiny.gguf.part").exists()
+    assert run("models", "verify", "tiny-llm", "--set", f"models.dir={d}") == 2
+
+
+def test_unknown_sha_is_reported_not_invented(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+    _, url = file_server
+    d = models_dir(tmp_path, url, sha="unknown", size=None)
+    assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 0
+    assert run("models", "verify", "tiny-llm", "--set", f"models.dir={d}") == 0
+    out = capsys.readouterr().out
+    assert "unknown-sha" in out and SHA in out
+
+
+def test_missing_model_names_pull_command(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+    _, url = file_server
+    d = models_dir(tmp_path, url)
+    assert run("config", "show", "--set", f"models.dir={d}") == 0  # sanity: overrides parse
+    capsys.readouterr()
+    from edge_assist.config import Config
+    from edge_assist.errors import ModelError
+    from edge_assist.inference.loader import load_llm
+
+    with pytest.raises(ModelError, match="edge-assist models pull tiny-llm"):
+        load_llm(Config().replace(**{"models.dir": str(d), "models.llm": "tiny-llm"}))
+
+
+def test_list_and_verify_builtin(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("models", "list") == 0
+    out = capsys.readouterr().out
+    assert "smollm2-135m-q4" in out and "minilm-l6-int8" in out and "smolvlm-256m" in out
+    assert run("models", "verify", "smollm2-135m-q4", "minilm-l6-int8") == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all(line.startswith("ok ") for line in lines)
+
+
+def test_unknown_model_is_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("models", "pull", "no-such-model") == 2
+    assert "not in the manifest" in capsys.readouterr().err
