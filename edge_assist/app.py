@@ -152,6 +152,7 @@ class Pipeline:
         gate: SearchGate | None = None,
         scheduler: Scheduler | None = None,
         pace: bool = True,
+        stats_interval_s: float = 0.0,
         extra_tasks: Sequence[tuple[str, Callable[[StepInbox], Any]]] = (),
         on_progress: Callable[[float], None] | None = None,
     ) -> None:
@@ -182,12 +183,32 @@ class Pipeline:
         self.gate = gate
         self.scheduler = scheduler
         self.pace = pace
+        self.stats_interval_s = stats_interval_s
         self.extra_tasks = list(extra_tasks)
         self.on_progress = on_progress
         self.decisions: list[Decision] = []
         self.stats = RunStats(session_id=self.session_id)
         self.inbox = StepInbox(STEP_QUEUE)
         self._supervisor: Any = None
+
+    def _collect(self, reasoner: Any, camera: Any, segmenter: Any, captioner_stage: Any, replay: Any, writer: Any, started: float) -> None:
+        self.stats.wall_s = time.perf_counter() - started
+        self.stats.step_latency_s = reasoner.step_latencies_s
+        if camera is not None:
+            self.stats.frames = camera.frames
+            self.stats.dropped_frames = segmenter.inbox.dropped
+            self.stats.clips = segmenter.clips
+            self.stats.skipped_clips = captioner_stage.skipped
+            self.stats.captions = captioner_stage.captions
+            self.stats.caption_latency_s = captioner_stage.latencies_s
+            self.stats.stream_s = (self.frames.duration_s or 0.0) if self.frames else 0.0
+            if self.decisions:
+                self.stats.stream_s = max(self.stats.stream_s, max(d.stream_t1 for d in self.decisions))
+        elif replay is not None and self.captions is not None:
+            self.stats.captions = replay.captions
+            self.stats.stream_s = self.captions.duration_s
+        if writer is not None:
+            self.stats.memory_written = int(getattr(writer, "written", 0))
 
     def ask(self, text: str, source: str = "cli") -> None:
         """A wearer's question, served before the next caption."""
@@ -196,6 +217,25 @@ class Pipeline:
     def request_stop(self) -> None:
         if self._supervisor is not None:
             self._supervisor.request_stop()
+
+    def stats_record(self) -> dict[str, Any]:
+        """Run statistics as one JSONL record (the decision log and `run --stats`)."""
+        rec: dict[str, Any] = {"type": "stats", "t": round(self.clock.now(), 3)} | self.stats.to_json()
+        if self.scheduler is not None:
+            rec["scheduler"] = self.scheduler.stats()
+        return rec
+
+    def _log_stats(self) -> None:
+        rec = self.stats_record()
+        for sink in self.sinks:
+            write = getattr(sink, "write_record", None)
+            if write is not None:
+                write(rec)
+
+    async def _stats_loop(self, interval_s: float) -> None:
+        while True:
+            await asyncio.sleep(interval_s)  # wall time: statistics are about the device, not the stream
+            self._log_stats()
 
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
@@ -258,6 +298,8 @@ class Pipeline:
             sup.start("memory-writer", writer.run(memory_inbox))
         for name, factory in self.extra_tasks:
             sup.start(name, factory(self.inbox), source=True)
+        if self.stats_interval_s > 0:
+            sup.start("stats", self._stats_loop(self.stats_interval_s), source=True)
         driver = None
         if isinstance(self.clock, VirtualClock):
             driver = asyncio.create_task(self.clock.drive(), name="virtual-clock")
@@ -270,33 +312,21 @@ class Pipeline:
             error = e
         finally:
             self.stats.stopped_early = sup.stop_requested.is_set() or error is not None
+            if self.scheduler is not None and self.stats.stopped_early:
+                # Stop generations in worker threads now: the loop cannot close before they end.
+                self.scheduler.arbiter.shutdown()
             await sup.shutdown(SHUTDOWN_GRACE_S, SHUTDOWN_DEADLINE_S - 0.2)
             if driver is not None:
                 driver.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await driver
+            self._collect(reasoner, camera, segmenter, captioner_stage, replay, writer, started)
+            self._log_stats()
             for sink in self.sinks:
                 try:
                     await asyncio.wait_for(sink.close(), timeout=0.5)
                 except (TimeoutError, asyncio.TimeoutError):
                     log.warning("output %s did not close in time", getattr(sink, "name", sink))
-            self.stats.wall_s = time.perf_counter() - started
-            self.stats.step_latency_s = reasoner.step_latencies_s
-            if camera is not None and segmenter is not None and captioner_stage is not None:
-                self.stats.frames = camera.frames
-                self.stats.dropped_frames = segmenter.inbox.dropped
-                self.stats.clips = segmenter.clips
-                self.stats.skipped_clips = captioner_stage.skipped
-                self.stats.captions = captioner_stage.captions
-                self.stats.caption_latency_s = captioner_stage.latencies_s
-                self.stats.stream_s = (self.frames.duration_s or 0.0) if self.frames else 0.0
-                if self.decisions:
-                    self.stats.stream_s = max(self.stats.stream_s, self.decisions[-1].stream_t1)
-            elif replay is not None and self.captions is not None:
-                self.stats.captions = replay.captions
-                self.stats.stream_s = self.captions.duration_s
-            if writer is not None:
-                self.stats.memory_written = int(getattr(writer, "written", 0))
         if error is not None:
             raise error
         return RunResult(self.decisions, self.stats)
@@ -343,7 +373,11 @@ def open_replay_source(cfg: Config, path: str | Path) -> tuple[CaptionStream | N
         return load_caption_stream(p), None
     from edge_assist.sources.video_file import VideoFileSource
 
-    return None, VideoFileSource(p, cfg.source.fps)
+    video = VideoFileSource(p, cfg.source.fps)
+    # Decode the first frame now: a corrupt file is reported before any model loads.
+    video.open()
+    video.close()
+    return None, video
 
 
 def open_camera(cfg: Config) -> FrameSource:
@@ -367,3 +401,160 @@ def run_sync(coro: Any) -> Any:
         with asyncio.Runner() as runner:
             return runner.run(coro)
     return asyncio.run(coro)  # pragma: no cover
+
+
+@dataclass
+class Models:
+    llm: Any
+    text_encoder: Any
+    vlm: Any = None
+    image_encoder: Any = None
+
+
+def load_models(cfg: Config, arbiter: Any = None) -> Models:
+    """The configured models, LLM and VLM behind the scheduler's arbiter when one is given."""
+    from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
+    from edge_assist.scheduler import ScheduledLLM, ScheduledVLM
+
+    llm = load_llm(cfg)
+    vlm = load_vlm(cfg)
+    if arbiter is not None:
+        llm = ScheduledLLM(llm, arbiter)
+        vlm = ScheduledVLM(vlm, arbiter) if vlm is not None else None
+    return Models(llm=llm, text_encoder=load_text_encoder(cfg), vlm=vlm, image_encoder=load_image_encoder(cfg))
+
+
+def build_pipeline(
+    cfg: Config,
+    *,
+    live: bool,
+    path: str | Path | None = None,
+    assistant: Assistant | None = None,
+    sinks: Sequence[OutputSink] | None = None,
+    clock: Clock | None = None,
+    on_progress: Callable[[float], None] | None = None,
+    with_memory: bool = True,
+) -> tuple[Pipeline, Callable[[], None]]:
+    """A ready Pipeline from the config, and a function that releases what it opened."""
+    from edge_assist.scheduler import Scheduler
+
+    clock = clock or make_clock(cfg, live=live)
+    captions: CaptionStream | None = None
+    frames: FrameSource | None = None
+    if path is not None:
+        captions, frames = open_replay_source(cfg, path)
+    elif live:
+        frames = open_camera(cfg)
+    else:
+        raise SourceError("nothing to replay: give a path")
+
+    if frames is not None and not cfg.models.vlm and cfg.models.backend == "local":
+        raise EdgeAssistError(
+            "video needs a VLM to caption it and none is configured: set models.vlm "
+            "(see `edge-assist models list`, then `edge-assist models pull NAME`), "
+            "or replay a caption stream (.jsonl/.srt)"
+        )
+    scheduler = Scheduler(cfg)
+    models = load_models(cfg, scheduler.arbiter)
+    scheduler.paths = tuple(p for p in scheduler.paths if p != "visual" or models.image_encoder is not None)
+    captioner = None
+    if frames is not None:
+        if models.vlm is None:
+            raise EdgeAssistError("video needs a VLM to caption it: set models.vlm, or replay a caption stream")
+        from edge_assist.perception.vlm_captioner import VLMCaptioner
+
+        captioner = VLMCaptioner(models.vlm, cfg.captioner)
+
+    memory = writer = None
+    closers: list[Callable[[], None]] = []
+    if with_memory:
+        from edge_assist.memory.memory import Memory
+        from edge_assist.memory.writer import MemoryWriter
+
+        memory = Memory.open(cfg, models.llm, models.text_encoder, models.image_encoder)
+        closers.append(memory.close)
+        writer = MemoryWriter(memory, clock, cfg)
+    if assistant is None:
+        from edge_assist.assistant import build_assistant
+
+        if memory is None:
+            raise EdgeAssistError("the assistant needs memory; build the pipeline with with_memory=True")
+        assistant = build_assistant(
+            cfg, models.llm, models.text_encoder, memory, vlm=models.vlm, image_encoder=models.image_encoder, clock=clock
+        )
+    s = cfg.segmenter
+    pipeline = Pipeline(
+        clock,
+        assistant,
+        list(sinks) if sinks is not None else default_sinks(cfg),
+        frames=frames,
+        captions=captions,
+        captioner=captioner,
+        session_id=captions.session_id if captions is not None else f"live-{time.strftime('%Y%m%d-%H%M%S')}",
+        clip_s=s.clip_s,
+        keyframes_per_clip=s.keyframes_per_clip,
+        scene_change_pick=s.scene_change_pick,
+        frame_queue=s.frame_queue,
+        clip_queue=cfg.captioner.queue,
+        memory=memory,
+        memory_writer=writer,
+        memory_queue=cfg.memory.write_queue,
+        recent_n=cfg.reasoner.context_captions,
+        task_context=cfg.reasoner.task_context,
+        scheduler=scheduler,
+        pace=True,
+        stats_interval_s=cfg.scheduler.stats_interval_s if live else 0.0,
+        on_progress=on_progress,
+    )
+
+    def close() -> None:
+        for c in reversed(closers):
+            with contextlib.suppress(Exception):
+                c()
+
+    return pipeline, close
+
+
+def run_replay(
+    cfg: Config,
+    path: str | Path,
+    *,
+    assistant: Assistant | None = None,
+    sinks: Sequence[OutputSink] | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Replay a caption stream or a video through the whole pipeline and return its decisions.
+
+    On the virtual clock unless `source.realtime` is set. Used by `edge-assist replay`,
+    the evaluation harness and the benchmarks.
+    """
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=None, unit="s", desc="replay", leave=False, dynamic_ncols=True, file=sys.stderr)
+
+    def on_progress(t: float) -> None:
+        if bar is not None:
+            bar.update(max(0.0, t - bar.n))
+
+    pipeline, close = build_pipeline(
+        cfg, live=False, path=path, assistant=assistant, sinks=sinks if sinks is not None else [], on_progress=on_progress
+    )
+    if bar is not None:
+        total = pipeline.captions.duration_s if pipeline.captions is not None else (pipeline.frames.duration_s if pipeline.frames else None)
+        bar.total = round(total, 1) if total else None
+    try:
+        return run_sync(_run_with_signals(pipeline))
+    finally:
+        if bar is not None:
+            bar.close()
+        close()
+
+
+async def _run_with_signals(pipeline: Pipeline) -> RunResult:
+    remove = install_signal_handlers(pipeline)
+    try:
+        return await pipeline.run()
+    finally:
+        remove()

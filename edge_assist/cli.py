@@ -11,6 +11,7 @@ import argparse
 import importlib
 import logging
 import pkgutil
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -50,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -61,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
+    # SIGTERM while starting up (loading models) ends as cleanly as Ctrl-C; once the
+    # pipeline runs, its own handlers take over and flush everything.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(func(args) or 0)
     except EdgeAssistError as e:

@@ -163,6 +163,7 @@ class Decision:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "type": "decision",
             "t": round(self.t, 3),
             "session_id": self.session_id,
             "clip_index": self.clip_index,

@@ -109,6 +109,7 @@ class ModelArbiter:
         self._waiting: list[_Ticket] = []
         self._seq = itertools.count()
         self._active_steps = 0
+        self._closed = False
         self.preemptions = 0
         self.background_forced = 0
 
@@ -122,16 +123,30 @@ class ModelArbiter:
             self._cv.notify_all()
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def idle(self) -> bool:
         return self._active_steps == 0
 
     def _first(self) -> _Ticket:
         return max(self._waiting, key=lambda t: (t.lane, -t.seq))
 
+    def shutdown(self) -> None:
+        """Stop the generation in flight and refuse new ones: the process is stopping."""
+        with self._cv:
+            self._closed = True
+            if self._holder is not None:
+                self._holder.preempt.set()
+            self._cv.notify_all()
+
     def acquire(self, lane: Lane) -> _Ticket:
         ticket = _Ticket(lane, next(self._seq))
         waited_since = time.monotonic()
         with self._cv:
+            if self._closed:
+                raise GenerationCancelled("shutting down")
             self._waiting.append(ticket)
             if self._holder is not None and self._holder.lane < lane:
                 self._holder.preempt.set()
@@ -145,6 +160,9 @@ class ModelArbiter:
                         self.background_forced += 1
                 if mine:
                     break
+                if self._closed:
+                    self._waiting.remove(ticket)
+                    raise GenerationCancelled("shutting down")
                 self._cv.wait(timeout=0.05)
             self._waiting.remove(ticket)
             self._holder = ticket
@@ -181,8 +199,8 @@ class ScheduledLLM:
                 try:
                     return fn(stop=flag, **kwargs)
                 except GenerationCancelled:
-                    if stop is not None and stop.is_set():
-                        raise  # the caller cancelled: not ours to retry
+                    if (stop is not None and stop.is_set()) or self.arbiter.closed:
+                        raise  # the caller cancelled, or we are stopping: not ours to retry
                     if lane == Lane.BACKGROUND:
                         continue  # memory work is idempotent: redo it when the CPU is free
                     raise SearchPreempted(f"{lane.name.lower()} call preempted by more urgent work") from None

@@ -147,6 +147,9 @@ class Segmenter:
                 if last is not None:
                     self.clips += 1
                     await self._emit(last)
+                # The end marker must not push out the last clips still waiting to be captioned.
+                if isinstance(self.outbox, DroppingQueue):
+                    await self.outbox.wait_for_room()
                 await self._emit(item)
                 return
             clip = self.builder.add(item, self.inbox.dropped, self.clock.now())

@@ -1,0 +1,138 @@
+"""`edge-assist doctor`: what is installed, which models and devices are found, what is
+missing and the command that gets it. Loads no model; safe to run any time."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib.metadata as md
+import importlib.util
+import os
+import platform
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.config import Config
+
+OK, MISSING, NOTE = "ok", "MISSING", "note"
+
+_PACKAGES = (
+    ("llama-cpp-python", "llama_cpp", "pip install llama-cpp-python (builds llama.cpp; ~16 min on 2 cores)"),
+    ("onnxruntime", "onnxruntime", "pip install onnxruntime"),
+    ("sqlite-vec", "sqlite_vec", "pip install sqlite-vec"),
+    ("kuzu", "kuzu", "pip install kuzu==0.11.3"),
+    ("tokenizers", "tokenizers", "pip install tokenizers"),
+    ("opencv-python-headless", "cv2", "pip install opencv-python-headless"),
+    ("numpy", "numpy", "pip install numpy"),
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="check what is installed, which models and devices are found, and what is missing",
+        description="Check the installation: packages, SQLite extension loading, models, cameras, speech, "
+        "voice input, the glasses bridge and the data folder. Every missing piece comes with the command that fixes it.",
+    )
+    add_config_args(p)
+    p.set_defaults(func=_doctor)
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return None
+
+
+def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
+    """(status, what, detail) rows."""
+    yield OK, "python", f"{platform.python_version()} on {platform.machine()} ({platform.system()})"
+    for dist, module, fix in _PACKAGES:
+        v = _version(dist) or (_version("opencv-python") if module == "cv2" else None)
+        if v is None and importlib.util.find_spec(module) is None:
+            yield MISSING, dist, fix
+        else:
+            yield OK, dist, v or "installed"
+    try:
+        from edge_assist.sqlite import connect, sqlite_module
+
+        mod = sqlite_module()
+        conn = connect(":memory:")
+        vec = conn.execute("select vec_version()").fetchone()[0]
+        conn.close()
+        yield OK, "sqlite + sqlite-vec", f"{mod.__name__} {mod.sqlite_version}, sqlite-vec {vec}"
+    except Exception as e:  # doctor reports, never crashes
+        yield MISSING, "sqlite + sqlite-vec", str(e)
+
+    try:
+        from edge_assist.inference.loader import model_status
+
+        for row in model_status(cfg):
+            label = f"model ({row.role})" + (f" {row.name}" if row.name else "")
+            if row.found:
+                yield OK, label, row.path or row.detail
+            elif row.role in ("vlm", "image-encoder") and not row.name:
+                yield NOTE, label, row.detail
+            else:
+                yield MISSING, label, row.detail
+    except Exception as e:
+        yield MISSING, "models", f"cannot read the model manifest: {e}"
+
+    cams = sorted(glob.glob("/dev/video*"))
+    if cams:
+        yield OK, "cameras (V4L2)", ", ".join(cams)
+    else:
+        yield NOTE, "cameras (V4L2)", "none found: plug a USB camera for `run`, or use `replay`"
+    if importlib.util.find_spec("picamera2") is not None:
+        yield OK, "picamera2", "installed"
+    else:
+        yield NOTE, "picamera2", "not installed (Raspberry Pi camera only: sudo apt install python3-picamera2)"
+
+    if shutil.which("espeak-ng"):
+        yield OK, "speech (espeak-ng)", shutil.which("espeak-ng") or ""
+    else:
+        yield MISSING, "speech (espeak-ng)", "decisions are not spoken: sudo apt install espeak-ng"
+    player = shutil.which("aplay") or shutil.which("paplay") or shutil.which("pw-play")
+    yield (OK if player else NOTE), "audio player", player or "none (aplay/paplay): speech can only go to a WAV file"
+
+    try:
+        from edge_assist.voice import voice_status  # type: ignore[attr-defined]
+
+        for line in voice_status(cfg):
+            status = OK if line.lower().startswith("ok") else NOTE
+            yield status, "voice input", line
+    except ImportError:
+        yield NOTE, "voice input", "not available in this build"
+
+    key = cfg.data_path(cfg.bridge.key_file)
+    if cfg.bridge.transport == "off":
+        yield NOTE, "glasses bridge", "off (bridge.transport); `edge-assist hud-emulator` shows the HUD in a terminal"
+    elif key.exists():
+        yield OK, "glasses bridge", f"{cfg.bridge.transport}, paired (key {key})"
+    else:
+        yield MISSING, "glasses bridge", f"{cfg.bridge.transport} configured but not paired: run `edge-assist pair`"
+
+    data = cfg.data_dir
+    probe = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
+    if os.access(probe, os.W_OK):
+        free_gb = shutil.disk_usage(probe).free / 1e9
+        yield (OK if free_gb > 1 else MISSING), "data folder", f"{data} ({free_gb:.1f} GB free)" + (
+            "" if free_gb > 1 else ": free some disk space, memory ingest stops when the disk is full"
+        )
+    else:
+        yield MISSING, "data folder", f"{data} is not writable: set general.data_dir"
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    cfg = config_from_args(args)
+    rows = list(checks(cfg))
+    width = max(len(what) for _, what, _ in rows)
+    for status, what, detail in rows:
+        print(f"{status:>7}  {what:<{width}}  {detail}")
+    missing = sum(1 for s, _, _ in rows if s == MISSING)
+    print(f"\n{missing} missing" if missing else "\neverything needed is here", file=sys.stdout)
+    return 1 if missing else 0

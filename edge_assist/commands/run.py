@@ -1,0 +1,141 @@
+"""`edge-assist run` (live, from a camera) and `edge-assist replay PATH` (a file)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+from edge_assist.cli import add_config_args, config_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    run = sub.add_parser(
+        "run",
+        help="watch the camera and assist live",
+        description="Run the assistant live on the configured camera (source.kind: opencv or picamera2). "
+        "Type a question and press Enter to ask; Ctrl-C stops cleanly.",
+    )
+    add_config_args(run)
+    run.add_argument("--headless", action="store_true", help="no terminal UI: plain log lines for journald (systemd)")
+    run.add_argument("--stats", action="store_true", help="print latency histograms, real-time factor and drop counts at the end")
+    run.add_argument("--no-stdin", action="store_true", help="do not read questions from standard input")
+    run.set_defaults(func=_run)
+
+    rp = sub.add_parser(
+        "replay",
+        help="replay a video file or a caption stream through the pipeline",
+        description="Replay recorded footage (a video file, captioned by the configured VLM) or a caption "
+        "stream (.jsonl with t0/t1/text per line, or .srt) through the whole pipeline. As fast as possible "
+        "on virtual time unless --realtime.",
+    )
+    rp.add_argument("path", help="video file (.mp4, .avi, ...) or caption stream (.jsonl, .srt)")
+    add_config_args(rp)
+    rp.add_argument("--realtime", action="store_true", help="pace the replay at real time, as live")
+    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.add_argument("--stats", action="store_true", help="print latency histograms and counters at the end")
+    rp.add_argument("--summary-json", metavar="FILE", help="also write the run summary as JSON to FILE")
+    rp.set_defaults(func=_replay)
+
+
+def _print_summary(result: Any, pipeline_stats: dict[str, Any] | None, log_path: str, stats: bool) -> None:
+    print("", file=sys.stderr)
+    for line in result.stats.summary_lines():
+        print(line)
+    print(f"decision log: {log_path}")
+    if stats and pipeline_stats is not None:
+        print(json.dumps(pipeline_stats, indent=2))
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from edge_assist.app import Pipeline, build_pipeline, default_sinks, run_sync
+
+    extra: dict[str, Any] = {"source.realtime": True} if args.realtime else {}
+    cfg = config_from_args(args, **extra)
+    bar = None
+    if not args.no_progress and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=None, unit="s", desc="replay", dynamic_ncols=True, file=sys.stderr, leave=False)
+
+    def on_progress(t: float) -> None:
+        if bar is not None:
+            bar.update(max(0.0, round(t, 1) - bar.n))
+
+    sinks = default_sinks(cfg)
+    if bar is not None:
+        from tqdm import tqdm
+
+        for s in sinks:
+            if hasattr(s, "write_hook"):
+                s.write_hook = tqdm.write
+    pipeline: Pipeline
+    pipeline, close = build_pipeline(cfg, live=False, path=args.path, sinks=sinks, on_progress=on_progress)
+    what = f"{len(pipeline.captions.captions)} captions" if pipeline.captions is not None else "video"
+    print(f"replaying {args.path} ({what}, session {pipeline.session_id})", file=sys.stderr, flush=True)
+    if bar is not None:
+        total = pipeline.captions.duration_s if pipeline.captions is not None else (pipeline.frames.duration_s if pipeline.frames else None)
+        bar.total = round(total, 1) if total else None
+        bar.refresh()
+    try:
+        result = run_sync(_with_signals(pipeline))
+    finally:
+        if bar is not None:
+            bar.close()
+        close()
+    rec = pipeline.stats_record()
+    if args.summary_json:
+        with open(args.summary_json, "w", encoding="utf-8") as fh:
+            json.dump(rec, fh, indent=2)
+    _print_summary(result, rec, str(cfg.data_path(cfg.output.decision_log)), args.stats)
+    return 130 if result.stats.stopped_early else 0
+
+
+async def _with_signals(pipeline: Any) -> Any:
+    from edge_assist.app import install_signal_handlers
+
+    remove = install_signal_handlers(pipeline)
+    try:
+        return await pipeline.run()
+    finally:
+        remove()
+
+
+async def _stdin_questions(pipeline: Any) -> None:
+    """Each line typed on standard input is a wearer's question."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    try:
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            text = line.decode("utf-8", "replace").strip()
+            if text:
+                pipeline.ask(text, source="stdin")
+    finally:
+        transport.close()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from edge_assist.app import build_pipeline, default_sinks, run_sync
+
+    cfg = config_from_args(args)
+    if args.headless:
+        # journald stamps time and unit itself: one plain line per event.
+        logging.getLogger().handlers.clear()
+        logging.basicConfig(level=cfg.general.log_level.upper(), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    sinks = default_sinks(cfg)
+    pipeline, close = build_pipeline(cfg, live=True, sinks=sinks)
+    if not args.no_stdin and not args.headless and sys.stdin is not None and sys.stdin.isatty():
+        pipeline.extra_tasks.append(("stdin-questions", lambda _inbox: _stdin_questions(pipeline)))
+    try:
+        result = run_sync(_with_signals(pipeline))
+    finally:
+        close()
+    _print_summary(result, pipeline.stats_record(), str(cfg.data_path(cfg.output.decision_log)), args.stats)
+    return 0
