@@ -348,17 +348,76 @@ def install_signal_handlers(pipeline: Pipeline) -> Callable[[], None]:
     return remove
 
 
-def default_sinks(cfg: Config, *, console: bool | None = None) -> list[OutputSink]:
+def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = True) -> list[OutputSink]:
+    """The decision log, the console and (when installed and wanted) speech."""
     sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log))]
     if cfg.output.console if console is None else console:
         sinks.append(ConsoleOutput(show_silent=cfg.output.console_silent))
-    with contextlib.suppress(ImportError):
-        from edge_assist.outputs.speech import speech_sink  # type: ignore[attr-defined]
+    if speech:
+        from edge_assist.outputs.speech import SpeechOutput, resolve_engine
 
-        speech = speech_sink(cfg)
-        if speech is not None:
-            sinks.append(speech)
+        if resolve_engine(cfg.output) != "off":
+            sinks.append(SpeechOutput(cfg.output))
     return sinks
+
+
+def device_tasks(cfg: Config, clock: Clock, scheduler: Any, sinks: list[OutputSink]) -> list[tuple[str, Callable[[StepInbox], Any]]]:
+    """The glasses link (HUD out; questions, buttons, status in) and voice questions, as configured."""
+    tasks: list[tuple[str, Callable[[StepInbox], Any]]] = []
+    link = None
+    if cfg.bridge.transport != "off":
+        from edge_assist.events import ButtonEvent, GlassesStatus
+        from edge_assist.outputs.hud import HudOutput
+        from firmware_bridge.link import BridgeLink
+
+        link = BridgeLink.from_config(cfg, clock)
+        sinks.append(HudOutput(link, min_duration_s=cfg.output.hud_min_duration_s))
+
+        async def bridge(inbox: StepInbox) -> None:
+            assert link is not None
+            # Starting waits for late glasses instead of failing (headless boot order).
+            await link.start()
+            try:
+                while True:
+                    event = await link.inbound.get()
+                    if isinstance(event, UserQuery):
+                        inbox.put_query(event)
+                    elif isinstance(event, GlassesStatus):
+                        scheduler.update_device(event.budget_factor)
+                    elif isinstance(event, ButtonEvent):
+                        log.debug("button %s %s", event.button, event.action)
+            finally:
+                await link.close()
+
+        tasks.append(("bridge", bridge))
+    if cfg.voice.enabled:
+        from edge_assist.events import ButtonEvent
+        from edge_assist.voice.questions import build_voice_questions
+
+        buttons = link.subscribe(ButtonEvent) if link is not None and cfg.voice.push_to_talk else None
+        voice = build_voice_questions(cfg, clock, buttons=buttons)
+
+        async def listen(inbox: StepInbox) -> None:
+            heard: asyncio.Queue[UserQuery] = asyncio.Queue(8)
+
+            async def forward() -> None:
+                while True:
+                    inbox.put_query(await heard.get())
+
+            # Two owned tasks; if one fails the other is cancelled (TaskGroup needs 3.11).
+            parts = [
+                asyncio.create_task(voice.run(heard), name="voice-listen"),
+                asyncio.create_task(forward(), name="voice-forward"),
+            ]
+            try:
+                await asyncio.gather(*parts)
+            finally:
+                for part in parts:
+                    part.cancel()
+                await asyncio.gather(*parts, return_exceptions=True)
+
+        tasks.append(("voice", listen))
+    return tasks
 
 
 def make_clock(cfg: Config, *, live: bool) -> Clock:
@@ -482,11 +541,13 @@ def build_pipeline(
         assistant = build_assistant(
             cfg, models.llm, models.text_encoder, memory, vlm=models.vlm, image_encoder=models.image_encoder, clock=clock
         )
+    sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=live or cfg.source.realtime)
+    extra = device_tasks(cfg, clock, scheduler, sink_list) if live or cfg.source.realtime else []
     s = cfg.segmenter
     pipeline = Pipeline(
         clock,
         assistant,
-        list(sinks) if sinks is not None else default_sinks(cfg),
+        sink_list,
         frames=frames,
         captions=captions,
         captioner=captioner,
@@ -504,6 +565,7 @@ def build_pipeline(
         scheduler=scheduler,
         pace=True,
         stats_interval_s=cfg.scheduler.stats_interval_s if live else 0.0,
+        extra_tasks=extra,
         on_progress=on_progress,
     )
 

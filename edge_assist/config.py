@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, get_origin, get_type_hints
 
 from edge_assist.errors import ConfigError
 
@@ -37,7 +37,12 @@ def setting(
     """Declare a key: its default, a one-line doc (say the unit), and its valid range."""
     meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
     if isinstance(default, dict | list):
-        return field(default_factory=lambda d=default: type(d)(d), metadata=meta)
+        frozen_default = default
+
+        def factory() -> Any:
+            return type(frozen_default)(frozen_default)
+
+        return field(default_factory=factory, metadata=meta)
     return field(default=default, metadata=meta)
 
 
@@ -123,6 +128,11 @@ class MemoryConfig:
     keyframe_retention_days: float = setting(30.0, "keyframe JPEGs older than this are deleted; 0 keeps none (days)", lo=0)
     keyframe_jpeg_quality: int = setting(80, "JPEG quality of stored keyframes (0-100)", lo=1, hi=100)
     extract_entities: bool = setting(True, "build the entity graph from captions with the LLM")
+    max_store_mb: float = setting(
+        0.0, "cap on the SQLite store size; ingest stops with an error when reached; 0 = no cap (MB)", lo=0
+    )
+    summary_max_tokens: int = setting(96, "longest activity or session summary (tokens)", lo=16, hi=1024)
+    entity_max_tokens: int = setting(256, "longest entity-extraction answer per caption (tokens)", lo=32, hi=2048)
 
 
 @dataclass(frozen=True)
@@ -174,6 +184,14 @@ class SchedulerConfig:
         "degrade", "when a search does not fit the budget: degrade it or defer it to the next idle slot",
         choices=("degrade", "defer"),
     )
+    retrieval_estimate_s: float = setting(
+        0.5, "first guess of the three retrieval paths' cost, replaced by measurements (seconds)", lo=0
+    )
+    reconstruction_estimate_s: float = setting(
+        6.0, "first guess of reconstructing all paths' hits, replaced by measurements (seconds)", lo=0
+    )
+    pass2_estimate_s: float = setting(2.0, "first guess of the second reasoner pass, replaced by measurements (seconds)", lo=0)
+    stats_interval_s: float = setting(60.0, "how often run statistics go to the JSONL log; 0 = only at the end (seconds)", lo=0)
 
 
 @dataclass(frozen=True)
@@ -363,8 +381,9 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, 
                     f"unknown config key '{sec}.{key}'{where}; keys of [{sec}]: {', '.join(fields)}"
                 )
             meta = dict(fields[key].metadata)
-            if fields[key].default_factory is not dataclasses.MISSING:
-                meta["default"] = fields[key].default_factory()
+            factory = fields[key].default_factory
+            if factory is not dataclasses.MISSING:
+                meta["default"] = factory()
             kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
         built[sec] = cls(**kwargs)
     return Config(**built, origin=origin)

@@ -276,12 +276,6 @@ class Histogram:
         }
 
 
-@dataclass
-class DeviceState:
-    thermal_throttled: bool = False
-    battery_percent: float | None = None
-
-
 class Scheduler:
     """The SearchGate handed to the assistant, plus budgets, lanes and statistics."""
 
@@ -295,27 +289,22 @@ class Scheduler:
             "reconstruction": cfg.scheduler.reconstruction_estimate_s,
             "pass2": cfg.scheduler.pass2_estimate_s,
         }
-        self.device = DeviceState()
+        # Fraction of the budget the glasses allow now (GlassesStatus.budget_factor: heat, battery).
+        self.device_factor = 1.0
         self.histograms: dict[str, Histogram] = {}
         self.counters = {"steps": 0, "granted": 0, "degraded": 0, "deferred": 0, "deferred_run": 0, "preempted_steps": 0, "over_budget": 0}
         self.deferred: deque[StepContext] = deque(maxlen=16)
         self.overhead_s = 0.0  # time spent inside the scheduler's own decisions
 
     # -- device state ------------------------------------------------------------------
-    def update_device(self, *, thermal_throttled: bool | None = None, battery_percent: float | None = None) -> None:
-        if thermal_throttled is not None:
-            self.device.thermal_throttled = thermal_throttled
-        if battery_percent is not None:
-            self.device.battery_percent = battery_percent
+    def update_device(self, budget_factor: float) -> None:
+        """The glasses report heat or a low battery: spend less per step (factor 0-1)."""
+        if budget_factor != self.device_factor:
+            log.info("step budget now %.0f%% (glasses status)", 100 * budget_factor)
+        self.device_factor = min(1.0, max(0.05, budget_factor))
 
     def budget_s(self) -> float:
-        s = self.cfg.scheduler
-        factor = 1.0
-        if self.device.thermal_throttled:
-            factor *= s.hot_budget_factor
-        if self.device.battery_percent is not None and self.device.battery_percent < s.low_battery_percent:
-            factor *= s.low_battery_budget_factor
-        return s.step_budget_s * factor
+        return self.cfg.scheduler.step_budget_s * self.device_factor
 
     # -- steps -------------------------------------------------------------------------
     def new_step(self, ctx: StepContext, *, caption_latency_s: float = 0.0) -> StepBudget:

@@ -65,7 +65,8 @@ def _replay(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.update(max(0.0, round(t, 1) - bar.n))
 
-    sinks = default_sinks(cfg)
+    # Speech in a replay faster than real time would lag further and further behind.
+    sinks = default_sinks(cfg, speech=bool(args.realtime or cfg.source.realtime))
     if bar is not None:
         from tqdm import tqdm
 
