@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,9 @@ class LlamaVLM:
                 f"or made for another language model: {fix_hint}"
             ) from None
         self.lock = self._llm.lock
+        # Free the projector while the interpreter is still whole: llama-cpp-python's own
+        # __del__ at shutdown writes to an already closed stderr and prints a traceback.
+        weakref.finalize(self, self._llm.close)
 
     def describe(
         self,
