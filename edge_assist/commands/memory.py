@@ -1,0 +1,165 @@
+"""`edge-assist memory stats | export | forget | ingest`: the wearer's memory store.
+
+`stats`, `export` and `forget` open the configured store without loading any model;
+`ingest` replays a caption file (JSONL: a {"meta": {...}} line, then {"t0","t1","text"}
+lines) through the same synchronous path the background writer uses, resuming where
+the store ends for that session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.errors import SourceError, StoreError
+from edge_assist.events import Caption
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("memory", help="inspect, export, forget or fill the wearer's memory",
+                       description="The wearer's memory store (SQLite + Kùzu + keyframes).")
+    msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+    stats = msub.add_parser("stats", help="sizes on disk and counts per level")
+    add_config_args(stats)
+    stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    stats.set_defaults(func=_stats)
+    export = msub.add_parser("export", help="the wearer's memory as JSONL (captions, summaries, entities, keyframe files)")
+    add_config_args(export)
+    export.add_argument("--out", "-o", metavar="PATH", help="write here instead of stdout")
+    export.set_defaults(func=_export)
+    forget = msub.add_parser("forget", help="delete everything written before a date: rows, vectors, graph, keyframes")
+    add_config_args(forget)
+    forget.add_argument("--before", required=True, metavar="DATE",
+                        help="ISO date or time, local time unless it carries an offset (2025-01-31, 2025-01-31T12:00)")
+    forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    forget.set_defaults(func=_forget)
+    ingest = msub.add_parser("ingest", help="replay a caption JSONL file into memory (resumes where the store ends)")
+    add_config_args(ingest)
+    ingest.add_argument("file", help="caption stream (.jsonl)")
+    ingest.add_argument("--session", help="session id (default: the file's meta.session_id, else its name)")
+    ingest.add_argument("--no-flush", action="store_true", help="do not summarise the last, partial windows")
+    ingest.set_defaults(func=_ingest)
+
+
+def _open_existing(args: argparse.Namespace) -> Any:
+    from edge_assist.memory.memory import Memory
+
+    return Memory.open_existing(config_from_args(args))
+
+
+def _stats(args: argparse.Namespace) -> int:
+    with _open_existing(args) as mem:
+        s = mem.stats()
+    if args.json:
+        print(json.dumps(s, indent=2, sort_keys=True))
+        return 0
+    kb = 1024.0
+    print(f"store        {s['path']}  {s['bytes'] / kb:.1f} KiB (+ graph {s['graph_bytes'] / kb:.1f} KiB)")
+    print(f"encoders     text {s['meta'].get('text_encoder')} ({s['meta'].get('text_dim')}-d), "
+          f"image {s['meta'].get('image_encoder', 'none')} ({s['meta'].get('image_dim', '-')}-d)")
+    print(f"sessions     {s['sessions']}")
+    for lv, n in s["items"].items():
+        print(f"{lv:<12} {n:>8} items  {s['text_bytes'][lv] / kb:8.1f} KiB text  "
+              f"{s['text_vector_bytes'][lv] / kb:8.1f} KiB vectors")
+    kf = s["keyframes"]
+    print(f"keyframes    {kf['count']:>8} vectors  {kf['files']} files {kf['jpeg_bytes'] / kb:.1f} KiB JPEG")
+    g = s["graph"]
+    print(f"graph        {g['entities']} entities, {g['clips']} clips, {g['seen_in']} mentions, {g['relations']} relations"
+          f"; {s['graph_pending']} captions pending")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open_existing(args) as mem:
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+        try:
+            n = 0
+            for row in mem.export():
+                out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                n += 1
+        finally:
+            if args.out:
+                out.close()
+    if args.out:
+        print(f"exported {n} records to {args.out}", file=sys.stderr)
+    return 0
+
+
+def parse_date(text: str) -> float:
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise StoreError(f"--before {text!r} is not an ISO date; write e.g. 2025-01-31 or 2025-01-31T12:00") from None
+    if dt.tzinfo is None:
+        dt = dt.astimezone()  # local time, as the wearer means it
+    return dt.astimezone(timezone.utc).timestamp()
+
+
+def _forget(args: argparse.Namespace) -> int:
+    cutoff = parse_date(args.before)
+    if cutoff > time.time():
+        raise StoreError(f"--before {args.before} is in the future; that would forget everything: pass a past date")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise StoreError("forget deletes for good; pass --yes to confirm when not running interactively")
+        answer = input(f"delete everything remembered before {args.before}? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing deleted")
+            return 1
+    with _open_existing(args) as mem:
+        res = mem.forget_before(cutoff)
+    print(f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe files")
+    return 0
+
+
+def read_caption_file(path: Path, session: str | None = None) -> tuple[str, list[tuple[float, float, str]]]:
+    """(session id, [(t0, t1, text)]) from a caption JSONL file; bad lines are one-line errors."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SourceError(f"cannot read caption file {path}: {e}") from None
+    sid = session
+    rows: list[tuple[float, float, str]] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            if "meta" in obj:
+                sid = sid or obj["meta"].get("session_id")
+                continue
+            rows.append((float(obj["t0"]), float(obj["t1"]), str(obj["text"])))
+        except (ValueError, KeyError, TypeError) as e:
+            raise SourceError(f"{path}:{n}: not a caption line ({e}); expected {{\"t0\", \"t1\", \"text\"}}") from None
+    return sid or path.stem, rows
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder
+    from edge_assist.memory.memory import Memory
+
+    cfg = config_from_args(args)
+    sid, rows = read_caption_file(Path(args.file), args.session)
+    enc = load_text_encoder(cfg)
+    llm = load_llm(cfg)
+    with Memory.open(cfg, llm, enc, load_image_encoder(cfg)) as mem:
+        mem.catch_up()
+        start = mem.next_clip_index(sid)
+        print(f"session {sid}: {len(rows)} captions, resuming at clip {start}", flush=True)
+        for i in range(start, len(rows)):
+            t0, t1, text = rows[i]
+            res = mem.ingest(Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text))
+            # One line per clip, flushed: a supervisor (or a test) can follow progress.
+            print(f"clip {i} stored={int(res.stored)} llm={sum(res.llm_calls.values())} "
+                  f"summaries={','.join(f'{lv}:{w}' for lv, w in res.summaries) or '-'}", flush=True)
+        if not args.no_flush:
+            flushed = mem.flush([sid])
+            print(f"flushed {len(flushed)} partial windows", flush=True)
+        print(f"done: llm calls {mem.llm_calls}", flush=True)
+    return 0

@@ -1,0 +1,79 @@
+"""Every Cypher statement edge-assist runs, and the one import of the graph engine.
+
+Kùzu's upstream was archived (Oct 2025); keeping the engine import and all query text
+here makes a move to its maintained fork a change to this file only.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+
+def engine() -> ModuleType:
+    import kuzu  # the one place the graph engine is named
+
+    return kuzu
+
+
+SCHEMA = (
+    "CREATE NODE TABLE IF NOT EXISTS Meta(key STRING, value STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE IF NOT EXISTS Entity(key STRING, name STRING, kind STRING, PRIMARY KEY(key))",
+    "CREATE NODE TABLE IF NOT EXISTS Clip(id STRING, session_id STRING, clip_index INT64, t0 DOUBLE, t1 DOUBLE,"
+    " PRIMARY KEY(id))",
+    "CREATE REL TABLE IF NOT EXISTS SEEN_IN(FROM Entity TO Clip)",
+    "CREATE REL TABLE IF NOT EXISTS RELATED(FROM Entity TO Entity, relation STRING, session_id STRING,"
+    " clip_index INT64, t DOUBLE)",
+)
+
+GET_META = "MATCH (m:Meta {key: $key}) RETURN m.value"
+SET_META = "MERGE (m:Meta {key: $key}) SET m.value = $value"
+
+BEGIN = "BEGIN TRANSACTION"
+COMMIT = "COMMIT"
+ROLLBACK = "ROLLBACK"
+
+# MERGE everywhere: re-applying a caption after a crash must change nothing.
+MERGE_CLIP = (
+    "MERGE (c:Clip {id: $id}) ON CREATE SET c.session_id = $session_id, c.clip_index = $clip_index,"
+    " c.t0 = $t0, c.t1 = $t1"
+)
+MERGE_ENTITY = "MERGE (e:Entity {key: $key}) ON CREATE SET e.name = $name, e.kind = $kind"
+MERGE_SEEN_IN = "MATCH (e:Entity {key: $key}), (c:Clip {id: $clip_id}) MERGE (e)-[:SEEN_IN]->(c)"
+MERGE_RELATED = (
+    "MATCH (a:Entity {key: $a}), (b:Entity {key: $b}) "
+    "MERGE (a)-[r:RELATED {relation: $relation, session_id: $session_id, clip_index: $clip_index}]->(b) "
+    "ON CREATE SET r.t = $t"
+)
+
+# Entities whose key is a query key, or contains it as a whole word ("knife" finds "butter knife").
+FIND_ENTITIES = (
+    "MATCH (e:Entity) WHERE e.key = $key OR e.key ENDS WITH $suffix OR e.key STARTS WITH $prefix "
+    "OR e.key CONTAINS $infix RETURN e.key, e.name, e.kind"
+)
+ENTITY_CLIPS = (
+    "MATCH (e:Entity)-[:SEEN_IN]->(c:Clip) WHERE e.key IN $keys AND c.t1 <= $before_t "
+    "RETURN e.key, c.session_id, c.clip_index, c.t1"
+)
+OUT_RELATIONS = (
+    "MATCH (e:Entity)-[r:RELATED]->(o:Entity) WHERE e.key IN $keys AND r.t <= $before_t "
+    "RETURN e.key, r.relation, o.key, o.name, r.session_id, r.t, r.clip_index"
+)
+IN_RELATIONS = (
+    "MATCH (o:Entity)-[r:RELATED]->(e:Entity) WHERE e.key IN $keys AND r.t <= $before_t "
+    "RETURN e.key, r.relation, o.key, o.name, r.session_id, r.t, r.clip_index"
+)
+
+DELETE_CLIPS = "MATCH (c:Clip) WHERE c.id IN $ids DETACH DELETE c"
+DELETE_RELATIONS = (
+    "MATCH (:Entity)-[r:RELATED]->(:Entity) WHERE r.session_id = $session_id AND r.clip_index IN $clip_indices DELETE r"
+)
+DELETE_ORPHANS = (
+    "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)-[:SEEN_IN]->(:Clip) } "
+    "AND NOT EXISTS { MATCH (e)-[:RELATED]-(:Entity) } DETACH DELETE e"
+)
+
+COUNT_ENTITIES = "MATCH (e:Entity) RETURN count(e)"
+COUNT_CLIPS = "MATCH (c:Clip) RETURN count(c)"
+COUNT_SEEN_IN = "MATCH (:Entity)-[r:SEEN_IN]->(:Clip) RETURN count(r)"
+COUNT_RELATED = "MATCH (:Entity)-[r:RELATED]->(:Entity) RETURN count(r)"
+ALL_ENTITIES = "MATCH (e:Entity) RETURN e.key, e.name, e.kind ORDER BY e.key"

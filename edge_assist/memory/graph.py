@@ -1,0 +1,228 @@
+"""The entity graph in embedded Kùzu: what was seen, in which clip, related to what.
+
+Nodes are entities (keyed by `entities.entity_key`) and clips; `SEEN_IN` links an entity
+to every clip it was mentioned in, `RELATED` carries a relation with the session, clip
+and stream time it was seen. Every write is a MERGE inside one Kùzu transaction per
+caption, so applying a caption twice leaves the graph unchanged; that is what lets
+SQLite stay the source of truth (see `edge_assist.memory.memory`). The graph is a
+derived index: it can always be rebuilt from the extractions stored in SQLite.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from edge_assist.errors import StoreError
+from edge_assist.memory import cypher
+from edge_assist.memory.api import EntityHit
+from edge_assist.memory.entities import Extraction, entity_key
+
+# How many neighbour clips one hit carries: enough context, bounded prompt.
+MAX_NEIGHBOUR_CLIPS = 16
+STORE_ID_KEY = "store_id"
+
+
+def clip_id(session_id: str, clip_index: int) -> str:
+    return f"{session_id}\x1f{clip_index}"
+
+
+class EntityGraph:
+    """Plain synchronous wrapper around one Kùzu database, guarded by one lock."""
+
+    def __init__(self, path: Path, db: Any, conn: Any) -> None:
+        self.path = path
+        self._db = db
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> tuple[EntityGraph, bool]:
+        """Open or create the graph; the flag says whether it was created now (so it must be rebuilt)."""
+        kuzu = cypher.engine()
+        created = not path.exists()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = kuzu.Database(str(path))
+            conn = kuzu.Connection(db)
+        except RuntimeError as e:
+            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if "lock" in msg.lower():
+                raise StoreError(f"entity graph {path} is in use ({msg}); is another edge-assist using this wearer?") from None
+            raise StoreError(
+                f"cannot open entity graph {path} ({msg}); it was left untouched: move it aside and restart "
+                "to rebuild it from the SQLite store"
+            ) from None
+        g = cls(path, db, conn)
+        g._run_all(cypher.SCHEMA)
+        return g, created
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+            self._db.close()
+
+    # -- low level ---------------------------------------------------------------------
+    def _q(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
+        try:
+            res = self._conn.execute(query, params or {})
+        except RuntimeError as e:
+            raise self._translate(e) from None
+        rows: list[list[Any]] = []
+        results = res if isinstance(res, list) else [res]
+        for r in results:
+            while r.has_next():
+                rows.append(r.get_next())
+        return rows
+
+    def _translate(self, e: Exception) -> StoreError:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "space" in msg.lower() or "full" in msg.lower():
+            return StoreError(
+                f"entity graph {self.path} cannot be written ({msg}); free disk space and restart: "
+                "the graph catches up from the SQLite store"
+            )
+        return StoreError(f"entity graph {self.path} failed: {msg}")
+
+    def _run_all(self, queries: Sequence[str]) -> None:
+        with self._lock:
+            for q in queries:
+                self._q(q)
+
+    # -- identity ----------------------------------------------------------------------
+    def store_id(self) -> str | None:
+        with self._lock:
+            rows = self._q(cypher.GET_META, {"key": STORE_ID_KEY})
+        return str(rows[0][0]) if rows else None
+
+    def set_store_id(self, value: str) -> None:
+        with self._lock:
+            self._q(cypher.SET_META, {"key": STORE_ID_KEY, "value": value})
+
+    # -- writes ------------------------------------------------------------------------
+    def apply(self, session_id: str, clip_index: int, t0: float, t1: float, ex: Extraction) -> None:
+        """Add one caption's entities and relations, atomically and idempotently."""
+        cid = clip_id(session_id, clip_index)
+        with self._lock:
+            self._q(cypher.BEGIN)
+            try:
+                self._q(cypher.MERGE_CLIP, {"id": cid, "session_id": session_id, "clip_index": clip_index,
+                                            "t0": float(t0), "t1": float(t1)})
+                for key, name, kind in ex.entities:
+                    self._q(cypher.MERGE_ENTITY, {"key": key, "name": name or key, "kind": kind})
+                    self._q(cypher.MERGE_SEEN_IN, {"key": key, "clip_id": cid})
+                for a, rel, b in ex.relations:
+                    self._q(cypher.MERGE_RELATED, {"a": a, "b": b, "relation": rel, "session_id": session_id,
+                                                   "clip_index": clip_index, "t": float(t1)})
+                self._q(cypher.COMMIT)
+            except BaseException:
+                try:
+                    self._q(cypher.ROLLBACK)
+                except StoreError:
+                    pass  # the failed statement already ended the transaction
+                raise
+
+    def forget(self, clips: Sequence[tuple[str, int]]) -> None:
+        """Remove these clips, the relations seen in them, and entities left with nothing."""
+        by_session: dict[str, list[int]] = defaultdict(list)
+        for s, i in clips:
+            by_session[s].append(int(i))
+        with self._lock:
+            self._q(cypher.BEGIN)
+            try:
+                self._q(cypher.DELETE_CLIPS, {"ids": [clip_id(s, i) for s, i in clips]})
+                for s, idx in by_session.items():
+                    self._q(cypher.DELETE_RELATIONS, {"session_id": s, "clip_indices": idx})
+                self._q(cypher.DELETE_ORPHANS)
+                self._q(cypher.COMMIT)
+            except BaseException:
+                try:
+                    self._q(cypher.ROLLBACK)
+                except StoreError:
+                    pass  # already ended by the failing statement
+                raise
+
+    # -- reads -------------------------------------------------------------------------
+    def find(self, names: Sequence[str]) -> dict[str, tuple[str, str, float]]:
+        """Entities matching the names: key -> (name, kind, score); 1.0 exact, 0.6 whole-word part."""
+        found: dict[str, tuple[str, str, float]] = {}
+        with self._lock:
+            for n in names:
+                key = entity_key(n)
+                if not key:
+                    continue
+                for k, name, kind in self._q(cypher.FIND_ENTITIES, {
+                    "key": key, "suffix": f" {key}", "prefix": f"{key} ", "infix": f" {key} "
+                }):
+                    score = 1.0 if k == key else 0.6
+                    if k not in found or found[k][2] < score:
+                        found[k] = (name, kind, score)
+        return found
+
+    def neighbourhood(
+        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None
+    ) -> list[EntityHit]:
+        """Matching entities seen by `before_t`, each with its one-hop neighbours, one hit per session."""
+        found = self.find(names)
+        if not found or k <= 0:
+            return []
+        keys = list(found)
+        with self._lock:
+            seen = self._q(cypher.ENTITY_CLIPS, {"keys": keys, "before_t": float(before_t)})
+            rels = self._q(cypher.OUT_RELATIONS, {"keys": keys, "before_t": float(before_t)})
+            rels += [
+                [e, f"inverse of {rel}", o, oname, s, t, ci]
+                for e, rel, o, oname, s, t, ci in self._q(cypher.IN_RELATIONS, {"keys": keys, "before_t": float(before_t)})
+            ]
+            other_keys = sorted({r[2] for r in rels})
+            other_seen = (
+                self._q(cypher.ENTITY_CLIPS, {"keys": other_keys, "before_t": float(before_t)}) if other_keys else []
+            )
+        own: dict[tuple[str, str], set[int]] = defaultdict(set)
+        latest: dict[tuple[str, str], float] = defaultdict(float)
+        for key, s, ci, t1 in seen:
+            if session_id is None or s == session_id:
+                own[(key, s)].add(int(ci))
+                latest[(key, s)] = max(latest[(key, s)], float(t1))
+        nb: dict[tuple[str, str], list[tuple[str, str, str, float]]] = defaultdict(list)
+        nb_keys: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for key, rel, o, oname, s, t, _ci in rels:
+            if (key, s) in own:
+                nb[(key, s)].append((rel, oname or o, s, float(t)))
+                nb_keys[(key, s)].add(o)
+        other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
+        for o, s, ci, t1 in other_seen:
+            other_clips[(o, s)].append((float(t1), int(ci)))
+        ranked: list[tuple[float, float, EntityHit]] = []
+        for (key, s), clips in own.items():
+            nclips: set[tuple[float, int]] = set()
+            for o in nb_keys[(key, s)]:
+                nclips.update(other_clips[(o, s)])
+            ncl = [ci for _, ci in sorted(nclips, reverse=True) if ci not in clips][:MAX_NEIGHBOUR_CLIPS]
+            name, kind, score = found[key]
+            hit = EntityHit(
+                name=name, kind=kind, clip_indices=tuple(sorted(clips)),
+                neighbours=tuple(sorted(set(nb[(key, s)]), key=lambda x: x[3])),
+                neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
+            )
+            ranked.append((-score, -latest[(key, s)], hit))
+        # Best match first; among equals the most recently seen, which is what a reminder needs.
+        ranked.sort(key=lambda r: (r[0], r[1]))
+        return [h for _, _, h in ranked[:k]]
+
+    def entities(self) -> list[tuple[str, str, str]]:
+        with self._lock:
+            return [(r[0], r[1], r[2]) for r in self._q(cypher.ALL_ENTITIES)]
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "entities": int(self._q(cypher.COUNT_ENTITIES)[0][0]),
+                "clips": int(self._q(cypher.COUNT_CLIPS)[0][0]),
+                "seen_in": int(self._q(cypher.COUNT_SEEN_IN)[0][0]),
+                "relations": int(self._q(cypher.COUNT_RELATED)[0][0]),
+            }
+
