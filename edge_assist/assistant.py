@@ -1,0 +1,408 @@
+"""The real assistant: EgoMemo's two reasoner passes around three-path retrieval,
+reconstruction and fusion, with the intervention policy on the way out.
+
+Proactive step: pass 1 reads the current caption and the short-term context and says
+silent, respond (Instant and Short-Term services need nothing more) or search. A search
+asks the scheduler's gate what it may run, retrieves (temporal, graph, visual at once,
+all bounded by the step's stream time), reconstructs and fuses, and pass 2 decides on
+that evidence. The policy may still suppress the response; the reason is kept.
+
+Reactive step (the wearer asked): the same path with d_t = 1, the answer cites the
+stream times of the clips it rests on. Offline questions over a finished recording go
+coarse to fine: session and activity summaries first, clip-level retrieval only when the
+model says they are not enough; a multiple-choice question returns one of its options.
+
+Every step fills `Decision.timings_s` per section and `Decision.trace` with what each
+pass saw and said, what each path found and when it ran.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.config import Config
+from edge_assist.events import Decision, SubType
+from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
+from edge_assist.memory.api import MemoryReader, TextHit
+from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
+from edge_assist.reasoning.llm_call import call_json
+from edge_assist.reasoning.policy import InterventionPolicy
+from edge_assist.reasoning.task_progress import TaskProgress
+from edge_assist.reasoning.trace import TRACE_VERSION
+from edge_assist.retrieval.fusion import RetrievedContext
+from edge_assist.retrieval.retriever import Retrieval, Retriever
+
+log = logging.getLogger(__name__)
+
+# An answer must always come back to a question (d_t = 1); when the model cannot give
+# one twice, this is what the wearer hears instead of nothing.
+NO_ANSWER = "Sorry, I could not work that out from what I remember."
+OFFLINE_MAX_TOKENS = 128
+
+
+@dataclass
+class Answer:
+    """An answer to a question (reactive or offline) and the clips it rests on."""
+
+    text: str
+    choice: str | None
+    citation: str
+    stage: str  # "summaries" (coarse was enough) or "clips" (fine retrieval)
+    context: RetrievedContext
+    timings_s: dict[str, float] = field(default_factory=dict)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def spoken(self) -> str:
+        return f"{self.text} ({self.citation})" if self.citation else self.text
+
+
+def _triple(c: Any) -> tuple[float, float, str]:
+    return (c.t0, c.t1, c.text)
+
+
+class EgoMemoAssistant:
+    name = "egomemo"
+
+    def __init__(
+        self,
+        cfg: Config,
+        llm: LLM,
+        text_encoder: TextEncoder,
+        memory: MemoryReader,
+        *,
+        clock: Clock,
+        vlm: VLM | None = None,
+        image_encoder: ImageEncoder | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.llm = llm
+        self.text_encoder = text_encoder
+        self.memory = memory
+        self.clock = clock
+        self.retriever = Retriever(
+            cfg, memory, llm=llm, text_encoder=text_encoder, clock=clock, vlm=vlm, image_encoder=image_encoder
+        )
+        self.policy = InterventionPolicy(cfg.policy, text_encoder=text_encoder, clock=clock)
+        self.progress = TaskProgress(text_encoder, clock)
+        # Every caption of the current session this assistant has stepped through, so task
+        # progress covers the whole session, not only the few recent captions it is handed.
+        self._session = ""
+        self._seen: dict[int, str] = {}
+
+    # -- one step ------------------------------------------------------------------
+    async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        cap = ctx.caption
+        trace: dict[str, Any] = {
+            "version": TRACE_VERSION,
+            "prompt_version": prompts.PROMPT_VERSION,
+            "assistant": self.name,
+            "session_id": ctx.session_id,
+            "clip_index": cap.index,
+            "t0": cap.t0,
+            "t1": cap.t1,
+            "now_t": ctx.now_t,
+            "caption": cap.text,
+            "query": ctx.query.text if ctx.query else None,
+            "trigger": "query" if ctx.query else "proactive",
+        }
+        if ctx.query is not None:
+            decision = await self._reactive(ctx, gate, timings, trace)
+        else:
+            decision = await self._proactive(ctx, gate, timings, trace)
+        total = time.perf_counter() - started
+        timings["total"] = total
+        return Decision(
+            t=self.clock.now(),
+            session_id=ctx.session_id,
+            clip_index=cap.index,
+            stream_t0=cap.t0,
+            stream_t1=cap.t1,
+            latency_s=total,
+            timings_s=timings,
+            trace=trace,
+            **decision,
+        )
+
+    def _task(self, ctx: StepContext) -> str:
+        return ctx.task_context or self.cfg.reasoner.task_context
+
+    async def _proactive(
+        self, ctx: StepContext, gate: SearchGate | None, timings: dict[str, float], trace: dict[str, Any]
+    ) -> dict[str, Any]:
+        r = self.cfg.reasoner
+        if ctx.session_id != self._session:
+            self._session, self._seen = ctx.session_id, {}
+        for c in ctx.recent:
+            self._seen.setdefault(c.index, c.text)
+        earlier = [t for i, t in sorted(self._seen.items()) if i < ctx.caption.index]
+        start = time.perf_counter()
+        progress = await self.progress.progress(self._task(ctx), earlier, ctx.caption.text)
+        self._seen[ctx.caption.index] = ctx.caption.text
+        if progress is not None:
+            timings["progress"] = time.perf_counter() - start
+            trace["progress"] = {"done": list(progress.done), "todo": list(progress.todo),
+                                 "now_step": progress.now_step, "now_cosine": round(progress.now_cosine, 3),
+                                 "skipped": list(progress.skipped)}
+        msgs = prompts.pass1_messages(
+            task=self._task(ctx), activity_summary=ctx.activity_summary,
+            recent=[_triple(c) for c in ctx.recent], now=_triple(ctx.caption),
+            progress=progress.prompt_text() if progress is not None else "",
+        )
+        p1 = await call_json(
+            self.llm, self.clock, "pass 1", msgs, schemas.pass1_schema(), schemas.parse_pass1,
+            max_tokens=r.max_tokens, temperature=r.temperature,
+        )
+        timings["pass1"] = p1.seconds
+        trace["pass1"] = p1.trace()
+        if p1.value is None:
+            return {"speak": False, "reason": p1.error}
+        first = p1.value
+        trace["pass1"]["action"] = first.action
+        if first.action == "silent":
+            return {"speak": False, "reason": f"pass 1: silent ({first.why or first.observation})"}
+        if first.action == "respond":
+            assert first.sub_type is not None
+            return await self._admit(ctx, first.sub_type, first.text, f"pass 1: {first.why}", timings, trace)
+
+        retrieval = await self._search(ctx, first.query, first.why, gate, timings, trace, instant=False)
+        if retrieval is None:
+            return {"speak": False, "reason": trace["search"]["outcome"]}
+        msgs = prompts.pass2_messages(
+            task=self._task(ctx), now=_triple(ctx.caption), query=first.query, why=first.why,
+            retrieved=retrieval.context.text,
+        )
+        p2 = await call_json(
+            self.llm, self.clock, "pass 2", msgs, schemas.pass2_schema(must_answer=False),
+            lambda raw: schemas.parse_pass2(raw, must_answer=False), max_tokens=r.max_tokens, temperature=r.temperature,
+        )
+        timings["pass2"] = p2.seconds
+        trace["pass2"] = p2.trace()
+        if p2.value is None:
+            return {"speak": False, "reason": p2.error}
+        second = p2.value
+        if not second.speak or second.sub_type is None:
+            return {"speak": False, "reason": f"pass 2: silent ({second.evidence})"}
+        return await self._admit(ctx, second.sub_type, second.text, f"pass 2: {second.evidence}", timings, trace)
+
+    async def _admit(
+        self, ctx: StepContext, sub_type: SubType, text: str, reason: str, timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> dict[str, Any]:
+        start = time.perf_counter()
+        verdict = await self.policy.admit(
+            session_id=ctx.session_id, sub_type=sub_type, text=text, now_t=ctx.caption.t1, trigger="proactive"
+        )
+        timings["policy"] = time.perf_counter() - start
+        trace["policy"] = {"allowed": verdict.allowed, "reason": verdict.reason}
+        return {
+            "speak": verdict.allowed,
+            "sub_type": sub_type,
+            "text": text,
+            "reason": reason,
+            "suppressed_by": verdict.reason,
+        }
+
+    async def _search(
+        self, ctx: StepContext, query: str, why: str, gate: SearchGate | None, timings: dict[str, float],
+        trace: dict[str, Any], *, instant: bool, session_id: str | None = None, scoped: bool = True,
+    ) -> Retrieval | None:
+        """Ask the gate, then retrieve. None when the search is deferred or nothing may run."""
+        plan = self.retriever.default_plan()
+        if gate is not None:
+            start = time.perf_counter()
+            granted = await gate.request(query, instant=instant)
+            timings["gate"] = time.perf_counter() - start
+            plan = SearchPlan(
+                paths=tuple(p for p in granted.paths if p in plan.paths),
+                top_k=min(granted.top_k, plan.top_k),
+                reconstruction=granted.reconstruction and plan.reconstruction,
+                deferred=granted.deferred,
+                note=granted.note,
+            )
+        trace["search"] = {
+            "query": query, "why": why,
+            "plan": {"paths": list(plan.paths), "top_k": plan.top_k, "reconstruction": plan.reconstruction,
+                     "deferred": plan.deferred, "note": plan.note},
+        }
+        if plan.deferred:
+            trace["search"]["outcome"] = f"search deferred by the scheduler ({plan.note or 'no budget now'})"
+            return None
+        retrieval = await self.retriever.retrieve(
+            query, before_t=ctx.now_t, session_id=ctx.session_id if scoped else session_id, plan=plan
+        )
+        timings.update(retrieval.timings_s)
+        trace["retrieval"] = retrieval.trace()
+        trace["search"]["outcome"] = "retrieved" if not retrieval.context.empty else "nothing found"
+        return retrieval
+
+    async def _reactive(
+        self, ctx: StepContext, gate: SearchGate | None, timings: dict[str, float], trace: dict[str, Any]
+    ) -> dict[str, Any]:
+        assert ctx.query is not None
+        r = self.cfg.reasoner
+        question = ctx.query.text
+        query = question
+        why = "the wearer asked"
+        if r.query_search == "auto":
+            msgs = prompts.query_pass1_messages(
+                task=self._task(ctx), recent=[_triple(c) for c in ctx.recent], now=_triple(ctx.caption),
+                question=question,
+            )
+            p1 = await call_json(
+                self.llm, self.clock, "pass 1 (question)", msgs, schemas.query_pass1_schema(),
+                lambda raw: schemas.parse_query_pass1(raw, question), max_tokens=r.max_tokens,
+                temperature=r.temperature,
+            )
+            timings["pass1"] = p1.seconds
+            trace["pass1"] = p1.trace()
+            if p1.value is not None and p1.value.action == "respond":
+                # Answered from the captions in view: those are the clips it rests on.
+                shown = [*ctx.recent, ctx.caption]
+                cite = "seen at " + ", ".join(prompts.clip_time(c.t0, c.t1) for c in shown[-3:])
+                return self._answer_fields(p1.value.text, cite, "pass 1")
+            if p1.value is not None:
+                query, why = p1.value.query, p1.value.why or why
+        else:
+            trace["pass1"] = {"skipped": "reasoner.query_search = always: a question goes to memory first"}
+        retrieval = await self._search(ctx, query, why, gate, timings, trace, instant=True)
+        context = retrieval.context if retrieval is not None else RetrievedContext()
+        msgs = prompts.answer_messages(task=self._task(ctx), question=question, retrieved=context.text)
+        p2 = await call_json(
+            self.llm, self.clock, "pass 2 (answer)", msgs, schemas.answer_schema(),
+            lambda raw: _nonempty(str(raw.get("the_answer", ""))), max_tokens=r.max_tokens, temperature=r.temperature,
+        )
+        timings["pass2"] = p2.seconds
+        trace["pass2"] = p2.trace()
+        text = p2.value or NO_ANSWER
+        return self._answer_fields(text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer"))
+
+    @staticmethod
+    def _answer_fields(text: str, citation: str, reason: str) -> dict[str, Any]:
+        spoken = f"{text} ({citation})" if citation else text
+        # An answer is not a proactive service, so it has no sub-type: the trigger says it was
+        # asked, which gives it answer priority and keeps it out of proactive scoring.
+        return {"speak": True, "sub_type": None, "text": spoken, "reason": reason, "trigger": "query"}
+
+    # -- questions over a store (ask) ---------------------------------------------------
+    async def answer(
+        self,
+        question: str,
+        *,
+        choices: tuple[str, ...] = (),
+        before_t: float = math.inf,
+        session_id: str | None = None,
+    ) -> Answer:
+        """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        trace: dict[str, Any] = {
+            "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
+            "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
+        }
+        n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
+        if self.cfg.retrieval.multiscale:
+            t = time.perf_counter()
+            summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
+            timings["summaries"] = time.perf_counter() - t
+            coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
+            trace["coarse"] = {"summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]}
+            if summaries:
+                res = await call_json(
+                    self.llm, self.clock, "coarse answer",
+                    prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
+                    schemas.sufficiency_schema(choices), lambda raw: raw, max_tokens=n_tokens,
+                )
+                timings["coarse"] = res.seconds
+                trace["coarse"].update(res.trace())
+                raw = res.value
+                if raw is not None and raw.get("is_enough") is True and str(raw.get("the_answer", "")).strip():
+                    coarse_text = str(raw["the_answer"]).strip()
+                    timings["total"] = time.perf_counter() - started
+                    return Answer(coarse_text, coarse_text if choices else None, coarse.citation(), "summaries", coarse,
+                                  timings, trace)
+        else:
+            trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
+
+        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id)
+        timings.update(retrieval.timings_s)
+        trace["retrieval"] = retrieval.trace()
+        context = retrieval.context
+        res2 = await call_json(
+            self.llm, self.clock, "fine answer",
+            prompts.answer_messages(task=self.cfg.reasoner.task_context, question=question,
+                                    retrieved=context.text, choices=choices),
+            schemas.answer_schema(choices), lambda raw: _nonempty(str(raw.get("the_answer", ""))), max_tokens=n_tokens,
+        )
+        timings["answer"] = res2.seconds
+        trace["answer"] = res2.trace()
+        text: str | None = res2.value
+        if text is None and choices:
+            # A multiple-choice question still gets one of its options: the one closest to the evidence.
+            text = await self._closest_choice(choices, context.text or question)
+            trace["answer"]["fallback"] = f"closest option by text similarity ({res2.error})"
+        timings["total"] = time.perf_counter() - started
+        return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
+                      timings, trace)
+
+    async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
+        hits: list[TextHit] = []
+        for level in ("session", "activity"):
+            hits.extend(await self.clock.run_blocking(
+                lambda lv=level: self.memory.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
+            ))
+        if sum(len(h.text) for h in hits) <= self.cfg.retrieval.context_chars:
+            return hits
+        # Too many to show: the sessions, plus the activities nearest the question.
+        vec = (await self.clock.run_blocking(self.text_encoder.encode, [question]))[0]
+        near = await self.clock.run_blocking(
+            lambda: self.memory.search_text(
+                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, levels=("activity",), session_id=session_id
+            )
+        )
+        return [h for h in hits if h.level == "session"] + list(near)
+
+    async def _closest_choice(self, choices: tuple[str, ...], evidence: str) -> str:
+        vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
+        sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
+        return choices[int(np.argmax(sims))]
+
+
+def _nonempty(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise schemas.AnswerFormatError("empty answer")
+    return text
+
+
+def _summary_context(hits: list[TextHit], max_chars: int) -> RetrievedContext:
+    order = {"session": 0, "activity": 1}
+    ordered = sorted(hits, key=lambda h: (order.get(h.level, 2), h.session_id, h.t0))
+    lines = [f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}" for h in ordered]
+    text = "\n".join(lines)
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return RetrievedContext(text=text, spans=[(h.t0, h.t1, h.level) for h in ordered])
+
+
+def build_assistant(
+    cfg: Config,
+    llm: LLM,
+    text_encoder: TextEncoder,
+    memory: MemoryReader,
+    *,
+    vlm: VLM | None = None,
+    image_encoder: ImageEncoder | None = None,
+    clock: Clock,
+) -> EgoMemoAssistant:
+    """The assistant the app, `ask` and the evaluation run."""
+    return EgoMemoAssistant(cfg, llm, text_encoder, memory, clock=clock, vlm=vlm, image_encoder=image_encoder)

@@ -1,0 +1,71 @@
+"""One structured model call, off the event loop, with the retry rule for bad answers.
+
+A grammar-constrained local model always returns schema-valid JSON; a remote server may
+not. An answer that does not parse, does not fit the schema, or cannot be acted on is
+retried once; a second failure is returned as `None` with the reason, and the caller
+treats it as "stay silent" (issue 5). Cancellation (CancelledError, GenerationCancelled)
+is never caught here.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from edge_assist.clock import Clock
+from edge_assist.errors import ModelError
+from edge_assist.inference.base import LLM, Message
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+ATTEMPTS = 2  # the first answer and one retry
+
+
+@dataclass
+class CallResult(Generic[T]):
+    value: T | None
+    raw: dict[str, Any] | None
+    seconds: float
+    attempts: int
+    error: str = ""
+    errors: list[str] = field(default_factory=list)
+
+    def trace(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"raw": self.raw, "seconds": round(self.seconds, 4), "attempts": self.attempts}
+        if self.errors:
+            out["errors"] = self.errors
+        return out
+
+
+async def call_json(
+    llm: LLM,
+    clock: Clock,
+    what: str,
+    messages: Sequence[Message],
+    schema: dict[str, Any],
+    parse: Callable[[dict[str, Any]], T],
+    *,
+    max_tokens: int,
+    temperature: float = 0.0,
+) -> CallResult[T]:
+    """Ask for JSON, parse it; retry once on a bad answer, then give up with a reason."""
+    errors: list[str] = []
+    raw: dict[str, Any] | None = None
+    start = time.perf_counter()
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            raw = await clock.run_blocking(
+                lambda: llm.chat_json(messages, schema, max_tokens=max_tokens, temperature=temperature)
+            )
+            value = parse(raw)
+        except (ModelError, ValueError) as e:  # json.JSONDecodeError and AnswerFormatError are ValueErrors
+            errors.append(f"attempt {attempt}: {e}")
+            log.warning("%s: bad model answer (attempt %d of %d): %s", what, attempt, ATTEMPTS, e)
+            continue
+        return CallResult(value, raw, time.perf_counter() - start, attempt, errors=errors)
+    reason = f"{what}: no valid answer after {ATTEMPTS} attempts ({errors[-1]})"
+    return CallResult(None, raw, time.perf_counter() - start, ATTEMPTS, error=reason, errors=errors)

@@ -1,0 +1,130 @@
+"""Decision traces: one JSON line per step, and a readable rendering of them.
+
+The app appends every decision's trace to cfg.data_path("traces.jsonl") with
+`write_trace`; `edge-assist trace` reads them back. A line is the decision's public JSON
+(`Decision.to_json()`) under "decision", next to the trace the assistant filled: what
+each pass saw and answered, which path found which clips and when it ran, the
+reconstructed context, the policy's verdict and the time of every section.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from edge_assist.errors import EdgeAssistError
+from edge_assist.events import Decision
+
+TRACE_VERSION = 1
+TRACES_FILE = "traces.jsonl"
+
+
+def trace_record(decision: Decision) -> dict[str, Any]:
+    return {"decision": decision.to_json(), **decision.trace}
+
+
+def write_trace(path: str | Path, decision: Decision) -> None:
+    """Append one decision's trace as a JSON line (the directory is created if needed)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(trace_record(decision), ensure_ascii=False, default=str)
+    with open(p, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+
+
+def read_traces(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Every trace in the file, oldest first. A cut last line (a crash mid-write) is skipped."""
+    p = Path(path)
+    if not p.exists():
+        raise EdgeAssistError(f"no trace file at {p}; run `edge-assist run` first, or pass --file PATH")
+    with open(p, encoding="utf-8") as fh:
+        lines = fh.readlines()
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if n == len(lines):
+                return
+            raise EdgeAssistError(f"{p} line {n} is not JSON; the trace file is damaged: move it away") from None
+        if isinstance(rec, dict):
+            yield rec
+
+
+def _mmss(t: Any) -> str:
+    if not isinstance(t, int | float):
+        return "?"
+    s = max(0, int(round(t)))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _short(text: Any, n: int = 160) -> str:
+    s = " ".join(str(text or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
+    """One trace as indented text: header, passes, paths (with their timing), verdict."""
+    d = rec.get("decision", {})
+    out: list[str] = []
+    verdict = "SPEAK" if d.get("decision") == "speak" else "silent"
+    st = d.get("sub_type") or ""
+    head = f"clip {d.get('clip_index')} [{_mmss(d.get('t0'))}-{_mmss(d.get('t1'))}] {rec.get('session_id', '')}"
+    out.append(f"{head}  {verdict} {st}  ({d.get('latency_s', 0):.2f} s, {d.get('trigger', '')})")
+    if rec.get("query"):
+        out.append(f"  question: {_short(rec['query'])}")
+    out.append(f"  caption: {_short(rec.get('caption'))}")
+    p1 = rec.get("pass1")
+    if isinstance(p1, dict):
+        if "skipped" in p1:
+            out.append(f"  pass 1: skipped ({p1['skipped']})")
+        else:
+            raw = p1.get("raw") or {}
+            out.append(f"  pass 1 ({p1.get('seconds', 0):.2f} s): {_short(json.dumps(raw, ensure_ascii=False), 300)}")
+            for e in p1.get("errors", []):
+                out.append(f"    error: {_short(e)}")
+    s = rec.get("search")
+    if isinstance(s, dict):
+        plan = s.get("plan", {})
+        out.append(f"  search: {_short(s.get('query'))!r} because {_short(s.get('why'), 100)!r}")
+        out.append(f"    plan: paths={','.join(plan.get('paths', []))} top_k={plan.get('top_k')} "
+                   f"reconstruction={plan.get('reconstruction')} -> {s.get('outcome', '')}")
+    r = rec.get("retrieval")
+    if isinstance(r, dict):
+        for name, p in r.get("paths", {}).items():
+            clips = p.get("clips", [])
+            ids = ", ".join(f"{c['clip_index']}({c['score']:.2f} {c['via']})" for c in clips[: 8 if verbose else 4])
+            out.append(f"    {name:8s} {p.get('start_s', 0):7.3f}-{p.get('end_s', 0):7.3f} s  {len(clips)} clips  {ids}")
+            if p.get("error"):
+                out.append(f"      error: {_short(p['error'])}")
+            if verbose and p.get("description"):
+                out.append(f"      looks like: {_short(p['description'])}")
+            if verbose and p.get("names"):
+                out.append(f"      names: {', '.join(p['names'])}")
+        for name, why in r.get("skipped", {}).items():
+            out.append(f"    {name:8s} skipped: {why}")
+        for name, acc in r.get("reconstruction", {}).items():
+            out.append(f"    reconstruction {name} ({acc.get('by')}, {acc.get('seconds', 0):.2f} s): "
+                       f"{_short(acc.get('text'), 400 if verbose else 160)}")
+        if verbose and r.get("context"):
+            out.append("    context:")
+            out.extend(f"      {line}" for line in str(r["context"]).splitlines())
+    p2 = rec.get("pass2") or rec.get("answer")
+    if isinstance(p2, dict):
+        out.append(f"  pass 2 ({p2.get('seconds', 0):.2f} s): {_short(json.dumps(p2.get('raw') or {}, ensure_ascii=False), 300)}")
+        for e in p2.get("errors", []):
+            out.append(f"    error: {_short(e)}")
+    pol = rec.get("policy")
+    if isinstance(pol, dict) and not pol.get("allowed", True):
+        out.append(f"  policy: suppressed by {pol.get('reason')}")
+    if d.get("text"):
+        out.append(f"  says: {_short(d['text'], 300)}")
+    elif d.get("reason"):
+        out.append(f"  reason: {_short(d['reason'])}")
+    timings = d.get("timings_s") or {}
+    if timings:
+        out.append("  timings: " + "  ".join(f"{k}={v:.3f}" for k, v in timings.items()))
+    return "\n".join(out)

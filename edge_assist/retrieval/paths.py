@@ -1,0 +1,125 @@
+"""The three retrieval paths. Each is a coroutine that reads memory (off the event loop)
+and fills a PathResult with clip indices and scores, never reading past `before_t`.
+
+- temporal: the query's text vector against clip, activity and session vectors in one
+  search, so a coarse summary and a fine clip can both come back (clip level only when
+  multi-scale memory is switched off);
+- graph: entity names found in the query, matched in the entity graph, expanded one hop,
+  mapped to the clips they were seen in;
+- visual: the LLM rewrites the query into what the answer would look like; the image
+  encoder's text tower embeds that, and the nearest keyframes give their clips.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from edge_assist.clock import Clock
+from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
+from edge_assist.memory.api import LEVELS, MemoryReader
+from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning.llm_call import call_json
+from edge_assist.retrieval.hits import ClipRef, PathResult
+
+# Function words never name an entity; everything else in a query may.
+_STOP = frozenset(
+    """a an the this that these those i me my we our you your he she it its they them their
+    is are was were be been being am do does did have has had will would should could can may
+    might must shall what where when which who whom whose why how not no yes and or but if then
+    so to of in on at by for with from into onto over under up down out off about again there
+    here just now next last first before after did done left put get got go going all any some
+    one ones thing things time step steps please tell remind show find let know see saw use used""".split()
+)
+
+
+def query_terms(query: str, limit: int = 12) -> list[str]:
+    """Candidate entity names in a query: content words, adjacent pairs, naive singulars."""
+    words = [w for w in re.findall(r"[a-z][a-z0-9'-]*", query.lower()) if w not in _STOP and len(w) > 1]
+    terms: list[str] = []
+    for a, b in zip(words, words[1:], strict=False):
+        terms.append(f"{a} {b}")
+    for w in words:
+        terms.append(w)
+        if w.endswith("es") and len(w) > 4:
+            terms.append(w[:-2])
+        if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+            terms.append(w[:-1])
+    seen: dict[str, None] = {}
+    for t in terms:
+        seen.setdefault(t, None)
+    return list(seen)[:limit]
+
+
+@dataclass(frozen=True)
+class PathArgs:
+    query: str
+    before_t: float
+    top_k: int
+    session_id: str | None  # None: every session in the store
+
+
+async def temporal_path(
+    out: PathResult, args: PathArgs, memory: MemoryReader, encoder: TextEncoder, clock: Clock, *, multiscale: bool
+) -> None:
+    levels = LEVELS if multiscale else ("clip",)
+    out.detail["levels"] = list(levels)
+    vecs = await clock.run_blocking(encoder.encode, [args.query])
+    hits = await clock.run_blocking(
+        lambda: memory.search_text(
+            vecs[0], k=args.top_k, before_t=args.before_t, levels=levels, session_id=args.session_id
+        )
+    )
+    out.text_hits = list(hits)
+    for h in hits:
+        for idx in h.clip_indices:
+            out.add(ClipRef(h.session_id, idx, h.score, h.level))
+
+
+async def graph_path(out: PathResult, args: PathArgs, memory: MemoryReader, clock: Clock) -> None:
+    names = query_terms(args.query)
+    out.detail["names"] = names
+    if not names:
+        return
+    hits = await clock.run_blocking(
+        lambda: memory.graph_neighbourhood(names, before_t=args.before_t, k=args.top_k, session_id=args.session_id)
+    )
+    out.detail["entities"] = [
+        {"name": h.name, "kind": h.kind, "score": round(h.score, 4),
+         "neighbours": [f"{rel} {other}" for rel, other, _s, _t in h.neighbours[:6]]}
+        for h in hits
+    ]
+    for h in hits:
+        for idx in h.clip_indices:
+            out.add(ClipRef(h.session_id, idx, h.score, h.name))
+        # A neighbour's clips count for less than the entity's own.
+        for idx in h.neighbour_clip_indices:
+            out.add(ClipRef(h.session_id, idx, h.score * 0.5, f"{h.name}+1"))
+
+
+async def visual_path(
+    out: PathResult,
+    args: PathArgs,
+    memory: MemoryReader,
+    llm: LLM,
+    image_encoder: ImageEncoder,
+    clock: Clock,
+    *,
+    max_tokens: int,
+) -> None:
+    res = await call_json(
+        llm, clock, "visual rewrite", prompts.visual_messages(query=args.query), schemas.visual_rewrite_schema(),
+        lambda raw: " ".join(str(raw.get("looks_like", "")).split()), max_tokens=max_tokens,
+    )
+    # A failed rewrite still leaves the query itself, which the text tower can embed.
+    description = res.value or args.query
+    out.detail["description"] = description
+    out.detail["rewrite_s"] = round(res.seconds, 4)
+    if res.error:
+        out.detail["rewrite_error"] = res.error
+    vecs = await clock.run_blocking(image_encoder.encode_texts, [description])
+    hits = await clock.run_blocking(
+        lambda: memory.search_keyframes(vecs[0], k=args.top_k, before_t=args.before_t, session_id=args.session_id)
+    )
+    for h in hits:
+        out.add(ClipRef(h.session_id, h.clip_index, h.score, "keyframe"))

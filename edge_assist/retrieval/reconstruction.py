@@ -1,0 +1,110 @@
+"""Reconstruction: one path's group of clips → one account conditioned on the query.
+
+With a VLM the keyframes of the clips go in with their captions, so the account can add
+what the images show; without one the LLM rewrites the captions alone. Either way the
+captions carry the times, so the account can be cited. With reconstruction switched off
+(ablation, or a degraded search plan) the group is handed on as its raw captions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.inference.base import LLM, VLM
+from edge_assist.memory.api import CaptionRecord, MemoryReader
+from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning.llm_call import call_json
+from edge_assist.retrieval.hits import ClipRef
+
+MAX_IMAGES = 6  # keyframes one VLM request sees: more would not fit a small VLM's context
+
+
+@dataclass
+class GroupAccount:
+    path: str
+    records: list[CaptionRecord]
+    text: str
+    by: str  # "vlm", "llm", "captions" (no reconstruction), "captions-fallback" (model failed)
+    seconds: float = 0.0
+    images: int = 0
+    error: str = ""
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def trace(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "by": self.by,
+            "clips": [[r.session_id, r.clip_index, round(r.t0, 2), round(r.t1, 2)] for r in self.records],
+            "text": self.text,
+            "seconds": round(self.seconds, 4),
+        }
+        if self.images:
+            out["images"] = self.images
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+async def load_records(memory: MemoryReader, clock: Clock, refs: Sequence[ClipRef]) -> list[CaptionRecord]:
+    """The captions of some clips, in time order (one read per session)."""
+    by_session: dict[str, list[int]] = {}
+    for r in refs:
+        by_session.setdefault(r.session_id, []).append(r.clip_index)
+    records: list[CaptionRecord] = []
+    for sid, idxs in by_session.items():
+        records.extend(await clock.run_blocking(memory.captions, sid, sorted(set(idxs))))
+    return sorted(records, key=lambda r: (r.session_id, r.t0))
+
+
+def caption_lines(records: Sequence[CaptionRecord]) -> str:
+    return "\n".join(f"[{prompts.clip_time(r.t0, r.t1)}] {prompts.clip(r.text, prompts.LINE_CHARS)}" for r in records)
+
+
+async def reconstruct(
+    path: str,
+    query: str,
+    records: list[CaptionRecord],
+    *,
+    memory: MemoryReader,
+    llm: LLM,
+    clock: Clock,
+    vlm: VLM | None,
+    enabled: bool,
+    max_tokens: int,
+) -> GroupAccount:
+    start = time.perf_counter()
+    if not records:
+        return GroupAccount(path, records, "", "captions")
+    if not enabled:
+        return GroupAccount(path, records, caption_lines(records), "captions")
+    triples = [(r.t0, r.t1, r.text) for r in records]
+    if vlm is not None:
+        images: list[np.ndarray] = []
+        for r in records:
+            if len(images) >= MAX_IMAGES:
+                break
+            imgs = await clock.run_blocking(memory.keyframe_images, r.session_id, r.clip_index)
+            images.extend(imgs[: MAX_IMAGES - len(images)])
+        if images:
+            prompt = prompts.reconstruct_vlm_prompt(query=query, captions=triples)
+            text = await clock.run_blocking(
+                lambda: vlm.describe(images, prompt, max_tokens=max_tokens, temperature=0.0)
+            )
+            return GroupAccount(path, records, " ".join(text.split()), "vlm", time.perf_counter() - start, len(images))
+    res = await call_json(
+        llm, clock, f"reconstruction ({path})", prompts.reconstruct_messages(query=query, captions=triples),
+        schemas.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
+        max_tokens=max_tokens,
+    )
+    if not res.value:
+        # The captions themselves are still evidence; losing them would be worse than no account.
+        return GroupAccount(
+            path, records, caption_lines(records), "captions-fallback", res.seconds, error=res.error or "empty account"
+        )
+    # The account is prefixed with the clip times it was built from, so pass 2 can cite them.
+    times = ", ".join(prompts.clip_time(r.t0, r.t1) for r in records)
+    return GroupAccount(path, records, f"(clips {times}) {res.value}", "llm", res.seconds)

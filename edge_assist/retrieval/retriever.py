@@ -1,0 +1,186 @@
+"""The retrieval step: the granted paths run concurrently, then reconstruction, then fusion.
+
+Each path is its own named task; their start and end times (perf_counter, relative to
+the start of the search) go into the trace, so the overlap of the three paths can be
+checked from a decision trace alone. A path that fails is logged and counted as empty:
+the others still inform the decision. Cancellation of the step cancels every path.
+A path switched off in config [retrieval] (or not granted by the search plan) is never
+started, and reconstruction switched off is never called: ablations remove the
+component, they do not hide its output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from edge_assist.clock import Clock
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
+from edge_assist.memory.api import MemoryReader
+from edge_assist.reasoning.api import PATHS, SearchPlan
+from edge_assist.retrieval.fusion import RetrievedContext, fuse
+from edge_assist.retrieval.hits import PathResult
+from edge_assist.retrieval.paths import PathArgs, graph_path, temporal_path, visual_path
+from edge_assist.retrieval.reconstruction import GroupAccount, load_records, reconstruct
+
+log = logging.getLogger(__name__)
+
+VISUAL_REWRITE_TOKENS = 48
+
+
+@dataclass
+class Retrieval:
+    query: str
+    paths: dict[str, PathResult] = field(default_factory=dict)
+    accounts: list[GroupAccount] = field(default_factory=list)
+    context: RetrievedContext = field(default_factory=RetrievedContext)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> why it did not run
+
+    def trace(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "paths": {name: r.trace() for name, r in self.paths.items()},
+            "skipped": self.skipped,
+            "reconstruction": {a.path: a.trace() for a in self.accounts},
+            "context": self.context.text,
+            "cited_clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2), list(c.paths)]
+                            for c in self.context.clips],
+        }
+
+
+async def gather_named(jobs: dict[str, Awaitable[None]]) -> None:
+    """Run coroutines as named tasks; if one raises or we are cancelled, cancel the rest."""
+    tasks = [asyncio.ensure_future(aw) for aw in jobs.values()]
+    for name, t in zip(jobs, tasks, strict=True):
+        t.set_name(name)
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+class Retriever:
+    def __init__(
+        self,
+        cfg: Config,
+        memory: MemoryReader,
+        *,
+        llm: LLM,
+        text_encoder: TextEncoder,
+        clock: Clock,
+        vlm: VLM | None = None,
+        image_encoder: ImageEncoder | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.memory = memory
+        self.llm = llm
+        self.text_encoder = text_encoder
+        self.clock = clock
+        self.vlm = vlm
+        self.image_encoder = image_encoder
+
+    def configured_paths(self) -> dict[str, str]:
+        """Every path with "" when it can run, else why not (switched off, no encoder)."""
+        r = self.cfg.retrieval
+        why = {p: "" for p in PATHS}
+        if not r.temporal:
+            why["temporal"] = "off in config (retrieval.temporal = false)"
+        if not r.graph:
+            why["graph"] = "off in config (retrieval.graph = false)"
+        if not r.visual:
+            why["visual"] = "off in config (retrieval.visual = false)"
+        elif self.image_encoder is None:
+            why["visual"] = "no image encoder configured (models.image_encoder)"
+        return why
+
+    def default_plan(self) -> SearchPlan:
+        return SearchPlan(
+            paths=tuple(p for p, w in self.configured_paths().items() if not w),
+            top_k=self.cfg.retrieval.top_k,
+            reconstruction=self.cfg.retrieval.reconstruction,
+        )
+
+    async def retrieve(
+        self, query: str, *, before_t: float, session_id: str | None, plan: SearchPlan | None = None
+    ) -> Retrieval:
+        plan = plan or self.default_plan()
+        out = Retrieval(query=query)
+        args = PathArgs(query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id)
+        runners: dict[str, Callable[[PathResult], Awaitable[None]]] = {
+            "temporal": lambda res: temporal_path(
+                res, args, self.memory, self.text_encoder, self.clock, multiscale=self.cfg.retrieval.multiscale
+            ),
+            "graph": lambda res: graph_path(res, args, self.memory, self.clock),
+            "visual": lambda res: visual_path(
+                res, args, self.memory, self.llm, self.image_encoder, self.clock,  # type: ignore[arg-type]
+                max_tokens=VISUAL_REWRITE_TOKENS,
+            ),
+        }
+        why_not = self.configured_paths()
+        start = time.perf_counter()
+
+        async def run(name: str) -> None:
+            res = out.paths[name]
+            res.start_s = time.perf_counter() - start
+            try:
+                await runners[name](res)
+            except Exception as e:  # one broken path must not silence the other two
+                log.warning("retrieval path %s failed: %s", name, e)
+                res.error = f"{type(e).__name__}: {e}"
+            finally:
+                res.end_s = time.perf_counter() - start
+
+        jobs: dict[str, Awaitable[None]] = {}
+        for name in PATHS:
+            if why_not[name]:
+                out.skipped[name] = why_not[name]
+            elif name not in plan.paths:
+                out.skipped[name] = f"not granted by the search plan ({plan.note or 'scheduler'})"
+            else:
+                out.paths[name] = PathResult(name)
+                jobs[f"retrieval.{name}"] = run(name)
+        await gather_named(jobs)
+        out.timings_s["retrieval"] = time.perf_counter() - start
+        for name, res in out.paths.items():
+            out.timings_s[f"retrieval.{name}"] = res.end_s - res.start_s
+
+        n = self.cfg.retrieval.max_clips_per_group
+        temporal = out.paths.get("temporal")
+        temporal_records = (
+            await load_records(self.memory, self.clock, temporal.best_clips(n)) if temporal is not None else []
+        )
+        groups: dict[str, list[Any]] = {}
+        for name in ("graph", "visual"):
+            if name in out.paths and out.paths[name].clips:
+                groups[name] = await load_records(self.memory, self.clock, out.paths[name].best_clips(n))
+
+        accounts: dict[str, GroupAccount] = {}
+        enabled = plan.reconstruction and self.cfg.retrieval.reconstruction
+        rec_start = time.perf_counter()
+
+        async def rebuild(name: str) -> None:
+            accounts[name] = await reconstruct(
+                name, query, groups[name], memory=self.memory, llm=self.llm, clock=self.clock, vlm=self.vlm,
+                enabled=enabled, max_tokens=self.cfg.reasoner.reconstruction_max_tokens,
+            )
+
+        await gather_named({f"reconstruction.{g}": rebuild(g) for g in groups})
+        if enabled and groups:
+            out.timings_s["reconstruction"] = time.perf_counter() - rec_start
+            for name, acc in accounts.items():
+                out.timings_s[f"reconstruction.{name}"] = acc.seconds
+        out.accounts = [accounts[g] for g in ("graph", "visual") if g in accounts]
+        out.context = fuse(
+            temporal.text_hits if temporal is not None else [], out.accounts, temporal_records,
+            max_chars=self.cfg.retrieval.context_chars,
+        )
+        return out
