@@ -123,6 +123,12 @@ class ModelArbiter:
             self._cv.notify_all()
 
     @property
+    def holder_lane(self) -> Lane | None:
+        """The lane of the call using the models now, if any (for stats and tests)."""
+        holder = self._holder
+        return holder.lane if holder is not None else None
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
