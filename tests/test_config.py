@@ -5,12 +5,11 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from edge_assist.config import Config, build_config, load_config, parse_override, render_toml
+from edge_assist.config import Config, build_config, load_config, parse_override, render_toml, tomllib
 from edge_assist.errors import ConfigError
 
 

@@ -193,7 +193,8 @@ async def test_safety_step_is_not_queued_behind_a_running_reconstruction(llm: LL
     )
     run = asyncio.create_task(stage.run())
     await inbox.put(Caption(0.0, "s", 0, 0.0, 10.0, "I stir the soup"))
-    while scheduler.arbiter.holder_lane is not Lane.SEARCH:  # wait until it generates its reconstruction
+    # Polled: the holder is set from a worker thread, there is no loop-side event to await.
+    while scheduler.arbiter.holder_lane is not Lane.SEARCH:  # noqa: ASYNC110
         await asyncio.sleep(0.05)
     t_hazard = time.perf_counter()
     await inbox.put(Caption(0.0, "s", 1, 10.0, 20.0, "hazard: the pan handle sticks out over the flame"))
