@@ -133,7 +133,16 @@ class RowResult:
 
 
 def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
-    run_replay = getattr(importlib.import_module("edge_assist.app"), "run_replay", None)
+    app = importlib.import_module("edge_assist.app")
+    if assistant is not None and hasattr(app, "build_pipeline"):
+        # A baseline reads no memory: the same pipeline without the memory writer, whose
+        # summaries would cost the model time the baseline never uses.
+        pipeline, close = app.build_pipeline(cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False)
+        try:
+            return app.run_sync(pipeline.run())
+        finally:
+            close()
+    run_replay = getattr(app, "run_replay", None)
     if run_replay is None:
         raise EdgeAssistError("this build has no edge_assist.app.run_replay; update edge-assist")
     return run_replay(cfg, path, assistant=assistant)
