@@ -1,0 +1,109 @@
+"""The entity graph on the real Kùzu: resolution, idempotent MERGE, one-hop, causality."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.inference.loader import load_llm
+from edge_assist.memory.entities import entity_key, extract, resolve
+from edge_assist.memory.graph import EntityGraph
+from tests.test_memory_streams import SHORT, memory_config, stream
+
+
+@pytest.mark.parametrize(
+    ("names", "key"),
+    [
+        (["the knife", "a knife", "knives", "Knife", "THE KNIVES!"], "knife"),
+        (["tomatoes", "a tomato", "the Tomatoes"], "tomato"),
+        (["the fridge", "Refrigerator", "fridges"], "refrigerator"),
+        (["dental floss", "the dental floss"], "dental floss"),
+        (["some berries", "berry"], "berry"),
+        (["a glass", "glasses"], "glass"),
+        (["English muffins", "the english muffin"], "english muffin"),
+    ],
+)
+def test_one_real_thing_is_one_key(names: list[str], key: str) -> None:
+    assert {entity_key(n) for n in names} == {key}
+
+
+def test_hallucinated_names_are_dropped() -> None:
+    raw = {
+        "entities": [{"name": "knives", "kind": "tool"}, {"name": "nut butter", "kind": "food"}],
+        "relations": [{"subject": "the knife", "relation": "Cuts!", "object": "a tomato"},
+                      {"subject": "knife", "relation": "scoops", "object": "nut butter"}],
+    }
+    ex = resolve(raw, "I cut the tomatoes with a knife")
+    assert [e[0] for e in ex.entities] == ["knife", "tomato"]
+    assert ex.relations == (("knife", "cuts", "tomato"),)
+
+
+def _graph(tmp_path: Path) -> EntityGraph:
+    g, created = EntityGraph.open(tmp_path / "g.kuzu")
+    assert created
+    return g
+
+
+def test_merge_is_idempotent_and_one_hop_is_causal(tmp_path: Path) -> None:
+    g = _graph(tmp_path)
+    s = "kitchen"
+    c1 = resolve({"entities": [{"name": "the knife", "kind": "tool"}, {"name": "tomatoes", "kind": "food"}],
+                  "relations": [{"subject": "knife", "relation": "cuts", "object": "tomatoes"}]},
+                 "I slice the tomatoes with the knife")
+    c2 = resolve({"entities": [{"name": "a knife", "kind": "tool"}, {"name": "cutting board", "kind": "object"}],
+                  "relations": [{"subject": "knife", "relation": "lies on", "object": "cutting board"}]},
+                 "a knife lies on the cutting board")
+    c3 = resolve({"entities": [{"name": "knives", "kind": "tool"}, {"name": "sink", "kind": "place"}],
+                  "relations": [{"subject": "knives", "relation": "washed in", "object": "sink"}]},
+                 "knives are washed in the sink")
+    for _ in range(2):  # applying twice (a replay after a kill) must change nothing
+        g.apply(s, 0, 0.0, 10.0, c1)
+        g.apply(s, 1, 10.0, 20.0, c2)
+        g.apply(s, 2, 20.0, 30.0, c3)
+    assert g.counts() == {"entities": 4, "clips": 3, "seen_in": 6, "relations": 3}
+    [hit] = g.neighbourhood(["Knives"], before_t=100.0, k=5)
+    assert hit.clip_indices == (0, 1, 2) and hit.score == 1.0
+    assert {(r, o) for r, o, _, _ in hit.neighbours} == {("cuts", "tomatoes"), ("lies on", "cutting board"),
+                                                         ("washed in", "sink")}
+    # One hop from the tomato reaches the knife, and the clips the knife was seen in.
+    [tom] = g.neighbourhood(["tomato"], before_t=100.0, k=5)
+    assert tom.neighbours[0][:2] == ("inverse of cuts", "the knife")
+    assert tom.neighbour_clip_indices == (1, 2)
+    # At t = 20 s clip 2 (ends at 30 s) and its sink relation do not exist yet.
+    [early] = g.neighbourhood(["knife"], before_t=20.0, k=5)
+    assert early.clip_indices == (0, 1) and all(t <= 20.0 for *_, t in early.neighbours)
+    assert g.neighbourhood(["sink"], before_t=20.0, k=5) == []
+    # A part of a name finds the whole ("board" -> "cutting board") with a lower score.
+    [board] = g.neighbourhood(["board"], before_t=100.0, k=5)
+    assert board.name == "cutting board" and board.score < 1.0
+    g.forget([(s, 0), (s, 1)])
+    assert g.counts() == {"entities": 2, "clips": 1, "seen_in": 2, "relations": 1}
+    g.close()
+
+
+@pytest.fixture(scope="module")
+def bg_llm() -> LLM:
+    # One thread: the memory writer runs in the background and must leave a core to the reasoner.
+    return load_llm(Config().replace(**{"models.threads": 1}))
+
+
+@pytest.mark.slow
+def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder) -> None:
+    from edge_assist.memory.memory import Memory
+
+    caps = stream(SHORT)[:4]  # egg, microwave ramekin cup, stir ramekin cup, oil into ramekin cup
+    with Memory.open(memory_config(tmp_path), bg_llm, text_encoder) as mem:
+        for c in caps:
+            mem.store_caption(c)
+        assert mem.update_graph() == 4 and mem.update_graph() == 0  # one LLM call per caption, once
+        keys = {k for k, _, _ in mem.graph.entities()}
+        assert keys, "SmolLM2 found no entity in four cooking steps"
+        hits = mem.graph_neighbourhood(["ramekin cup"], before_t=1e9, k=3)
+        if "ramekin cup" in keys:
+            assert hits[0].clip_indices == (1, 2, 3)
+        assert all(set(h.clip_indices) <= {0, 1, 2, 3} for h in hits)
+    direct = extract(bg_llm, "Pour 1 egg into the bowl")
+    assert all(e[0] in {"egg", "bowl"} for e in direct.entities)
