@@ -1,0 +1,125 @@
+"""`edge-assist ask "question"`: ask the wearer's memory, or a finished recording.
+
+Without `--recording` the question goes to the configured wearer's live store. With
+`--recording` it goes to a recording: a memory store file (`NAME.sqlite`, as `run` or
+`memory ingest` leave it) or a caption stream (`.jsonl`), which is first built into a
+temporary memory in one pass. Answers go coarse to fine (summaries first, clips only if
+needed) and cite the clip times they rest on; with `--choices` the answer is one of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.config import Config
+from edge_assist.errors import EdgeAssistError, SourceError, StoreError
+from edge_assist.events import Caption
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ask", help="ask a question about what the wearer did (live store or a recording)",
+        description="Answer a question from memory, coarse to fine, citing the clip times used.",
+    )
+    add_config_args(p)
+    p.add_argument("question", help="the question, in quotes")
+    p.add_argument("--recording", "-r", metavar="DB",
+                   help="a finished recording: its memory store (NAME.sqlite) or a caption stream (.jsonl)")
+    p.add_argument("--choices", nargs="+", metavar="OPTION", help="multiple choice: the answer is one of these")
+    p.add_argument("--session", metavar="ID", help="only this session of the store")
+    p.add_argument("--json", action="store_true", help="print the answer, citations and trace as JSON")
+    p.set_defaults(func=_ask)
+
+
+def _store_config(cfg: Config, db: Path) -> Config:
+    """The config that opens `db`: the store is <data_dir>/<wearer>.sqlite."""
+    return cfg.replace(**{"general.data_dir": str(db.resolve().parent), "general.wearer": db.stem})
+
+
+def _ask(args: argparse.Namespace) -> int:
+    question = " ".join(args.question.split())
+    if not question:
+        raise EdgeAssistError("the question is empty; write it in quotes: edge-assist ask \"where did I put the salt?\"")
+    choices = tuple(dict.fromkeys(c.strip() for c in args.choices or () if c.strip()))
+    if args.choices is not None and len(choices) < 2:
+        raise EdgeAssistError("--choices needs at least two different options")
+    cfg = config_from_args(args)
+    with tempfile.TemporaryDirectory(prefix="edge-assist-ask-") as tmp:
+        if args.recording:
+            rec = Path(args.recording)
+            if not rec.exists():
+                raise SourceError(f"recording {rec} does not exist; give a memory store (.sqlite) or a caption stream (.jsonl)")
+            if rec.suffix == ".jsonl":
+                cfg = cfg.replace(**{"general.data_dir": tmp, "general.wearer": "recording"})
+                build: Path | None = rec
+            elif rec.suffix in (".sqlite", ".db"):
+                cfg, build = _store_config(cfg, rec), None
+            else:
+                raise SourceError(f"{rec}: unknown recording type; give a memory store (.sqlite) or a caption stream (.jsonl)")
+        else:
+            from edge_assist.memory.memory import Paths
+
+            build = None
+            if not Paths.of(cfg).sqlite.exists():
+                raise StoreError(
+                    f"no memory for wearer {cfg.general.wearer!r} at {Paths.of(cfg).sqlite}; run `edge-assist run` "
+                    "or `edge-assist memory ingest FILE` first, or pass --recording"
+                )
+        out = asyncio.run(_answer(cfg, question, choices, build, args.session))
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(out["answer"])
+        if out["citation"]:
+            print(f"  ({out['citation']}; from {out['stage']})")
+        else:
+            print(f"  (nothing in memory matched; from {out['stage']})")
+    return 0
+
+
+async def _answer(
+    cfg: Config, question: str, choices: tuple[str, ...], build: Path | None, session: str | None
+) -> dict[str, Any]:
+    from edge_assist.assistant import build_assistant
+    from edge_assist.clock import RealClock
+    from edge_assist.commands.memory import read_caption_file
+    from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
+    from edge_assist.memory.memory import Memory
+
+    clock = RealClock()
+    llm, enc, img = load_llm(cfg), load_text_encoder(cfg), load_image_encoder(cfg)
+    vlm = load_vlm(cfg) if cfg.models.vlm else None
+    memory = Memory.open(cfg, llm, enc, img)
+    try:
+        if build is not None:
+            sid, rows = read_caption_file(build)
+            if not rows:
+                raise SourceError(f"{build} holds no captions; nothing to answer from")
+            start = time.perf_counter()
+            print(f"building memory from {len(rows)} captions of {build.name} ...", file=sys.stderr)
+            for i, (t0, t1, text) in enumerate(rows):
+                await clock.run_blocking(memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text))
+            await clock.run_blocking(memory.flush)
+            print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        assistant = build_assistant(cfg, llm, enc, memory, vlm=vlm, image_encoder=img, clock=clock)
+        ans = await assistant.answer(question, choices=choices, session_id=session)
+    finally:
+        memory.close()
+    return {
+        "question": question,
+        "answer": ans.text,
+        "choice": ans.choice,
+        "citation": ans.citation,
+        "stage": ans.stage,
+        "clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2)] for c in ans.context.clips],
+        "timings_s": {k: round(v, 3) for k, v in ans.timings_s.items()},
+        "trace": ans.trace,
+    }

@@ -1,0 +1,79 @@
+"""The intervention policy: cooldowns, the hourly cap, do-not-disturb, no repeats,
+Safety's bypass and answers to questions, all on stream time."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_assist.config import Config, PolicyConfig
+from edge_assist.events import SubType
+from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.policy import InterventionPolicy, normalise
+
+SID = "s1"
+
+
+def policy(**overrides: object) -> InterventionPolicy:
+    cfg = Config().replace(**{f"policy.{k}": v for k, v in overrides.items()}).policy
+    return InterventionPolicy(cfg)
+
+
+async def admit(p: InterventionPolicy, st: SubType, text: str, t: float, trigger: str = "proactive", sid: str = SID):
+    return await p.admit(session_id=sid, sub_type=st, text=text, now_t=t, trigger=trigger)
+
+
+async def test_cooldown_per_sub_type_on_stream_time() -> None:
+    p = policy(cooldown_s={"NSG": 30.0, "ER": 20.0})
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now add the salt.", 100.0)).allowed
+    v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now stir the pot.", 110.0)
+    assert not v.allowed and v.reason.startswith("cooldown:NSG") and "10.0 s" in v.reason
+    # Another sub-type has its own cooldown.
+    assert (await admit(p, SubType.ERROR_RECOVERY, "That was sugar, not salt.", 111.0)).allowed
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now stir the pot.", 130.5)).allowed
+
+
+async def test_hourly_cap_and_do_not_disturb() -> None:
+    p = policy(max_per_hour=2, cooldown_s={"NSG": 0.0})
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "one", 0.0)).allowed
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "two", 60.0)).allowed
+    v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "three", 120.0)
+    assert not v.allowed and v.reason.startswith("max_per_hour")
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "four", 3601.0)).allowed  # the first left the hour
+    dnd = policy(do_not_disturb=True)
+    assert (await admit(dnd, SubType.HABIT_COACHING, "Stretch.", 5.0)).reason == "do_not_disturb"
+
+
+async def test_safety_bypasses_caps_but_is_not_repeated_at_once() -> None:
+    p = policy(max_per_hour=1, do_not_disturb=True, cooldown_s={"SA": 600.0})
+    assert (await admit(p, SubType.SAFETY, "The pan handle is hot.", 10.0)).allowed
+    assert (await admit(p, SubType.SAFETY, "Knife near your fingers.", 12.0)).allowed
+    v = await admit(p, SubType.SAFETY, "The pan handle is hot!", 20.0)
+    assert not v.allowed and v.reason.startswith("repeat")
+    assert (await admit(p, SubType.SAFETY, "The pan handle is hot.", 45.0)).allowed  # past its 30 s window
+
+
+async def test_answers_to_questions_bypass_everything() -> None:
+    p = policy(do_not_disturb=True, max_per_hour=1)
+    for t in (1.0, 2.0, 3.0):
+        assert (await admit(p, SubType.MEMORY_RECALL, "The keys are on the shelf.", t, trigger="query")).allowed
+
+
+async def test_exact_repeat_within_window_and_new_session() -> None:
+    p = policy(repeat_window_s=300.0, repeat_similarity=1.0, cooldown_s={"RR": 0.0})
+    assert (await admit(p, SubType.RESOURCE_REMINDER, "Take the milk out.", 10.0)).allowed
+    v = await admit(p, SubType.RESOURCE_REMINDER, "take the MILK out", 100.0)
+    assert not v.allowed and "repeat" in v.reason
+    assert (await admit(p, SubType.RESOURCE_REMINDER, "Take the milk out.", 400.0)).allowed
+    # A new session restarts stream time and the history.
+    assert (await admit(p, SubType.RESOURCE_REMINDER, "Take the milk out.", 5.0, sid="s2")).allowed
+    assert normalise("Take, the  MILK out!") == "take the milk out"
+
+
+@pytest.mark.slow
+async def test_semantic_repeat_uses_the_text_encoder(text_encoder: TextEncoder) -> None:
+    cfg: PolicyConfig = Config().replace(**{"policy.cooldown_s": {"NSG": 0.0}, "policy.repeat_similarity": 0.8}).policy
+    p = InterventionPolicy(cfg, text_encoder=text_encoder)
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Next, pour the egg into the ramekin cup.", 10.0)).allowed
+    v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now pour the egg into the ramekin cup.", 20.0)
+    assert not v.allowed and "cosine" in v.reason
+    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Cut the English muffin in two with a knife.", 30.0)).allowed
