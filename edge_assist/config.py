@@ -138,7 +138,10 @@ class MemoryConfig:
 @dataclass(frozen=True)
 class ReasonerConfig:
     context_captions: int = setting(4, "recent captions shown to the reasoner with the current one (count)", lo=0, hi=64)
-    max_tokens: int = setting(160, "longest reasoner answer (tokens)", lo=16, hi=4096)
+    max_tokens: int = setting(
+        256, "longest reasoner answer (tokens); the schemas cap each field, so this only binds on a rambling model",
+        lo=16, hi=4096,
+    )
     temperature: float = setting(0.0, "sampling temperature of decisions", lo=0, hi=2)
     task_context: str = setting("", "what the wearer is doing (a recipe, a procedure), given to every pass")
     query_search: str = setting(
@@ -146,7 +149,7 @@ class ReasonerConfig:
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
         choices=("always", "auto"),
     )
-    reconstruction_max_tokens: int = setting(160, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
+    reconstruction_max_tokens: int = setting(256, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
 
 
 @dataclass(frozen=True)
