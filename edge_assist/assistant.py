@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 # one twice, this is what the wearer hears instead of nothing.
 NO_ANSWER = "Sorry, I could not work that out from what I remember."
 OFFLINE_MAX_TOKENS = 128
+PROGRESS_RECENT = 2
 
 
 @dataclass
@@ -153,9 +154,12 @@ class EgoMemoAssistant:
             trace["progress"] = {"done": list(progress.done), "todo": list(progress.todo),
                                  "now_step": progress.now_step, "now_cosine": round(progress.now_cosine, 3),
                                  "skipped": list(progress.skipped)}
+        # With task progress in the prompt the done steps are already listed: two earlier
+        # captions suffice for continuity, and every token saved is prompt time on a Pi.
+        recent = list(ctx.recent)[-PROGRESS_RECENT:] if progress is not None else list(ctx.recent)
         msgs = prompts.pass1_messages(
             task=self._task(ctx), activity_summary=ctx.activity_summary,
-            recent=[_triple(c) for c in ctx.recent], now=_triple(ctx.caption),
+            recent=[_triple(c) for c in recent], now=_triple(ctx.caption),
             progress=progress.prompt_text() if progress is not None else "",
         )
         p1 = await call_json(

@@ -123,3 +123,33 @@ async def test_reconstruction_switch(mem: Built, llm: LLM, text_encoder: TextEnc
     assert set(small.paths) == {"temporal"} and "not granted" in small.skipped["graph"]
     assert not any(k.startswith("reconstruction") for k in small.timings_s)
     assert len(small.paths["temporal"].text_hits) <= 2
+
+
+async def test_reconstruction_with_a_vlm_sees_the_keyframes(mem: Built, llm: LLM, text_encoder: TextEncoder,
+                                                            image_encoder: ImageEncoder,
+                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The real llama.cpp multimodal path: SmolLM2 with a generated projector (random
+    weights: the words mean nothing, but the keyframes do go through the VLM)."""
+    from edge_assist.inference.loader import load_vlm
+    from edge_assist.inference.manifest import get_entry, resolve_file
+    from edge_assist.inference.tiny_models import write_tiny_mmproj
+
+    cfg = Config()
+    model = resolve_file(cfg, get_entry(cfg, "smollm2-135m-q4"), "model")
+    d = tmp_path_factory.mktemp("vlm")
+    write_tiny_mmproj(d / "tiny-mmproj.gguf")
+    (d / "manifest.toml").write_text(
+        "[model.tiny-vlm]\nrole = \"vlm\"\nlicence = \"test\"\n"
+        f"[[model.tiny-vlm.files]]\nkind = \"model\"\nname = \"llm.gguf\"\npath = \"{model}\"\n"
+        "[[model.tiny-vlm.files]]\nkind = \"mmproj\"\nname = \"tiny-mmproj.gguf\"\npath = \"tiny-mmproj.gguf\"\n"
+    )
+    vlm = load_vlm(cfg.replace(**{"models.dir": str(d), "models.vlm": "tiny-vlm"}))
+    assert vlm is not None
+    rcfg = mem.cfg.replace(**{"reasoner.reconstruction_max_tokens": 32})
+    rtr = Retriever(rcfg, mem.memory, llm=llm, text_encoder=text_encoder, clock=RealClock(), vlm=vlm,
+                    image_encoder=image_encoder)
+    r = await rtr.retrieve("the ramekin cup", before_t=mem.captions[-1].t1, session_id=None,
+                           plan=SearchPlan(paths=("visual",), top_k=2))
+    (acc,) = r.accounts
+    assert acc.by == "vlm" and acc.images >= 1 and acc.records
+    assert r.timings_s["reconstruction.visual"] > 0
