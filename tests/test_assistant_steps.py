@@ -99,18 +99,34 @@ async def test_proactive_replay_fills_timings_and_traces(mem: Built, llm: LLM, t
 def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tests.assistant_memory import demo_stream
 
-    meta, caps = demo_stream(3)
+    meta, caps = demo_stream(2)
     rec = tmp_path / "rec.jsonl"
     rec.write_text("\n".join([json.dumps({"meta": meta})] + [
         json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]) + "\n", encoding="utf-8")
+    data = ["--set", f"general.data_dir={tmp_path / 'data'}", "--set", "general.wearer=ann"]
+    # A caption stream is built into a temporary memory, then asked.
     argv = ["ask", "--recording", str(rec), "What did I cut with a knife?", "--choices", "the English muffin",
-            "a tomato", "--json", "--set", f"general.data_dir={tmp_path / 'data'}"]
+            "a tomato", "--json", *data]
     assert cli_main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] in ("the English muffin", "a tomato") and out["choice"] == out["answer"]
     assert TIME.search(out["citation"])
+    # The wearer's live store: none yet is a one-line error; after an ingest it answers.
+    assert cli_main(["ask", "What did I cut?", *data]) == 2
+    assert "no memory for wearer 'ann'" in capsys.readouterr().err
+    assert cli_main(["memory", "ingest", str(rec), *data]) == 0
+    capsys.readouterr()
+    assert cli_main(["ask", "What did I cut?", *data]) == 0
+    live = capsys.readouterr().out.splitlines()
+    assert live[0].strip() and TIME.search(live[1]), live
+    # The same store named as a recording file, multiple choice.
+    store = tmp_path / "data" / "ann.sqlite"
+    assert cli_main(["ask", "--recording", str(store), "What did I pour?", "--choices", "an egg", "oil"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] in ("an egg", "oil")
     assert cli_main(["ask", "--recording", str(tmp_path / "missing.sqlite"), "q"]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert cli_main(["ask", "q", "--choices", "one", *data]) == 2
+    assert "at least two" in capsys.readouterr().err
 
 
 # -- a scripted remote server --------------------------------------------------------------

@@ -77,6 +77,12 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
     if rec.get("query"):
         out.append(f"  question: {_short(rec['query'])}")
     out.append(f"  caption: {_short(rec.get('caption'))}")
+    prog = rec.get("progress")
+    if isinstance(prog, dict):
+        line = f"  task: {len(prog.get('done', []))} steps done, {len(prog.get('todo', []))} to do"
+        if prog.get("now_step"):
+            line += f"; now like {_short(prog['now_step'], 60)!r} ({prog.get('now_cosine', 0):.2f})"
+        out.append(line)
     p1 = rec.get("pass1")
     if isinstance(p1, dict):
         if "skipped" in p1:
