@@ -218,7 +218,7 @@ class EgoMemoAssistant:
 
     async def _search(
         self, ctx: StepContext, query: str, why: str, gate: SearchGate | None, timings: dict[str, float],
-        trace: dict[str, Any], *, instant: bool, session_id: str | None = None, scoped: bool = True,
+        trace: dict[str, Any], *, instant: bool,
     ) -> Retrieval | None:
         """Ask the gate, then retrieve. None when the search is deferred or nothing may run."""
         plan = self.retriever.default_plan()
@@ -241,8 +241,10 @@ class EgoMemoAssistant:
         if plan.deferred:
             trace["search"]["outcome"] = f"search deferred by the scheduler ({plan.note or 'no budget now'})"
             return None
+        # Stream time restarts with every session, so "before now" is only meaningful inside
+        # the current one: a step searches its own session (`ask` searches them all).
         retrieval = await self.retriever.retrieve(
-            query, before_t=ctx.now_t, session_id=ctx.session_id if scoped else session_id, plan=plan
+            query, before_t=ctx.now_t, session_id=ctx.session_id, plan=plan
         )
         timings.update(retrieval.timings_s)
         trace["retrieval"] = retrieval.trace()

@@ -20,7 +20,7 @@ from typing import Any
 
 from edge_assist.clock import Clock
 from edge_assist.config import Config
-from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
+from edge_assist.inference.base import LLM, VLM, GenerationCancelled, ImageEncoder, TextEncoder
 from edge_assist.memory.api import MemoryReader
 from edge_assist.reasoning.api import PATHS, SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext, fuse
@@ -133,6 +133,8 @@ class Retriever:
             res.start_s = time.perf_counter() - start
             try:
                 await runners[name](res)
+            except GenerationCancelled:
+                raise  # preempted by more urgent work: the whole search stops, the scheduler retries it
             except Exception as e:  # one broken path must not silence the other two
                 log.warning("retrieval path %s failed: %s", name, e)
                 res.error = f"{type(e).__name__}: {e}"
