@@ -584,6 +584,7 @@ def run_replay(
     assistant: Assistant | None = None,
     sinks: Sequence[OutputSink] | None = None,
     progress: bool = False,
+    with_memory: bool = True,
 ) -> RunResult:
     """Replay a caption stream or a video through the whole pipeline and return its decisions.
 
@@ -601,7 +602,8 @@ def run_replay(
             bar.update(max(0.0, t - bar.n))
 
     pipeline, close = build_pipeline(
-        cfg, live=False, path=path, assistant=assistant, sinks=sinks if sinks is not None else [], on_progress=on_progress
+        cfg, live=False, path=path, assistant=assistant, sinks=sinks if sinks is not None else [], on_progress=on_progress,
+        with_memory=with_memory,
     )
     if bar is not None:
         total = pipeline.captions.duration_s if pipeline.captions is not None else (pipeline.frames.duration_s if pipeline.frames else None)

@@ -99,7 +99,7 @@ class ModelsConfig:
     text_encoder: str = setting("minilm-l6-int8", "manifest name of the sentence encoder")
     image_encoder: str = setting("", "manifest name of the CLIP-style encoder; empty: no visual path")
     backend: str = setting("local", "where LLM/VLM run: in process, or an OpenAI-compatible server", choices=("local", "remote"))
-    threads: int = setting(0, "CPU threads for llama.cpp; 0 = all cores (count)", lo=0, hi=256)
+    threads: int = setting(0, "CPU threads for llama.cpp and ONNX; 0 = all cores but one (count)", lo=0, hi=256)
     context_tokens: int = setting(2048, "llama.cpp context window (tokens)", lo=256, hi=131072)
     seed: int = setting(0, "sampling seed, so runs repeat (integer)", lo=0)
 
@@ -131,7 +131,7 @@ class MemoryConfig:
     max_store_mb: float = setting(
         0.0, "cap on the SQLite store size; ingest stops with an error when reached; 0 = no cap (MB)", lo=0
     )
-    summary_max_tokens: int = setting(96, "longest activity or session summary (tokens)", lo=16, hi=1024)
+    summary_max_tokens: int = setting(128, "longest activity or session summary (tokens)", lo=16, hi=1024)
     entity_max_tokens: int = setting(256, "longest entity-extraction answer per caption (tokens)", lo=32, hi=2048)
 
 

@@ -38,7 +38,16 @@ def check_gguf(path: Path, what: str, fix: str) -> None:
 
 
 def resolve_threads(threads: int) -> int:
-    return threads if threads > 0 else max(1, os.cpu_count() or 1)
+    """0 means "choose": all cores but one.
+
+    llama.cpp's worker threads spin while they wait for each other; when any other work
+    (the ONNX encoders, the Python loop, another process) takes a core, one descheduled
+    worker stalls the rest. Measured on 2 cores with another process busy: 64 tokens took
+    0.8 s on 1 thread and 225 s on 2. Leaving a core free avoids that cliff.
+    """
+    if threads > 0:
+        return threads
+    return max(1, (os.cpu_count() or 1) - 1)
 
 
 class LlamaLLM:

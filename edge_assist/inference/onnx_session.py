@@ -17,9 +17,11 @@ def open_session(path: Path, threads: int, fix: str) -> Any:
 
     if not path.is_file():
         raise ModelError(f"ONNX model {path} does not exist; {fix}")
+    from edge_assist.inference.llama_llm import resolve_threads
+
     opts = ort.SessionOptions()
-    if threads > 0:
-        opts.intra_op_num_threads = threads
+    # Same rule as llama.cpp: leave a core free, or spinning workers stall each other.
+    opts.intra_op_num_threads = resolve_threads(threads)
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3  # warnings about unused initializers are noise here
     try:
