@@ -26,7 +26,7 @@ setup: $(STAMP)
 
 demo: setup
 	$(VENV)/bin/edge-assist replay edge_assist/data/demo/1_34_microwaveeggsandwich.jsonl \
-		--set general.data_dir=var/demo
+		--set general.data_dir=var/demo --ask "200:what did I do with the English muffin?"
 
 test: setup
 	$(PY) -m pytest -q

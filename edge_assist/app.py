@@ -350,7 +350,10 @@ def install_signal_handlers(pipeline: Pipeline) -> Callable[[], None]:
 
 def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = True) -> list[OutputSink]:
     """The decision log, the console and (when installed and wanted) speech."""
-    sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log))]
+    from edge_assist.outputs.trace_log import TraceLog
+    from edge_assist.reasoning.trace import TRACES_FILE
+
+    sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log)), TraceLog(cfg.data_path(TRACES_FILE))]
     if cfg.output.console if console is None else console:
         sinks.append(ConsoleOutput(show_silent=cfg.output.console_silent))
     if speech:

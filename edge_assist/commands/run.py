@@ -10,6 +10,8 @@ import sys
 from typing import Any
 
 from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.errors import EdgeAssistError
+from edge_assist.events import UserQuery
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,6 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
     rp.add_argument("--stats", action="store_true", help="print latency histograms and counters at the end")
     rp.add_argument("--summary-json", metavar="FILE", help="also write the run summary as JSON to FILE")
+    rp.add_argument(
+        "--ask", metavar="SECONDS:QUESTION", action="append", default=[],
+        help="ask a question as the wearer would, at that point of the recording (repeatable), "
+        "e.g. --ask '200:what did I do with the muffin?'",
+    )
     rp.set_defaults(func=_replay)
 
 
@@ -73,8 +80,11 @@ def _replay(args: argparse.Namespace) -> int:
         for s in sinks:
             if hasattr(s, "write_hook"):
                 s.write_hook = tqdm.write
+    questions = [_parse_ask(item) for item in args.ask]
     pipeline: Pipeline
     pipeline, close = build_pipeline(cfg, live=False, path=args.path, sinks=sinks, on_progress=on_progress)
+    if questions:
+        pipeline.extra_tasks.append(("planted-questions", lambda inbox: _plant(pipeline, questions)))
     what = f"{len(pipeline.captions.captions)} captions" if pipeline.captions is not None else "video"
     print(f"replaying {args.path} ({what}, session {pipeline.session_id})", file=sys.stderr, flush=True)
     if bar is not None:
@@ -93,6 +103,24 @@ def _replay(args: argparse.Namespace) -> int:
             json.dump(rec, fh, indent=2)
     _print_summary(result, rec, str(cfg.data_path(cfg.output.decision_log)), args.stats)
     return 130 if result.stats.stopped_early else 0
+
+
+def _parse_ask(item: str) -> tuple[float, str]:
+    when, sep, question = item.partition(":")
+    try:
+        t = float(when)
+    except ValueError:
+        t = -1.0
+    if not sep or t < 0 or not question.strip():
+        raise EdgeAssistError(f"--ask {item!r} must look like SECONDS:QUESTION, e.g. --ask '120:where is the knife?'")
+    return t, question.strip()
+
+
+async def _plant(pipeline: Any, questions: list[tuple[float, str]]) -> None:
+    """Ask each question when the replay reaches its time, as the wearer would."""
+    for t, question in sorted(questions):
+        await pipeline.clock.sleep_until(t)
+        pipeline.inbox.put_query(UserQuery(t=pipeline.clock.now(), text=question, source="replay", stream_t=t))
 
 
 async def _with_signals(pipeline: Any) -> Any:

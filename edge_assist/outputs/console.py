@@ -15,9 +15,10 @@ def clock_text(seconds: float) -> str:
 
 def format_decision(d: Decision) -> str:
     when = clock_text(d.stream_t1)
-    if d.speak and d.sub_type is not None:
-        who = "answer" if d.trigger == "query" else d.sub_type.label
-        return f"[{when}] SPEAK {who} ({d.sub_type.value}): {d.text}"
+    if d.speak:
+        if d.trigger == "query" or d.sub_type is None:
+            return f"[{when}] ANSWER: {d.text}"
+        return f"[{when}] SPEAK {d.sub_type.label} ({d.sub_type.value}): {d.text}"
     if d.suppressed_by:
         return f"[{when}] held back ({d.suppressed_by}): {d.text}"
     return f"[{when}] silent" + (f" ({d.reason})" if d.reason else "")
