@@ -51,6 +51,11 @@ def test_parse_pass1_unusable_answers() -> None:
     r = schemas.parse_pass1(_p1(reply="respond", say="hello", service="none"))
     assert r.action == "silent" and "sub_type" in r.why
     assert schemas.parse_pass1(_p1(reply="respond", say="", service="NSG")).action == "silent"
+    # Fields that echo a field name or an enum word are empty (a tiny model's habit).
+    echo = schemas.parse_pass1(_p1(reply="search", search_query="search_query", say="says"))
+    assert echo.action == "search" and echo.query == "cuts bread"  # falls back to the observation
+    assert schemas.parse_pass1(_p1(reply="respond", say="says", service="SA")).action == "silent"
+    assert schemas.parse_pass1(_p1(reply="respond", say="Careful!", service="SA")).action == "silent"  # one word
     with pytest.raises(schemas.AnswerFormatError):
         schemas.parse_pass1(_p1(reply="shout"))
     with pytest.raises(schemas.AnswerFormatError):

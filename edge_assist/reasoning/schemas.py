@@ -146,9 +146,24 @@ def _sub(value: Any) -> SubType | None:
         raise AnswerFormatError(f"unknown sub_type {value!r}") from None
 
 
+# A tiny model under a grammar sometimes fills a field with a field's own name or an enum
+# word ("say": "says", "search_query": "search_query"). That is form without content.
+_ECHOES = frozenset(
+    "observation problem reply say says search search_query query service facts the_answer answer respond "
+    "silent none n/a na null empty text".split()
+)
+
+
 def _text(raw: dict[str, Any], key: str) -> str:
     v = raw.get(key, "")
-    return " ".join(v.split()) if isinstance(v, str) else ""
+    text = " ".join(v.split()) if isinstance(v, str) else ""
+    return "" if text.lower().strip(" .:!?\"'") in _ECHOES else text
+
+
+def _sentence(raw: dict[str, Any], key: str) -> str:
+    """What the glasses would say: at least two words, else nothing."""
+    text = _text(raw, key)
+    return text if len(text.split()) >= 2 else ""
 
 
 def parse_pass1(raw: dict[str, Any]) -> FirstPass:
@@ -157,7 +172,7 @@ def parse_pass1(raw: dict[str, Any]) -> FirstPass:
     if action == "silent":
         return FirstPass("silent", why=check, observation=obs)
     if action == "respond":
-        st, say = _sub(raw.get("service")), _text(raw, "say")
+        st, say = _sub(raw.get("service")), _sentence(raw, "say")
         if st is None or not say:
             # A wish to speak with nothing to say or no service is no decision: stay silent.
             return FirstPass("silent", why=f"respond without {'sub_type' if st is None else 'text'}", observation=obs)
@@ -182,7 +197,7 @@ def parse_query_pass1(raw: dict[str, Any], question: str) -> FirstPass:
 
 def parse_pass2(raw: dict[str, Any], *, must_answer: bool) -> SecondPass:
     action = raw.get("reply")
-    evidence, say, st = _text(raw, "facts"), _text(raw, "say"), _sub(raw.get("service"))
+    evidence, say, st = _text(raw, "facts"), _sentence(raw, "say"), _sub(raw.get("service"))
     if action not in ("silent", "respond"):
         raise AnswerFormatError(f"unknown action {action!r}")
     if must_answer:
