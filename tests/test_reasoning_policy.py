@@ -77,3 +77,20 @@ async def test_semantic_repeat_uses_the_text_encoder(text_encoder: TextEncoder) 
     v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now pour the egg into the ramekin cup.", 20.0)
     assert not v.allowed and "cosine" in v.reason
     assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Cut the English muffin in two with a knife.", 30.0)).allowed
+
+
+@pytest.mark.slow
+async def test_two_steps_at_once_cannot_both_pass_a_cooldown(text_encoder: TextEncoder) -> None:
+    import asyncio
+
+    from edge_assist.clock import RealClock
+
+    # With an encoder the policy awaits a worker thread between checking and remembering:
+    # that is where two steps in flight could interleave.
+    cfg = Config().replace(**{"policy.cooldown_s": {"NSG": 30.0}}).policy
+    p = InterventionPolicy(cfg, text_encoder=text_encoder, clock=RealClock())
+    a, b = await asyncio.gather(
+        admit(p, SubType.NEXT_STEP_GUIDANCE, "Now add the salt.", 100.0),
+        admit(p, SubType.NEXT_STEP_GUIDANCE, "Now stir the pot.", 100.5),
+    )
+    assert [a.allowed, b.allowed].count(True) == 1

@@ -13,6 +13,7 @@ and a live run make the same choices.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -53,6 +54,9 @@ class InterventionPolicy:
         self._clock = clock
         self._session = ""
         self._spoken: deque[_Spoken] = deque()
+        # Check-then-remember must be atomic: two steps in flight at once (a question
+        # overtaking a caption) could otherwise both pass the same cooldown.
+        self._lock = asyncio.Lock()
 
     def _window_s(self) -> float:
         return max(self.cfg.repeat_window_s, self.cfg.safety_repeat_window_s, HOUR_S)
@@ -73,6 +77,10 @@ class InterventionPolicy:
         """Decide whether this response may be spoken now; remember it when it is."""
         if trigger == "query":
             return Verdict(True)  # the wearer asked: always answer
+        async with self._lock:
+            return await self._admit(session_id, sub_type, text, now_t)
+
+    async def _admit(self, session_id: str, sub_type: SubType, text: str, now_t: float) -> Verdict:
         if session_id != self._session:
             # Stream time restarts with a session; its history does not carry over.
             self._session = session_id
