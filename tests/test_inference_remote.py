@@ -17,7 +17,7 @@ from edge_assist.config import CaptionerConfig, Config, RemoteConfig
 from edge_assist.errors import ModelError
 from edge_assist.events import Clip, Keyframe
 from edge_assist.inference.base import LLM, VLM, GenerationCancelled, StopFlag
-from edge_assist.inference.loader import clear_cache, load_llm, load_vlm
+from edge_assist.inference.loader import load_llm, load_vlm
 from edge_assist.inference.remote import RemoteLLM, RemoteVLM
 from edge_assist.perception.vlm_captioner import VLMCaptioner
 
@@ -221,4 +221,3 @@ def test_loader_picks_remote_backend(server: tuple[Script, str]) -> None:
     cfg = Config().replace(**{"models.backend": "remote", "remote.base_url": url, "remote.vlm_model": ""})
     assert isinstance(load_llm(cfg), RemoteLLM)
     assert load_vlm(cfg) is None  # no vision model named on the server
-    clear_cache()
