@@ -47,3 +47,22 @@ def image_encoder(tmp_path_factory: pytest.TempPathFactory, default_config: Conf
     enc = load_image_encoder(default_config.replace(**{"models.dir": str(d), "models.image_encoder": "tiny-clip"}))
     assert enc is not None
     return enc
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm_dir(tmp_path_factory: pytest.TempPathFactory, default_config: Config):  # type: ignore[no-untyped-def]
+    """A models folder with a VLM made of SmolLM2 plus a generated LLaVA-style projector
+    (random weights): the real multimodal path, meaningless captions. Select it with
+    models.dir=<this> and models.vlm="tiny-vlm"."""
+    from edge_assist.inference.manifest import get_entry, resolve_file
+    from edge_assist.inference.tiny_models import write_tiny_mmproj
+
+    llm_path = resolve_file(default_config, get_entry(default_config, "smollm2-135m-q4"), "model")
+    d = tmp_path_factory.mktemp("vlm-models")
+    write_tiny_mmproj(d / "tiny-mmproj.gguf")
+    (d / "manifest.toml").write_text(
+        "[model.tiny-vlm]\nrole = \"vlm\"\nlicence = \"test\"\n"
+        f"[[model.tiny-vlm.files]]\nkind = \"model\"\nname = \"llm.gguf\"\npath = \"{llm_path}\"\n"
+        "[[model.tiny-vlm.files]]\nkind = \"mmproj\"\nname = \"tiny-mmproj.gguf\"\npath = \"tiny-mmproj.gguf\"\n"
+    )
+    return d

@@ -33,15 +33,8 @@ def smollm_path() -> Path:
 
 
 @pytest.fixture(scope="module")
-def vlm_dir(tmp_path_factory: pytest.TempPathFactory, smollm_path: Path) -> Path:
-    d = tmp_path_factory.mktemp("vlm-models")
-    write_tiny_mmproj(d / "tiny-mmproj.gguf")
-    (d / "manifest.toml").write_text(
-        "[model.tiny-vlm]\nrole = \"vlm\"\nlicence = \"test\"\n"
-        f"[[model.tiny-vlm.files]]\nkind = \"model\"\nname = \"llm.gguf\"\npath = \"{smollm_path}\"\n"
-        "[[model.tiny-vlm.files]]\nkind = \"mmproj\"\nname = \"tiny-mmproj.gguf\"\npath = \"tiny-mmproj.gguf\"\n"
-    )
-    return d
+def vlm_dir(tiny_vlm_dir: Path) -> Path:
+    return tiny_vlm_dir
 
 
 @pytest.fixture(scope="module")
