@@ -219,6 +219,8 @@ async def test_invalid_json_is_retried_once_then_silent(mem: Built, server: Serv
     assert d.trace["pass1"]["attempts"] == 2 and len(d.trace["pass1"]["errors"]) == 2
     # Our retry is one more call; the remote client itself asks twice per call.
     assert server.kinds() == ["pass1"] * len(server.requests) and 2 <= len(server.requests) <= 4
+    # The retry had twice the token allowance (a cut answer can only close with more room).
+    assert server.requests[-1]["max_tokens"] == 2 * server.requests[0]["max_tokens"]
     # A bad first answer followed by a good one: the retry is used, and the step goes on.
     answers = iter(["not JSON", "not JSON", json.dumps({**P1_SEARCH, "reply": "silent"})])
     server.requests.clear()

@@ -51,21 +51,28 @@ async def call_json(
     *,
     max_tokens: int,
     temperature: float = 0.0,
+    attempts: int = ATTEMPTS,
 ) -> CallResult[T]:
-    """Ask for JSON, parse it; retry once on a bad answer, then give up with a reason."""
+    """Ask for JSON, parse it; retry once on a bad answer, then give up with a reason.
+
+    The retry gets twice the token allowance: at temperature 0 a local model repeats
+    itself exactly, so the only retry that can succeed where the first was cut short is
+    a longer one (a remote server's failures are more often transient: any retry helps).
+    """
     errors: list[str] = []
     raw: dict[str, Any] | None = None
     start = time.perf_counter()
-    for attempt in range(1, ATTEMPTS + 1):
+    for attempt in range(1, attempts + 1):
+        allowance = max_tokens * (2 if attempt > 1 else 1)
         try:
             raw = await clock.run_blocking(
-                lambda: llm.chat_json(messages, schema, max_tokens=max_tokens, temperature=temperature)
+                lambda n=allowance: llm.chat_json(messages, schema, max_tokens=n, temperature=temperature)  # type: ignore[misc]
             )
             value = parse(raw)
         except (ModelError, ValueError) as e:  # json.JSONDecodeError and AnswerFormatError are ValueErrors
             errors.append(f"attempt {attempt}: {e}")
-            log.warning("%s: bad model answer (attempt %d of %d): %s", what, attempt, ATTEMPTS, e)
+            log.warning("%s: bad model answer (attempt %d of %d): %s", what, attempt, attempts, e)
             continue
         return CallResult(value, raw, time.perf_counter() - start, attempt, errors=errors)
-    reason = f"{what}: no valid answer after {ATTEMPTS} attempts ({errors[-1]})"
-    return CallResult(None, raw, time.perf_counter() - start, ATTEMPTS, error=reason, errors=errors)
+    reason = f"{what}: no valid answer after {attempts} attempts ({errors[-1]})"
+    return CallResult(None, raw, time.perf_counter() - start, attempts, error=reason, errors=errors)

@@ -98,7 +98,9 @@ async def reconstruct(
     res = await call_json(
         llm, clock, f"reconstruction ({path})", prompts.reconstruct_messages(query=query, captions=triples),
         schemas.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
-        max_tokens=max_tokens,
+        # One attempt: when it fails the captions themselves are handed on, which beats
+        # spending a second, longer generation on the step's budget.
+        max_tokens=max_tokens, attempts=1,
     )
     if not res.value:
         # The captions themselves are still evidence; losing them would be worse than no account.
