@@ -471,6 +471,7 @@ class Models:
     text_encoder: Any
     vlm: Any = None
     image_encoder: Any = None
+    memory_llm: Any = None  # the LLM the memory writer uses (a copy, or `llm` itself)
 
 
 def load_models(cfg: Config, arbiter: Any = None) -> Models:
@@ -479,11 +480,16 @@ def load_models(cfg: Config, arbiter: Any = None) -> Models:
     from edge_assist.scheduler import ScheduledLLM, ScheduledVLM
 
     llm = load_llm(cfg)
+    memory_llm = load_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
     vlm = load_vlm(cfg)
     if arbiter is not None:
+        # Copies still share the one CPU: every copy goes through the same arbiter.
+        memory_llm = ScheduledLLM(memory_llm, arbiter)
         llm = ScheduledLLM(llm, arbiter)
         vlm = ScheduledVLM(vlm, arbiter) if vlm is not None else None
-    return Models(llm=llm, text_encoder=load_text_encoder(cfg), vlm=vlm, image_encoder=load_image_encoder(cfg))
+    return Models(
+        llm=llm, text_encoder=load_text_encoder(cfg), vlm=vlm, image_encoder=load_image_encoder(cfg), memory_llm=memory_llm
+    )
 
 
 def build_pipeline(
@@ -533,7 +539,7 @@ def build_pipeline(
         from edge_assist.memory.memory import Memory
         from edge_assist.memory.writer import MemoryWriter
 
-        memory = Memory.open(cfg, models.llm, models.text_encoder, models.image_encoder)
+        memory = Memory.open(cfg, models.memory_llm, models.text_encoder, models.image_encoder)
         closers.append(memory.close)
         writer = MemoryWriter(memory, clock, cfg)
     if assistant is None:

@@ -66,15 +66,20 @@ def _paths_key(cfg: Config, entry: ModelEntry) -> tuple[str, ...]:
     return tuple(str(candidate_path(cfg, entry, f)) for f in entry.files)
 
 
-def load_llm(cfg: Config) -> LLM:
-    """The configured text model: llama.cpp in process, or the remote server."""
+def load_llm(cfg: Config, *, copy: str = "") -> LLM:
+    """The configured text model: llama.cpp in process, or the remote server.
+
+    `copy` names a separate in-process instance of the same model (its own context and
+    prompt cache): the memory writer uses one so that its calls between steps do not
+    evict the reasoner's cached prompt prefix.
+    """
     if cfg.models.backend == "remote":
         from edge_assist.inference.remote import RemoteLLM
 
         return _cached(("remote-llm", cfg.remote), lambda: RemoteLLM(cfg.remote))
     entry = get_entry(cfg, cfg.models.llm, "llm")
     m = cfg.models
-    key = ("llm", entry.name, _paths_key(cfg, entry), m.threads, m.context_tokens, m.seed)
+    key = ("llm", entry.name, _paths_key(cfg, entry), m.threads, m.context_tokens, m.seed, copy)
 
     def build() -> LLM:
         from edge_assist.inference.llama_llm import LlamaLLM
