@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from datetime import datetime
 from pathlib import Path
@@ -21,8 +22,9 @@ def _fill(tmp_path: Path, enc: TextEncoder) -> float:
     with Memory.open(memory_config(tmp_path, **{"memory.extract_entities": False}), None, enc) as mem:
         for c in stream(LONG)[:5]:
             mem.store_caption(c)
-        cutoff = time.time()
-        time.sleep(1.1)  # forget takes a date to the second
+        # forget takes a date to the second: cut at the next whole second, write the rest after it.
+        cutoff = float(math.ceil(time.time()))
+        time.sleep(cutoff - time.time() + 0.2)
         for c in stream(LONG)[5:]:
             mem.store_caption(c)
     return cutoff
@@ -40,7 +42,7 @@ def test_stats_export_forget(tmp_path: Path, text_encoder: TextEncoder, capsys: 
     assert main(["memory", "export", "-o", str(out), *s]) == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert "meta" in rows[0] and sum(r.get("type") == "clip" for r in rows) == 14
-    when = datetime.fromtimestamp(cutoff + 0.5).isoformat(timespec="seconds")
+    when = datetime.fromtimestamp(cutoff).isoformat(timespec="seconds")
     assert main(["memory", "forget", "--before", when, "--yes", *s]) == 0
     assert "forgot 5 clips" in capsys.readouterr().out
     assert main(["memory", "stats", "--json", *s]) == 0
