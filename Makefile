@@ -25,6 +25,8 @@ $(STAMP): pyproject.toml | $(PY)
 setup: $(STAMP)
 
 demo: setup
+	# A fresh memory each time: a replay resumes where memory ends, so a second run would skip everything.
+	rm -rf var/demo
 	$(VENV)/bin/edge-assist replay edge_assist/data/demo/1_34_microwaveeggsandwich.jsonl \
 		--set general.data_dir=var/demo --ask "200:what did I do with the English muffin?"
 
