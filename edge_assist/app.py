@@ -67,6 +67,7 @@ class RunStats:
     caption_latency_s: list[float] = field(default_factory=list)
     step_latency_s: list[float] = field(default_factory=list)
     stopped_early: bool = False
+    resumed_at: int = 0  # first clip index replayed; earlier ones were already in memory
 
     @property
     def real_time_factor(self) -> float:
@@ -89,6 +90,11 @@ class RunStats:
         if self.step_latency_s:
             s = sorted(self.step_latency_s)
             lines.append(f"step latency: median {s[len(s) // 2]:.2f} s, max {s[-1]:.2f} s")
+        if self.resumed_at:
+            lines.append(
+                f"resumed at clip {self.resumed_at}: earlier clips were already in memory "
+                "(use another general.data_dir, or `edge-assist memory forget`, to replay them again)"
+            )
         if self.stopped_early:
             lines.append("stopped before the end of the stream")
         return lines
@@ -117,6 +123,7 @@ class RunStats:
             "caption_latency_s": {"p50": pct(self.caption_latency_s, 0.5), "p95": pct(self.caption_latency_s, 0.95)},
             "step_latency_s": {"p50": pct(self.step_latency_s, 0.5), "p95": pct(self.step_latency_s, 0.95)},
             "stopped_early": self.stopped_early,
+            "resumed_at": self.resumed_at,
         }
 
 
@@ -254,6 +261,7 @@ class Pipeline:
         first_index = 0
         if self.memory is not None and hasattr(self.memory, "next_clip_index"):
             first_index = int(await self.clock.run_blocking(self.memory.next_clip_index, self.session_id))
+            self.stats.resumed_at = first_index
 
         memory_inbox: asyncio.Queue[Caption | StreamEnd] | None = None
         writer = self.memory_writer
