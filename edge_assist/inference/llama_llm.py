@@ -92,7 +92,9 @@ class LlamaLLM:
     def _grammar(self, schema: dict[str, Any]) -> Any:
         from llama_cpp import LlamaGrammar
 
-        key = json.dumps(schema, sort_keys=True)
+        # Insertion order, not sorted: the grammar emits properties in the order the schema
+        # lists them, and prompts rely on that (reason first, decide last).
+        key = json.dumps(schema)
         g = self._grammars.get(key)
         if g is None:
             try:
