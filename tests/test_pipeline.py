@@ -130,7 +130,6 @@ async def test_fast_captioner_captions_every_clip(tmp_path: Path) -> None:
     p = Pipeline(clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0)
     result = await p.run()
     assert captioner.seen == [0, 1, 2] and result.stats.skipped_clips == 0
-    assert all(1 <= len(d.trace) or True for d in result.decisions)
 
 
 async def test_stop_request_shuts_down_within_two_seconds(tmp_path: Path) -> None:
