@@ -30,8 +30,24 @@ class AnnotationError(EdgeAssistError):
     """An annotation or prediction file cannot be read at all."""
 
 
+class _Windowed:
+    """Shared by ground truth and predictions: a sub-type over a [t0, t1] window."""
+
+    sub_type: SubType
+    t0: float
+    t1: float
+
+    @property
+    def main_type(self) -> MainType:
+        return self.sub_type.main_type
+
+    @property
+    def centre(self) -> float:
+        return (self.t0 + self.t1) / 2
+
+
 @dataclass(frozen=True)
-class GTEvent:
+class GTEvent(_Windowed):
     """One service the wearer should have received, in the window [t0, t1] (stream seconds)."""
 
     session_id: str
@@ -41,17 +57,9 @@ class GTEvent:
     description: str = ""  # what went wrong / what should be said, for content match and judge
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    @property
-    def main_type(self) -> MainType:
-        return self.sub_type.main_type
-
-    @property
-    def centre(self) -> float:
-        return (self.t0 + self.t1) / 2
-
 
 @dataclass(frozen=True)
-class Prediction:
+class Prediction(_Windowed):
     """One spoken service; located at its window's centre for matching."""
 
     session_id: str
@@ -59,14 +67,6 @@ class Prediction:
     t1: float
     sub_type: SubType
     text: str = ""
-
-    @property
-    def main_type(self) -> MainType:
-        return self.sub_type.main_type
-
-    @property
-    def centre(self) -> float:
-        return (self.t0 + self.t1) / 2
 
 
 @dataclass(frozen=True)
