@@ -107,6 +107,11 @@ class ModelsConfig:
         "give the memory writer its own copy of the LLM, so roll-ups do not evict the reasoner's "
         "cached prompt (pass 1 reads ~850 tokens: ~7 s cold, ~1 s cached on 2 cores); costs the model's RAM twice",
     )
+    response_cache: str = setting(
+        "",
+        "evaluation and development only: SQLite file that replays the LLM's answer to an identical request "
+        "(same model file, prompt, schema, limits); '' = off, as it must be on glasses",
+    )
 
 
 @dataclass(frozen=True)

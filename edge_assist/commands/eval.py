@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import shlex
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +51,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)")
     r.add_argument("--judge-max-pairs", type=int, default=50, help="LLM-judged pairs per row (0 = no judge)")
     r.add_argument("--no-plots", action="store_true", help="skip the timeline PNGs")
+    r.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="recordings replayed at once, one worker process each (default 1; give each a core)")
+    r.add_argument("--response-cache", default=None, metavar="FILE",
+                   help="replay identical model requests from this SQLite file (default OUT/model-cache.sqlite; "
+                        "'' = off): rows that share requests cost them once, and a rerun resumes")
     r.add_argument("--out", required=True, metavar="DIR", help="where to write results.json, report.md, plots")
     r.set_defaults(func=_run)
 
@@ -77,6 +84,12 @@ def _run(args: argparse.Namespace) -> int:
     from edge_assist.evaluation.timeline import plot_timeline
 
     cfg = config_from_args(args)
+    if args.jobs < 1:
+        raise EdgeAssistError(f"--jobs must be 1 or more, got {args.jobs}")
+    out = Path(args.out)
+    cache_path = str(out / "model-cache.sqlite") if args.response_cache is None else args.response_cache
+    if cache_path and not cfg.models.response_cache:
+        cfg = cfg.replace(**{"models.response_cache": cache_path})
     ds = harness.Dataset.open(args.dataset)
     recordings = ds.recordings(args.split, args.limit)
     rows = harness.standard_rows()
@@ -93,19 +106,27 @@ def _run(args: argparse.Namespace) -> int:
 
     encoder = load_text_encoder(cfg)
     judge = load_llm(cfg) if needs_models and args.judge_max_pairs > 0 else None
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
     done: list[harness.RowResult] = []
-    for row in rows + ablations:
-        done.append(harness.run_row(
-            cfg, ds, args.split, args.variant, row, recordings, text_encoder=encoder, judge_llm=judge,
-            judge_max_pairs=args.judge_max_pairs, content_threshold=args.content_threshold,
-            delta_s=args.delta_s or None, out_dir=out, progress=progress,
-        ))
+    # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
+    pool = (
+        ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"))
+        if args.jobs > 1 else None
+    )
+    try:
+        for row in rows + ablations:
+            done.append(harness.run_row(
+                cfg, ds, args.split, args.variant, row, recordings, text_encoder=encoder, judge_llm=judge,
+                judge_max_pairs=args.judge_max_pairs, content_threshold=args.content_threshold,
+                delta_s=args.delta_s or None, out_dir=out, progress=progress, executor=pool,
+            ))
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     gt, problems = ds.ground_truth(args.split, recordings)
     with_gt = {g.session_id for g in gt}
     results: dict[str, Any] = {
@@ -126,8 +147,13 @@ def _run(args: argparse.Namespace) -> int:
         "command": "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else "",
     }
     (out / "results.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
-    (out / "runtime.json").write_text(
-        json.dumps({d.row.name: d.runtime for d in done}, indent=1) + "\n", encoding="utf-8")
+    runtime: dict[str, Any] = {d.row.name: d.runtime for d in done}
+    for d in done:
+        per = [r.get("response_cache") for r in d.runtime["recordings"].values() if r.get("response_cache")]
+        if per:
+            d.runtime["response_cache"] = {k: round(sum(p[k] for p in per), 1) for k in ("hits", "misses", "saved_s")}
+            print(f"{d.row.name}: response cache {d.runtime['response_cache']}", file=sys.stderr)
+    (out / "runtime.json").write_text(json.dumps(runtime, indent=1) + "\n", encoding="utf-8")
     (out / "report.md").write_text(report.render(results), encoding="utf-8")
     if not args.no_plots:
         for rid in recordings:

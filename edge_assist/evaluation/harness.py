@@ -12,6 +12,7 @@ import importlib
 import json
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,27 @@ def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
     return run_replay(cfg, path, assistant=assistant)
 
 
+def replay_recording(row_cfg: Config, stream: Path, row: Row) -> tuple[list[Decision], dict[str, Any]]:
+    """One recording through one row, in a fresh memory directory: (decisions, runtime stats).
+
+    A top-level function so that a worker process can run it (`run_row(executor=...)`).
+    """
+    from edge_assist.inference.loader import response_cache_stats
+
+    before = response_cache_stats(row_cfg) or {}
+    with tempfile.TemporaryDirectory(prefix="edge-assist-eval-") as tmp:
+        assistant = BASELINES[row.baseline]() if row.baseline else None
+        res = _replay(row_cfg.replace(**{"general.data_dir": tmp}), stream, assistant)
+    to_json = getattr(getattr(res, "stats", None), "to_json", None)
+    runtime: dict[str, Any] = to_json() if callable(to_json) else {}
+    after = response_cache_stats(row_cfg)
+    if after is not None:
+        runtime["response_cache"] = {
+            k: round(after[k] - before.get(k, 0), 1) for k in ("hits", "misses", "saved_s")
+        }
+    return list(res.decisions), runtime
+
+
 def run_row(
     cfg: Config,
     ds: Dataset,
@@ -163,22 +185,31 @@ def run_row(
     delta_s: float | None = None,
     out_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
 ) -> RowResult:
+    """Replay every recording through `row` and score it.
+
+    With an `executor` (a process pool) recordings run in parallel workers; the numbers
+    are the same as a serial run, since every recording replays on its own virtual clock
+    with its own memory. Results are kept in recording order either way.
+    """
     delta = ds.delta_s if not delta_s else delta_s
     decisions: dict[str, list[Decision]] = {}
     runtime: dict[str, Any] = {"recordings": {}}
+    row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides})
+    if executor is not None:
+        futures = {rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row) for rid in recordings}
     for rid in recordings:
+        if executor is not None:
+            decs, stats = futures[rid].result()
+        else:
+            decs, stats = replay_recording(row_cfg, ds.stream(split, variant, rid), row)
         if progress:
-            progress(f"{row.name}: {rid}")
-        with tempfile.TemporaryDirectory(prefix="edge-assist-eval-") as tmp:
-            row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides, "general.data_dir": tmp})
-            assistant = BASELINES[row.baseline]() if row.baseline else None
-            res = _replay(row_cfg, ds.stream(split, variant, rid), assistant)
-        decisions[rid] = list(res.decisions)
-        to_json = getattr(getattr(res, "stats", None), "to_json", None)
-        runtime["recordings"][rid] = to_json() if callable(to_json) else {}
+            progress(f"{row.name}: {rid} ({len(decs)} decisions)")
+        decisions[rid] = decs
+        runtime["recordings"][rid] = stats
         if out_dir is not None:
-            write_jsonl(out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl", (d.to_json() for d in res.decisions))
+            write_jsonl(out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl", (d.to_json() for d in decs))
 
     preds = [
         prediction_from_json(d.to_json())

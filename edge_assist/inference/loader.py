@@ -73,6 +73,38 @@ def load_llm(cfg: Config, *, copy: str = "") -> LLM:
     prompt cache): the memory writer uses one so that its calls between steps do not
     evict the reasoner's cached prompt prefix.
     """
+    llm = _load_llm(cfg, copy)
+    return _with_response_cache(cfg, llm) if cfg.models.response_cache else llm
+
+
+def _with_response_cache(cfg: Config, llm: LLM) -> LLM:
+    from edge_assist.inference.response_cache import CachedLLM, ResponseCache, model_identity
+
+    path = Path(cfg.models.response_cache).expanduser()
+    cache = _cached(("response-cache", str(path.resolve())), lambda: ResponseCache(path))
+    if cfg.models.backend == "remote":
+        r = cfg.remote
+        identity = model_identity(llm.name, None, url=r.base_url, model=r.llm_model)
+    else:
+        entry = get_entry(cfg, cfg.models.llm, "llm")
+        m = cfg.models
+        identity = model_identity(
+            entry.name, resolve_file(cfg, entry, "model"), context_tokens=m.context_tokens, seed=m.seed
+        )
+    return CachedLLM(llm, cache, identity)  # type: ignore[return-value]
+
+
+def response_cache_stats(cfg: Config) -> dict[str, Any] | None:
+    """Hits, misses and compute saved by this process's response cache, if it has one."""
+    if not cfg.models.response_cache:
+        return None
+    key = ("response-cache", str(Path(cfg.models.response_cache).expanduser().resolve()))
+    with _cache_lock:
+        cache = _cache.get(key)
+    return cache.stats() if cache is not None else None
+
+
+def _load_llm(cfg: Config, copy: str) -> LLM:
     if cfg.models.backend == "remote":
         from edge_assist.inference.remote import RemoteLLM
 
