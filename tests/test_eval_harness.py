@@ -80,3 +80,46 @@ def test_eval_score_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_missing_dataset_is_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "run", "--dataset", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     assert "build-captaincook" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_worker_processes_give_the_serial_numbers(dataset: harness.Dataset, tmp_path: Path) -> None:
+    common = ["eval", "run", "--dataset", str(dataset.root), "--rows", "never,er", "--judge-max-pairs", "0",
+              "--no-plots", "--variant", "paraphrased"]
+    assert main([*common, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*common, "--jobs", "2", "--out", str(tmp_path / "jobs")]) == 0
+    serial = json.loads((tmp_path / "serial" / "results.json").read_text())
+    jobs = json.loads((tmp_path / "jobs" / "results.json").read_text())
+    assert serial["rows"] == jobs["rows"] and serial["rows"][1]["predictions"] == 23
+    for rid in dataset.recordings("val"):
+        rel = Path("decisions") / "error-recovery-at-every-caption" / f"{rid}.jsonl"
+        assert (tmp_path / "serial" / rel).read_text() == (tmp_path / "jobs" / rel).read_text()
+
+
+def test_jobs_below_one_is_one_line_error(dataset: harness.Dataset, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "run", "--dataset", str(dataset.root), "--jobs", "0", "--out", str(tmp_path / "o")]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_an_ablation_replays_our_rows_answers_from_the_cache(dataset: harness.Dataset, tmp_path: Path) -> None:
+    """The real assistant on three captions, then an ablation: every request pass 1 and the
+    memory writer make is identical (the ablation only changes retrieval), so the second
+    row runs no model call and decides exactly as the first."""
+    rid = dataset.recordings("val")[0]
+    stream = dataset.stream("val", "paraphrased", rid)
+    lines = stream.read_text(encoding="utf-8").splitlines()
+    stream.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")  # the meta line and 3 captions
+    try:
+        cfg = Config().replace(**{"models.response_cache": str(tmp_path / "cache.sqlite")})
+        ours = harness.run_row(cfg, dataset, "val", "paraphrased", harness.standard_rows()[0], [rid])
+        ablation = harness.run_row(cfg, dataset, "val", "paraphrased", harness.ablation_rows()[3], [rid])
+    finally:
+        stream.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    first = ours.runtime["recordings"][rid]["response_cache"]
+    second = ablation.runtime["recordings"][rid]["response_cache"]
+    assert first["misses"] >= 3  # at least pass 1 per caption ran on the model
+    assert second == {"hits": first["misses"] + first["hits"], "misses": 0, "saved_s": pytest.approx(second["saved_s"])}
+    assert [(d.clip_index, d.speak, d.reason) for d in ours.decisions[rid]] == [
+        (d.clip_index, d.speak, d.reason) for d in ablation.decisions[rid]
+    ]

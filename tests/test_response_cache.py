@@ -1,0 +1,103 @@
+"""The evaluation response cache on the real SmolLM2: exact replay, nothing approximate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from edge_assist.config import Config
+from edge_assist.errors import ConfigError
+from edge_assist.inference.base import LLM, GenerationCancelled, StopFlag
+from edge_assist.inference.loader import load_llm, response_cache_stats
+from edge_assist.inference.response_cache import CachedLLM, ResponseCache, model_identity
+
+SCHEMA = {"type": "object", "properties": {"colour": {"type": "string", "maxLength": 20}}, "required": ["colour"]}
+MSGS = [{"role": "user", "content": "What colour is the sky on a clear day? Answer in JSON."}]
+
+
+class CountingLLM:
+    """Counts calls to the real model underneath, so a hit is seen to skip it."""
+
+    def __init__(self, inner: LLM) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    def chat(self, messages, **kw):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return self.inner.chat(messages, **kw)
+
+    def chat_json(self, messages, schema, **kw):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return self.inner.chat_json(messages, schema, **kw)
+
+
+def test_identical_request_is_replayed_and_survives_a_reopen(llm: LLM, tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite"
+    counting = CountingLLM(llm)
+    cached = CachedLLM(counting, ResponseCache(path), "smollm2|test")
+    first = cached.chat_json(MSGS, SCHEMA, max_tokens=24)
+    again = cached.chat_json(MSGS, SCHEMA, max_tokens=24)
+    assert again == first and counting.calls == 1
+    assert cached.cache.stats()["hits"] == 1 and cached.cache.stats()["misses"] == 1
+
+    # Any input that differs is a different request: the model runs again.
+    cached.chat_json(MSGS, SCHEMA, max_tokens=25)
+    cached.chat(MSGS, max_tokens=24)
+    assert counting.calls == 3
+
+    reopened = CachedLLM(CountingLLM(llm), ResponseCache(path), "smollm2|test")
+    assert reopened.chat_json(MSGS, SCHEMA, max_tokens=24) == first
+    assert reopened.inner.calls == 0  # type: ignore[attr-defined]
+    # Another model identity never sees these answers.
+    other = CachedLLM(CountingLLM(llm), ResponseCache(path), "another-model")
+    other.chat_json(MSGS, SCHEMA, max_tokens=24)
+    assert other.inner.calls == 1  # type: ignore[attr-defined]
+
+
+def test_a_hit_still_reaches_the_token_listener(llm: LLM, tmp_path: Path) -> None:
+    cached = CachedLLM(llm, ResponseCache(tmp_path / "c.sqlite"), "m")
+    text = cached.chat(MSGS, max_tokens=12)
+    heard: list[str] = []
+    assert cached.chat(MSGS, max_tokens=12, on_token=heard.append) == text
+    assert "".join(heard) == text
+
+
+def test_a_cancelled_generation_is_not_stored(llm: LLM, tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cached = CachedLLM(llm, cache, "m")
+    stop = StopFlag()
+    stop.set()
+    with pytest.raises(GenerationCancelled):
+        cached.chat(MSGS, max_tokens=12, stop=stop)
+    assert len(cache) == 0
+
+
+def test_a_corrupt_cache_file_is_a_one_line_error(tmp_path: Path) -> None:
+    bad = tmp_path / "c.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(ConfigError, match="delete it"):
+        ResponseCache(bad)
+
+
+def test_a_replaced_model_file_is_a_new_identity(tmp_path: Path) -> None:
+    f = tmp_path / "m.gguf"
+    f.write_bytes(b"a" * 10)
+    before = model_identity("m", f, seed=0)
+    assert model_identity("m", f, seed=1) != before
+    f.write_bytes(b"b" * 11)
+    os.utime(f, ns=(1, 1))
+    assert model_identity("m", f, seed=0) != before
+
+
+def test_config_turns_it_on_for_the_loaded_model(tmp_path: Path) -> None:
+    assert not isinstance(load_llm(Config()), CachedLLM)
+    assert response_cache_stats(Config()) is None
+    cfg = Config().replace(**{"models.response_cache": str(tmp_path / "c.sqlite")})
+    cached = load_llm(cfg)
+    assert isinstance(cached, CachedLLM)
+    assert load_llm(cfg, copy="memory").cache is cached.cache  # type: ignore[attr-defined]
+    cached.chat(MSGS, max_tokens=4)
+    cached.chat(MSGS, max_tokens=4)
+    stats = response_cache_stats(cfg)
+    assert stats is not None and stats["hits"] >= 1
