@@ -221,3 +221,26 @@ def test_loader_picks_remote_backend(server: tuple[Script, str]) -> None:
     cfg = Config().replace(**{"models.backend": "remote", "remote.base_url": url, "remote.vlm_model": ""})
     assert isinstance(load_llm(cfg), RemoteLLM)
     assert load_vlm(cfg) is None  # no vision model named on the server
+
+
+def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: tuple[Script, str]) -> None:
+    """A server that keeps answering garbage gets 2 requests per reasoner call, not 2 x 2."""
+    import asyncio
+
+    from edge_assist.clock import RealClock
+    from edge_assist.inference.response_cache import CachedLLM, ResponseCache
+    from edge_assist.reasoning.llm_call import call_json
+    from edge_assist.scheduler import ModelArbiter, ScheduledLLM
+
+    script, url = server
+    script.replies = ["nope"] * 8
+    llm = RemoteLLM(rcfg(url))
+    res = asyncio.run(call_json(llm, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
+    assert res.value is None and res.attempts == 1 and "twice" in res.error
+    assert len(script.requests) == 2
+    # Wrapped the way the app wraps it (scheduler lanes; an evaluation's response cache).
+    script.requests.clear()
+    wrapped = ScheduledLLM(RemoteLLM(rcfg(url)), ModelArbiter())
+    asyncio.run(call_json(wrapped, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
+    assert len(script.requests) == 2
+    assert CachedLLM(RemoteLLM(rcfg(url)), ResponseCache(":memory:"), "r").json_attempts == 2

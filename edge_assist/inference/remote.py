@@ -179,6 +179,9 @@ class RemoteLLM:
         self.model = cfg.llm_model if model is None else model
         self.name = f"remote:{self.model or 'default'}"
         self.lock = threading.Lock()  # unused by requests; kept so callers can treat models alike
+        # chat_json already asks twice for a schema-valid answer; `call_json` reads this and
+        # does not add its own retry on top (which made a bad server answer 4 times).
+        self.json_attempts = 2
 
     def _body(self, messages: Sequence[Message], max_tokens: int, temperature: float) -> dict[str, Any]:
         body: dict[str, Any] = {"messages": list(messages), "max_tokens": max_tokens, "temperature": temperature}
