@@ -154,3 +154,11 @@ def test_list_and_verify_builtin(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_model_is_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert run("models", "pull", "no-such-model") == 2
     assert "not in the manifest" in capsys.readouterr().err
+
+
+def test_the_manifest_ships_inside_the_package() -> None:
+    """A non-editable install has no models/ directory: the wheel carries the same file."""
+    from edge_assist.inference import manifest
+
+    assert manifest._PACKAGED_MANIFEST.read_bytes() == manifest._SOURCE_MANIFEST.read_bytes()
+    assert "edge_assist" in str(manifest._PACKAGED_MANIFEST)

@@ -1,6 +1,6 @@
 """The model manifest: which models exist, what files they need and where those files are.
 
-The built-in manifest is `models/manifest.toml` in the source tree; a `manifest.toml` in
+The built-in manifest is `models/manifest.toml` (shipped inside the wheel too); a `manifest.toml` in
 the configured models directory adds or overrides entries (a wearer's own fine-tune, or
 the tiny models the tests generate). A file resolves, in order, to an absolute `path`
 given in the manifest, to a file inside an installed PyPI package (the offline
@@ -27,7 +27,12 @@ else:  # pragma: no cover - Python 3.10
 
 ROLES = ("llm", "vlm", "text-encoder", "image-encoder")
 UNKNOWN_SHA = "unknown"
-BUILTIN_MANIFEST = Path(__file__).resolve().parents[2] / "models" / "manifest.toml"
+# `models/manifest.toml` is the one source; `edge_assist/data/models-manifest.toml` is a
+# symlink to it, which a wheel build turns into a copy, so an installed (non-editable)
+# edge-assist finds the same manifest without the source tree.
+_SOURCE_MANIFEST = Path(__file__).resolve().parents[2] / "models" / "manifest.toml"
+_PACKAGED_MANIFEST = Path(__file__).resolve().parents[1] / "data" / "models-manifest.toml"
+BUILTIN_MANIFEST = _SOURCE_MANIFEST if _SOURCE_MANIFEST.is_file() else _PACKAGED_MANIFEST
 
 
 @dataclass(frozen=True)
