@@ -241,10 +241,12 @@ class EgoMemoAssistant:
         if plan.deferred:
             trace["search"]["outcome"] = f"search deferred by the scheduler ({plan.note or 'no budget now'})"
             return None
-        # Stream time restarts with every session, so "before now" is only meaningful inside
-        # the current one: a step searches its own session (`ask` searches them all).
+        # Stream time restarts with every session, so "before now" bounds the current one;
+        # sessions that began earlier (earlier hours, days) are wholly past and are searched
+        # whole when retrieval.past_sessions is on.
         retrieval = await self.retriever.retrieve(
-            query, before_t=ctx.now_t, session_id=ctx.session_id, plan=plan
+            query, before_t=ctx.now_t, session_id=ctx.session_id, plan=plan,
+            past_sessions=self.cfg.retrieval.past_sessions,
         )
         timings.update(retrieval.timings_s)
         trace["retrieval"] = retrieval.trace()

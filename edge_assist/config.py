@@ -170,6 +170,11 @@ class RetrievalConfig:
     visual: bool = setting(True, "search keyframe vectors (needs an image encoder)")
     multiscale: bool = setting(True, "search activity and session summaries too (false: clip level only)")
     reconstruction: bool = setting(True, "turn retrieved clips into a query-conditioned account")
+    past_sessions: bool = setting(
+        True,
+        "a proactive search also reads earlier sessions (earlier hours and days; Memory Link, Habit Coaching "
+        "and Routine Optimization need them); false: the current session only",
+    )
     max_clips_per_group: int = setting(6, "clips one path group hands to reconstruction (count)", lo=1, hi=64)
     context_chars: int = setting(2400, "longest fused retrieved context given to pass 2 (characters)", lo=200, hi=100000)
 

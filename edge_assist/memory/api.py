@@ -70,7 +70,19 @@ class MemoryReader(Protocol):
         before_t: float,
         levels: Sequence[str] = LEVELS,
         session_id: str | None = None,
-    ) -> list[TextHit]: ...
+        earlier_sessions: Sequence[str] = (),
+    ) -> list[TextHit]:
+        """Nearest items that ended by `before_t` in `session_id` (every session if None);
+        with `earlier_sessions`, also any item of those sessions (they are wholly past)."""
+        ...
+
+    def session_starts(self) -> dict[str, float]:
+        """Wall-clock start of every session, oldest first."""
+        ...
+
+    def earlier_sessions(self, session_id: str) -> list[str]:
+        """Sessions that began before this one: earlier hours or days of the wearer."""
+        ...
 
     def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]: ...
 
@@ -81,11 +93,13 @@ class MemoryReader(Protocol):
     def summaries(self, level: str, *, before_t: float, session_id: str | None = None) -> list[TextHit]: ...
 
     def graph_neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None
+        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]: ...
 
     def search_keyframes(
-        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None
+        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]: ...
 
     def keyframe_images(self, session_id: str, clip_index: int) -> list[np.ndarray]: ...

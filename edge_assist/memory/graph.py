@@ -163,28 +163,45 @@ class EntityGraph:
         return found
 
     def neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None
+        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]:
-        """Matching entities seen by `before_t`, each with its one-hop neighbours, one hit per session."""
+        """Matching entities seen by `before_t`, each with its one-hop neighbours, one hit per session.
+
+        With `session_id` and `earlier_sessions`, what those earlier sessions saw counts too,
+        whenever in them it was: stream times restart with each session, so the time bound
+        applies to the current session only.
+        """
         found = self.find(names)
         if not found or k <= 0:
             return []
         keys = list(found)
+        earlier = frozenset(earlier_sessions) if session_id is not None else frozenset()
+        bound = float("inf") if earlier else float(before_t)
+
+        def past(s: str, t: float) -> bool:
+            if session_id is None:
+                return t <= before_t
+            return (s == session_id and t <= before_t) or s in earlier
+
         with self._lock:
-            seen = self._q(cypher.ENTITY_CLIPS, {"keys": keys, "before_t": float(before_t)})
-            rels = self._q(cypher.OUT_RELATIONS, {"keys": keys, "before_t": float(before_t)})
+            seen = self._q(cypher.ENTITY_CLIPS, {"keys": keys, "before_t": bound})
+            rels = self._q(cypher.OUT_RELATIONS, {"keys": keys, "before_t": bound})
             rels += [
                 [e, f"inverse of {rel}", o, oname, s, t, ci]
-                for e, rel, o, oname, s, t, ci in self._q(cypher.IN_RELATIONS, {"keys": keys, "before_t": float(before_t)})
+                for e, rel, o, oname, s, t, ci in self._q(cypher.IN_RELATIONS, {"keys": keys, "before_t": bound})
             ]
+            rels = [r for r in rels if past(r[4], float(r[5]))]
             other_keys = sorted({r[2] for r in rels})
             other_seen = (
-                self._q(cypher.ENTITY_CLIPS, {"keys": other_keys, "before_t": float(before_t)}) if other_keys else []
+                self._q(cypher.ENTITY_CLIPS, {"keys": other_keys, "before_t": bound}) if other_keys else []
             )
+        seen = [r for r in seen if past(r[1], float(r[3]))]
+        other_seen = [r for r in other_seen if past(r[1], float(r[3]))]
         own: dict[tuple[str, str], set[int]] = defaultdict(set)
         latest: dict[tuple[str, str], float] = defaultdict(float)
         for key, s, ci, t1 in seen:
-            if session_id is None or s == session_id:
+            if session_id is None or s == session_id or s in earlier:
                 own[(key, s)].add(int(ci))
                 latest[(key, s)] = max(latest[(key, s)], float(t1))
         nb: dict[tuple[str, str], list[tuple[str, str, str, float]]] = defaultdict(list)
@@ -196,7 +213,7 @@ class EntityGraph:
         other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
         for o, s, ci, t1 in other_seen:
             other_clips[(o, s)].append((float(t1), int(ci)))
-        ranked: list[tuple[float, float, EntityHit]] = []
+        ranked: list[tuple[float, int, float, EntityHit]] = []
         for (key, s), clips in own.items():
             nclips: set[tuple[float, int]] = set()
             for o in nb_keys[(key, s)]:
@@ -208,10 +225,11 @@ class EntityGraph:
                 neighbours=tuple(sorted(set(nb[(key, s)]), key=lambda x: x[3])),
                 neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
             )
-            ranked.append((-score, -latest[(key, s)], hit))
-        # Best match first; among equals the most recently seen, which is what a reminder needs.
-        ranked.sort(key=lambda r: (r[0], r[1]))
-        return [h for _, _, h in ranked[:k]]
+            ranked.append((-score, 0 if s == session_id else 1, -latest[(key, s)], hit))
+        # Best match first; among equals the most recently seen, which is what a reminder needs
+        # (today before an earlier day: stream times of two sessions do not compare).
+        ranked.sort(key=lambda r: (r[0], r[1], r[2]))
+        return [h for *_, h in ranked[:k]]
 
     def entities(self) -> list[tuple[str, str, str]]:
         with self._lock:

@@ -386,8 +386,17 @@ class Memory:
         before_t: float,
         levels: Sequence[str] = LEVELS,
         session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[TextHit]:
-        return self.store.search_text(vector, k=k, before_t=before_t, levels=levels, session_id=session_id)
+        return self.store.search_text(
+            vector, k=k, before_t=before_t, levels=levels, session_id=session_id, earlier_sessions=earlier_sessions
+        )
+
+    def session_starts(self) -> dict[str, float]:
+        return self.store.session_starts()
+
+    def earlier_sessions(self, session_id: str) -> list[str]:
+        return self.store.earlier_sessions(session_id)
 
     def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]:
         return self.store.captions(session_id, clip_indices)
@@ -409,14 +418,20 @@ class Memory:
         ]
 
     def graph_neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None
+        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]:
-        return self.graph.neighbourhood(names, before_t=before_t, k=k, session_id=session_id)
+        return self.graph.neighbourhood(
+            names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier_sessions
+        )
 
     def search_keyframes(
-        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None
+        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]:
-        return self.store.search_keyframes(vector, k=k, before_t=before_t, session_id=session_id)
+        return self.store.search_keyframes(
+            vector, k=k, before_t=before_t, session_id=session_id, earlier_sessions=earlier_sessions
+        )
 
     def keyframe_images(self, session_id: str, clip_index: int) -> list[np.ndarray]:
         out = []

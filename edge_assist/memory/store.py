@@ -521,20 +521,25 @@ class MemoryStore:
         before_t: float,
         levels: Sequence[str] = LEVELS,
         session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[TextHit]:
+        """The k nearest items that ended by `before_t` (in `session_id`, or in any session),
+        plus, with `earlier_sessions`, any item of those sessions: they are over, all past."""
         levels = [lv for lv in levels if lv in LEVELS]
         if not levels or k <= 0:
             return []
         sql = (
             "SELECT v.distance, i.level, i.session_id, i.t0, i.t1, i.text, i.clips FROM text_vec v "
-            "JOIN items i ON i.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ? AND v.t1 <= ? "
+            "JOIN items i ON i.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ? "
             f"AND v.level IN ({','.join('?' * len(levels))})"
         )
-        args: list[Any] = [_vec(vector, self.text_dim, "query"), min(int(k), MAX_K), float(before_t), *levels]
-        if session_id is not None:
-            sql += " AND v.session_id = ?"
-            args.append(session_id)
-        rows = self._read(sql + " ORDER BY v.distance", args)
+        base: list[Any] = [_vec(vector, self.text_dim, "query"), min(int(k), MAX_K), *levels]
+        rows = self._read(sql + _scope_sql(session_id, before_t) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
+        if session_id is not None and earlier_sessions:
+            # Two KNN queries, each filtered inside vec0 (metadata columns), then merged:
+            # a long current session cannot crowd the earlier days out of the k.
+            rows = _merge_nearest(rows, self._read(
+                sql + _in_sql(earlier_sessions) + " ORDER BY v.distance", [*base, *earlier_sessions]), k)
         return [
             TextHit(level=r[1], session_id=r[2], t0=r[3], t1=r[4], text=r[5], clip_indices=tuple(json.loads(r[6])),
                     score=1.0 - float(r[0]))
@@ -542,19 +547,36 @@ class MemoryStore:
         ]
 
     def search_keyframes(
-        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]:
         if self.image_dim is None or k <= 0:
             return []
         sql = (
             "SELECT v.distance, f.session_id, f.clip_index, f.stream_t, f.path FROM keyframe_vec v "
-            "JOIN keyframes f ON f.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ? AND v.t1 <= ?"
+            "JOIN keyframes f ON f.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ?"
         )
-        args: list[Any] = [_vec(vector, self.image_dim, "query"), min(int(k), MAX_K), float(before_t)]
-        if session_id is not None:
-            sql += " AND v.session_id = ?"
-            args.append(session_id)
-        return [KeyframeHit(r[1], r[2], r[3], r[4], 1.0 - float(r[0])) for r in self._read(sql + " ORDER BY v.distance", args)]
+        base: list[Any] = [_vec(vector, self.image_dim, "query"), min(int(k), MAX_K)]
+        rows = self._read(sql + _scope_sql(session_id, before_t) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
+        if session_id is not None and earlier_sessions:
+            rows = _merge_nearest(rows, self._read(
+                sql + _in_sql(earlier_sessions) + " ORDER BY v.distance", [*base, *earlier_sessions]), k)
+        return [KeyframeHit(r[1], r[2], r[3], r[4], 1.0 - float(r[0])) for r in rows]
+
+    def session_starts(self) -> dict[str, float]:
+        """Wall-clock time each session began (its first stored clip), oldest first."""
+        return {str(r[0]): float(r[1]) for r in self._read("SELECT session_id, first_wall FROM sessions ORDER BY first_wall, session_id")}
+
+    def earlier_sessions(self, session_id: str) -> list[str]:
+        """Sessions that began before `session_id` did (all of them if it has not begun yet)."""
+        starts = self.session_starts()
+        mine = starts.get(session_id)
+        return [s for s, w in starts.items() if s != session_id and (mine is None or w < mine)]
 
     # -- retention, forgetting, stats, export ------------------------------------------
     def expired_keyframes(self, older_than_wall: float) -> list[tuple[int, str]]:
@@ -659,6 +681,23 @@ class MemoryStore:
 
 
 _ITEM_COLS = "id, level, session_id, idx, t0, t1, text, clips, partial"
+
+
+def _scope_sql(session_id: str | None, before_t: float) -> str:
+    return " AND v.t1 <= ?" + (" AND v.session_id = ?" if session_id is not None else "")
+
+
+def _scope_args(session_id: str | None, before_t: float) -> list[Any]:
+    return [float(before_t), *([session_id] if session_id is not None else [])]
+
+
+def _in_sql(sessions: Sequence[str]) -> str:
+    return f" AND v.session_id IN ({','.join('?' * len(sessions))})"
+
+
+def _merge_nearest(a: Sequence[Any], b: Sequence[Any], k: int) -> list[Any]:
+    """Two distance-ordered result lists (distance first) → the k nearest of both."""
+    return sorted([*a, *b], key=lambda r: float(r[0]))[: int(k)]
 
 
 def _item(r: Sequence[Any]) -> Item:

@@ -57,6 +57,7 @@ class PathArgs:
     before_t: float
     top_k: int
     session_id: str | None  # None: every session in the store
+    earlier: tuple[str, ...] = ()  # with session_id: earlier sessions, searched whole (they are past)
 
 
 async def temporal_path(
@@ -67,7 +68,8 @@ async def temporal_path(
     vecs = await clock.run_blocking(encoder.encode, [args.query])
     hits = await clock.run_blocking(
         lambda: memory.search_text(
-            vecs[0], k=args.top_k, before_t=args.before_t, levels=levels, session_id=args.session_id
+            vecs[0], k=args.top_k, before_t=args.before_t, levels=levels, session_id=args.session_id,
+            earlier_sessions=args.earlier,
         )
     )
     out.text_hits = list(hits)
@@ -82,7 +84,9 @@ async def graph_path(out: PathResult, args: PathArgs, memory: MemoryReader, cloc
     if not names:
         return
     hits = await clock.run_blocking(
-        lambda: memory.graph_neighbourhood(names, before_t=args.before_t, k=args.top_k, session_id=args.session_id)
+        lambda: memory.graph_neighbourhood(
+            names, before_t=args.before_t, k=args.top_k, session_id=args.session_id, earlier_sessions=args.earlier
+        )
     )
     out.detail["entities"] = [
         {"name": h.name, "kind": h.kind, "score": round(h.score, 4),
@@ -119,7 +123,9 @@ async def visual_path(
         out.detail["rewrite_error"] = res.error
     vecs = await clock.run_blocking(image_encoder.encode_texts, [description])
     hits = await clock.run_blocking(
-        lambda: memory.search_keyframes(vecs[0], k=args.top_k, before_t=args.before_t, session_id=args.session_id)
+        lambda: memory.search_keyframes(
+            vecs[0], k=args.top_k, before_t=args.before_t, session_id=args.session_id, earlier_sessions=args.earlier
+        )
     )
     for h in hits:
         out.add(ClipRef(h.session_id, h.clip_index, h.score, "keyframe"))

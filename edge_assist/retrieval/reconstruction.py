@@ -20,6 +20,7 @@ from edge_assist.memory.api import CaptionRecord, MemoryReader
 from edge_assist.reasoning import prompts, schemas
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.retrieval.hits import ClipRef
+from edge_assist.retrieval.when import NO_AGES, SessionAges
 
 MAX_IMAGES = 6  # keyframes one VLM request sees: more would not fit a small VLM's context
 
@@ -60,8 +61,10 @@ async def load_records(memory: MemoryReader, clock: Clock, refs: Sequence[ClipRe
     return sorted(records, key=lambda r: (r.session_id, r.t0))
 
 
-def caption_lines(records: Sequence[CaptionRecord]) -> str:
-    return "\n".join(f"[{prompts.clip_time(r.t0, r.t1)}] {prompts.clip(r.text, prompts.LINE_CHARS)}" for r in records)
+def caption_lines(records: Sequence[CaptionRecord], ages: SessionAges = NO_AGES) -> str:
+    return "\n".join(
+        f"[{ages.stamp(r.session_id, r.t0, r.t1)}] {prompts.clip(r.text, prompts.LINE_CHARS)}" for r in records
+    )
 
 
 async def reconstruct(
@@ -75,13 +78,17 @@ async def reconstruct(
     vlm: VLM | None,
     enabled: bool,
     max_tokens: int,
+    ages: SessionAges = NO_AGES,
 ) -> GroupAccount:
     start = time.perf_counter()
     if not records:
         return GroupAccount(path, records, "", "captions")
     if not enabled:
-        return GroupAccount(path, records, caption_lines(records), "captions")
-    triples = [(r.t0, r.t1, r.text) for r in records]
+        return GroupAccount(path, records, caption_lines(records, ages), "captions")
+    # A moment of an earlier session says so, or the model would mix two days' times.
+    triples = [
+        (r.t0, r.t1, f"({n}) {r.text}" if (n := ages.note(r.session_id, r.t0)) else r.text) for r in records
+    ]
     if vlm is not None:
         images: list[np.ndarray] = []
         for r in records:
@@ -105,8 +112,9 @@ async def reconstruct(
     if not res.value:
         # The captions themselves are still evidence; losing them would be worse than no account.
         return GroupAccount(
-            path, records, caption_lines(records), "captions-fallback", res.seconds, error=res.error or "empty account"
+            path, records, caption_lines(records, ages), "captions-fallback", res.seconds,
+            error=res.error or "empty account",
         )
     # The account is prefixed with the clip times it was built from, so pass 2 can cite them.
-    times = ", ".join(prompts.clip_time(r.t0, r.t1) for r in records)
+    times = ", ".join(ages.stamp(r.session_id, r.t0, r.t1) for r in records)
     return GroupAccount(path, records, f"(clips {times}) {res.value}", "llm", res.seconds)

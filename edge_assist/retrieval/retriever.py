@@ -27,6 +27,7 @@ from edge_assist.retrieval.fusion import RetrievedContext, fuse
 from edge_assist.retrieval.hits import PathResult
 from edge_assist.retrieval.paths import PathArgs, graph_path, temporal_path, visual_path
 from edge_assist.retrieval.reconstruction import GroupAccount, load_records, reconstruct
+from edge_assist.retrieval.when import SessionAges
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +42,14 @@ class Retrieval:
     context: RetrievedContext = field(default_factory=RetrievedContext)
     timings_s: dict[str, float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why it did not run
+    earlier_sessions: int = 0  # earlier sessions searched besides the current one
 
     def trace(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "paths": {name: r.trace() for name, r in self.paths.items()},
             "skipped": self.skipped,
+            "earlier_sessions": self.earlier_sessions,
             "reconstruction": {a.path: a.trace() for a in self.accounts},
             "context": self.context.text,
             "cited_clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2), list(c.paths)]
@@ -110,11 +113,29 @@ class Retriever:
         )
 
     async def retrieve(
-        self, query: str, *, before_t: float, session_id: str | None, plan: SearchPlan | None = None
+        self,
+        query: str,
+        *,
+        before_t: float,
+        session_id: str | None,
+        plan: SearchPlan | None = None,
+        past_sessions: bool = False,
     ) -> Retrieval:
+        """Search memory up to `before_t` of `session_id` (every session if None).
+
+        With `past_sessions`, the sessions that began before this one (earlier hours and
+        days) are searched too: Episodic and Long-Term services live there.
+        """
         plan = plan or self.default_plan()
         out = Retrieval(query=query)
-        args = PathArgs(query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id)
+        starts = await self.clock.run_blocking(self.memory.session_starts)
+        earlier: tuple[str, ...] = ()
+        if past_sessions and session_id is not None:
+            mine = starts.get(session_id)
+            earlier = tuple(s for s, w in starts.items() if s != session_id and (mine is None or w < mine))
+        out.earlier_sessions = len(earlier)
+        ages = SessionAges(starts, session_id, before_t)
+        args = PathArgs(query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id, earlier=earlier)
         runners: dict[str, Callable[[PathResult], Awaitable[None]]] = {
             "temporal": lambda res: temporal_path(
                 res, args, self.memory, self.text_encoder, self.clock, multiscale=self.cfg.retrieval.multiscale
@@ -172,7 +193,7 @@ class Retriever:
         async def rebuild(name: str) -> None:
             accounts[name] = await reconstruct(
                 name, query, groups[name], memory=self.memory, llm=self.llm, clock=self.clock, vlm=self.vlm,
-                enabled=enabled, max_tokens=self.cfg.reasoner.reconstruction_max_tokens,
+                enabled=enabled, max_tokens=self.cfg.reasoner.reconstruction_max_tokens, ages=ages,
             )
 
         await gather_named({f"reconstruction.{g}": rebuild(g) for g in groups})
@@ -183,6 +204,6 @@ class Retriever:
         out.accounts = [accounts[g] for g in ("graph", "visual") if g in accounts]
         out.context = fuse(
             temporal.text_hits if temporal is not None else [], out.accounts, temporal_records,
-            max_chars=self.cfg.retrieval.context_chars,
+            max_chars=self.cfg.retrieval.context_chars, ages=ages,
         )
         return out
