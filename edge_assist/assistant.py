@@ -65,6 +65,12 @@ class Answer:
         return f"{self.text} ({self.citation})" if self.citation else self.text
 
 
+def progress_cue_text(skipped: tuple[str, ...] | list[str], now_step: str) -> str:
+    """What the glasses say for a progress cue: the first step left out, and before what."""
+    first = prompts.clip(skipped[0], 70).rstrip(".")
+    return f"Did you skip a step? \"{first}\" comes before {prompts.clip(now_step, 50).rstrip('.').lower()}."
+
+
 def _triple(c: Any) -> tuple[float, float, str]:
     return (c.t0, c.t1, c.text)
 
@@ -173,6 +179,14 @@ class EgoMemoAssistant:
         first = p1.value
         trace["pass1"]["action"] = first.action
         if first.action == "silent":
+            if r.progress_cue == "speak" and progress is not None and progress.skipped:
+                # The model had the comparison in its prompt and did not act on it; the
+                # encoder's own verdict speaks instead (measured: benchmarks/eval_progress_cue.py).
+                trace["progress_cue"] = {"skipped": list(progress.skipped), "now_step": progress.now_step}
+                return await self._admit(
+                    ctx, SubType.ERROR_RECOVERY, progress_cue_text(progress.skipped, progress.now_step),
+                    f"progress cue: not done before '{prompts.clip(progress.now_step, 60)}'", timings, trace,
+                )
             return {"speak": False, "reason": f"pass 1: silent ({first.why or first.observation})"}
         if first.action == "respond":
             assert first.sub_type is not None

@@ -160,6 +160,12 @@ class ReasonerConfig:
         choices=("always", "auto"),
     )
     reconstruction_max_tokens: int = setting(256, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
+    progress_cue: str = setting(
+        "off",
+        "when pass 1 stays silent but the text encoder finds a listed step before the current one not done: "
+        "off, or speak an Error Recovery about it (for a reasoner too small to act on the progress it is shown)",
+        choices=("off", "speak"),
+    )
 
 
 @dataclass(frozen=True)

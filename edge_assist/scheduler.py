@@ -196,7 +196,6 @@ class ScheduledLLM:
         self.inner = llm
         self.arbiter = arbiter
         self.name = llm.name
-        self.json_attempts = int(getattr(llm, "json_attempts", 1))
 
     def _call(self, fn: Callable[..., T], stop: StopFlag | None, **kwargs: Any) -> T:
         lane = LANE.get()

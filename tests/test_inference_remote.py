@@ -126,14 +126,16 @@ def test_json_schema_via_response_format(server: tuple[Script, str]) -> None:
     assert rf["type"] == "json_schema" and rf["json_schema"]["schema"] == SCHEMA
 
 
-def test_invalid_json_retried_once_then_model_error(server: tuple[Script, str]) -> None:
+def test_invalid_json_is_one_request_then_model_error(server: tuple[Script, str]) -> None:
     script, url = server
-    script.replies = ["not json", '```json\n{"decision": "silent"}\n```']
+    script.replies = ['```json\n{"decision": "silent"}\n```']
     assert RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA) == {"decision": "silent"}
-    script.replies = ["nope", '{"decision": "shout"}', '{"decision": "speak"}']
-    with pytest.raises(ModelError, match="twice"):
+    script.replies = ["nope", '{"decision": "shout"}']
+    with pytest.raises(ModelError, match="without valid JSON"):
         RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA)
-    assert len(script.requests) == 4  # two per call, never a third
+    with pytest.raises(ModelError, match="without valid JSON for the schema"):
+        RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA)
+    assert len(script.requests) == 3  # one per call: the retry rule is the reasoner's
 
 
 def test_transient_errors_are_retried(server: tuple[Script, str]) -> None:
@@ -236,11 +238,12 @@ def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: tuple[S
     script.replies = ["nope"] * 8
     llm = RemoteLLM(rcfg(url))
     res = asyncio.run(call_json(llm, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
-    assert res.value is None and res.attempts == 1 and "twice" in res.error
+    assert res.value is None and res.attempts == 2 and "without valid JSON" in res.error
     assert len(script.requests) == 2
+    # The retry asks for twice the tokens: an answer cut short can only close with more room.
+    assert [r["max_tokens"] for r in script.requests] == [16, 32]
     # Wrapped the way the app wraps it (scheduler lanes; an evaluation's response cache).
     script.requests.clear()
-    wrapped = ScheduledLLM(RemoteLLM(rcfg(url)), ModelArbiter())
+    wrapped = ScheduledLLM(CachedLLM(RemoteLLM(rcfg(url)), ResponseCache(":memory:"), "r"), ModelArbiter())
     asyncio.run(call_json(wrapped, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
     assert len(script.requests) == 2
-    assert CachedLLM(RemoteLLM(rcfg(url)), ResponseCache(":memory:"), "r").json_attempts == 2

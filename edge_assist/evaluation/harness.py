@@ -67,6 +67,8 @@ def standard_rows() -> list[Row]:
         Row("no memory (current caption only)", dict(NO_MEMORY)),
         Row("never speak", baseline="never-speak", kind="baseline"),
         Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline"),
+        # Our row plus the encoder's task-progress verdict when pass 1 stays silent.
+        Row("edge-assist + progress cue", {"reasoner.progress_cue": "speak"}),
     ]
 
 

@@ -3,7 +3,8 @@
 
 Standard library only (urllib). Owns timeouts, retries with backoff for transient
 failures (connection errors, timeouts, HTTP 429 and 5xx), JSON-schema answers through
-`response_format` (checked on our side too, retried once, then a `ModelError`), token
+`response_format` (checked on our side too; an invalid answer is a `ModelError`, which the
+reasoner's `call_json` retries once), token
 streaming over server-sent events with the StopFlag checked between chunks, and images
 sent as data URIs. The API key is read from the environment variable the config names,
 never from the config file.
@@ -179,9 +180,6 @@ class RemoteLLM:
         self.model = cfg.llm_model if model is None else model
         self.name = f"remote:{self.model or 'default'}"
         self.lock = threading.Lock()  # unused by requests; kept so callers can treat models alike
-        # chat_json already asks twice for a schema-valid answer; `call_json` reads this and
-        # does not add its own retry on top (which made a bad server answer 4 times).
-        self.json_attempts = 2
 
     def _body(self, messages: Sequence[Message], max_tokens: int, temperature: float) -> dict[str, Any]:
         body: dict[str, Any] = {"messages": list(messages), "max_tokens": max_tokens, "temperature": temperature}
@@ -217,19 +215,20 @@ class RemoteLLM:
         temperature: float = 0.0,
         stop: StopFlag | None = None,
     ) -> dict[str, Any]:
-        problem = ""
-        for _ in range(2):  # a server that ignores response_format gets one more chance
-            text = self.chat(messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop)
-            try:
-                value = json.loads(_strip_fence(text))
-            except json.JSONDecodeError:
-                problem = f"not JSON: {text[:60]!r}"
-                continue
+        # One request: the retry rule for a bad answer lives in one place, the reasoner's
+        # `call_json` (which also doubles the token allowance); retrying here as well made
+        # a misbehaving server answer four times per decision.
+        text = self.chat(messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop)
+        try:
+            value = json.loads(_strip_fence(text))
+        except json.JSONDecodeError:
+            problem = f"not JSON: {text[:60]!r}"
+        else:
             problem = check_against_schema(value, schema) or ("" if isinstance(value, dict) else "not a JSON object")
             if not problem:
                 return dict(value)
         raise ModelError(
-            f"{self.name} answered twice without valid JSON for the schema ({problem}); "
+            f"{self.name} answered without valid JSON for the schema ({problem}); "
             "use a server that supports response_format json_schema"
         )
 

@@ -62,9 +62,6 @@ async def call_json(
     errors: list[str] = []
     raw: dict[str, Any] | None = None
     start = time.perf_counter()
-    # A model that already retries a bad JSON answer itself (the remote backend) spends the
-    # retry there; asking again here would double every request to a misbehaving server.
-    attempts = max(1, attempts - (int(getattr(llm, "json_attempts", 1)) - 1))
     for attempt in range(1, attempts + 1):
         allowance = max_tokens * (2 if attempt > 1 else 1)
         try:
