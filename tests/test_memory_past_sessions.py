@@ -104,6 +104,7 @@ def test_ages_read_like_speech() -> None:
     assert SessionAges({}, None, 0.0).note("mon", 1.0) == ""
 
 
+@pytest.mark.slow
 def test_first_search_before_the_session_is_stored(tmp_path: Path, text_encoder: TextEncoder, llm: LLM) -> None:
     """At the very first step of a new day nothing of it is stored yet: every session is earlier."""
     cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "w",

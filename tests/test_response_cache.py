@@ -32,6 +32,7 @@ class CountingLLM:
         return self.inner.chat_json(messages, schema, **kw)
 
 
+@pytest.mark.slow
 def test_identical_request_is_replayed_and_survives_a_reopen(llm: LLM, tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     counting = CountingLLM(llm)
@@ -55,6 +56,7 @@ def test_identical_request_is_replayed_and_survives_a_reopen(llm: LLM, tmp_path:
     assert other.inner.calls == 1  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_a_hit_still_reaches_the_token_listener(llm: LLM, tmp_path: Path) -> None:
     cached = CachedLLM(llm, ResponseCache(tmp_path / "c.sqlite"), "m")
     text = cached.chat(MSGS, max_tokens=12)
@@ -63,6 +65,7 @@ def test_a_hit_still_reaches_the_token_listener(llm: LLM, tmp_path: Path) -> Non
     assert "".join(heard) == text
 
 
+@pytest.mark.slow
 def test_a_cancelled_generation_is_not_stored(llm: LLM, tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "c.sqlite")
     cached = CachedLLM(llm, cache, "m")
@@ -90,6 +93,7 @@ def test_a_replaced_model_file_is_a_new_identity(tmp_path: Path) -> None:
     assert model_identity("m", f, seed=0) != before
 
 
+@pytest.mark.slow
 def test_config_turns_it_on_for_the_loaded_model(tmp_path: Path) -> None:
     assert not isinstance(load_llm(Config()), CachedLLM)
     assert response_cache_stats(Config()) is None
