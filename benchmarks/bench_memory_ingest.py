@@ -19,12 +19,12 @@ import argparse
 import json
 import math
 import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.results_io import machine, write
 from edge_assist.commands.memory import read_caption_file
 from edge_assist.config import Config
 from edge_assist.events import Caption
@@ -118,13 +118,12 @@ def main(argv: list[str] | None = None) -> int:
         "profile": "short (10 s / 1 min / 5 min)",
         "llm": Config().models.llm,
         "threads": args.threads,
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_avg_1m": os.getloadavg()[0]},
+        "machine": machine(),
         "total_s": round(time.perf_counter() - t0, 1),
         "entity_graph_cost_ratio": round(on["per_hour"]["compute_s"] / max(1e-9, off["per_hour"]["compute_s"]), 2),
         "runs": rows,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write(args.out, out)
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

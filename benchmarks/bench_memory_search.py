@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import tempfile
 import time
@@ -28,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.results_io import machine, write
 from edge_assist.sqlite import connect
 
 K = 10
@@ -166,13 +165,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(r), flush=True)
     out = {
         "benchmark": "bench_memory_search",
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load_avg_1m": os.getloadavg()[0]},
+        "machine": machine(),
         "oversample": args.oversample,
         "total_s": round(time.perf_counter() - t0, 1),
         "rows": rows,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
+    write(args.out, out)
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

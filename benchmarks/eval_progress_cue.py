@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.results_io import machine, write
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
@@ -91,7 +92,7 @@ async def measure(splits: list[str]) -> dict[str, Any]:
                            "f1": round(er.get("f1", 0.0), 4), "false_alarms_per_hour": round(fa["per_hour"], 2)}
                     rows.append(row)
                     print(json.dumps(row), flush=True)
-    return {"benchmark": "eval_progress_cue", "when": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows}
+    return {"benchmark": "eval_progress_cue", "when": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine(), "rows": rows}
 
 
 def main() -> int:
@@ -103,8 +104,7 @@ def main() -> int:
         res = asyncio.run(measure([s for s in args.splits.split(",") if s]))
     finally:
         task_progress.MATCH_COSINE = saved
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
+    write(OUT, res)
     print(f"wrote {OUT}")
     return 0
 

@@ -126,24 +126,12 @@ async def test_reconstruction_switch(mem: Built, llm: LLM, text_encoder: TextEnc
 
 
 async def test_reconstruction_with_a_vlm_sees_the_keyframes(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                                            image_encoder: ImageEncoder,
-                                                            tmp_path_factory: pytest.TempPathFactory) -> None:
+                                                            image_encoder: ImageEncoder, tiny_vlm_dir: Path) -> None:
     """The real llama.cpp multimodal path: SmolLM2 with a generated projector (random
     weights: the words mean nothing, but the keyframes do go through the VLM)."""
     from edge_assist.inference.loader import load_vlm
-    from edge_assist.inference.manifest import get_entry, resolve_file
-    from edge_assist.inference.tiny_models import write_tiny_mmproj
 
-    cfg = Config()
-    model = resolve_file(cfg, get_entry(cfg, "smollm2-135m-q4"), "model")
-    d = tmp_path_factory.mktemp("vlm")
-    write_tiny_mmproj(d / "tiny-mmproj.gguf")
-    (d / "manifest.toml").write_text(
-        "[model.tiny-vlm]\nrole = \"vlm\"\nlicence = \"test\"\n"
-        f"[[model.tiny-vlm.files]]\nkind = \"model\"\nname = \"llm.gguf\"\npath = \"{model}\"\n"
-        "[[model.tiny-vlm.files]]\nkind = \"mmproj\"\nname = \"tiny-mmproj.gguf\"\npath = \"tiny-mmproj.gguf\"\n"
-    )
-    vlm = load_vlm(cfg.replace(**{"models.dir": str(d), "models.vlm": "tiny-vlm"}))
+    vlm = load_vlm(Config().replace(**{"models.dir": str(tiny_vlm_dir), "models.vlm": "tiny-vlm"}))
     assert vlm is not None
     rcfg = mem.cfg.replace(**{"reasoner.reconstruction_max_tokens": 32})
     rtr = Retriever(rcfg, mem.memory, llm=llm, text_encoder=text_encoder, clock=RealClock(), vlm=vlm,

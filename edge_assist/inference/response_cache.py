@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -31,6 +32,7 @@ from edge_assist.errors import ConfigError
 from edge_assist.inference.base import GenerationCancelled, Message, StopFlag
 
 SCHEMA_VERSION = 1
+log = logging.getLogger(__name__)
 
 
 class ResponseCache:
@@ -79,9 +81,9 @@ class ResponseCache:
                 self._db.execute(
                     "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", (key, model, answer, seconds, time.time())
                 )
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as e:
                 # A full disk or a locked file costs the saving, never the answer itself.
-                pass
+                log.warning("response cache %s: answer not stored (%s); free disk space or move the file", self.path, e)
 
     def __len__(self) -> int:
         with self._lock:

@@ -7,7 +7,7 @@ assistant can never look into the future (DESIGN.md, causality t' <= t).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -59,6 +59,16 @@ class KeyframeHit:
     stream_t: float
     path: str
     score: float
+
+
+def sessions_before(starts: Mapping[str, float], session_id: str) -> list[str]:
+    """Sessions that began before `session_id` (every one if it has not begun yet), oldest first.
+
+    `starts` is each session's wall-clock start (`session_starts()`). Stream time restarts
+    per session, so these are wholly in the past of any moment of `session_id`.
+    """
+    mine = starts.get(session_id)
+    return [s for s, w in starts.items() if s != session_id and (mine is None or w < mine)]
 
 
 class MemoryReader(Protocol):

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from edge_assist.errors import EdgeAssistError, ModelError, StoreError
-from edge_assist.memory.api import LEVELS, CaptionRecord, KeyframeHit, TextHit
+from edge_assist.memory.api import LEVELS, CaptionRecord, KeyframeHit, TextHit, sessions_before
 from edge_assist.sqlite import connect, sqlite_module
 
 SCHEMA_VERSION = "1"
@@ -534,7 +534,7 @@ class MemoryStore:
             f"AND v.level IN ({','.join('?' * len(levels))})"
         )
         base: list[Any] = [_vec(vector, self.text_dim, "query"), min(int(k), MAX_K), *levels]
-        rows = self._read(sql + _scope_sql(session_id, before_t) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
+        rows = self._read(sql + _scope_sql(session_id) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
         if session_id is not None and earlier_sessions:
             # Two KNN queries, each filtered inside vec0 (metadata columns), then merged:
             # a long current session cannot crowd the earlier days out of the k.
@@ -562,7 +562,7 @@ class MemoryStore:
             "JOIN keyframes f ON f.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ?"
         )
         base: list[Any] = [_vec(vector, self.image_dim, "query"), min(int(k), MAX_K)]
-        rows = self._read(sql + _scope_sql(session_id, before_t) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
+        rows = self._read(sql + _scope_sql(session_id) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
         if session_id is not None and earlier_sessions:
             rows = _merge_nearest(rows, self._read(
                 sql + _in_sql(earlier_sessions) + " ORDER BY v.distance", [*base, *earlier_sessions]), k)
@@ -574,9 +574,7 @@ class MemoryStore:
 
     def earlier_sessions(self, session_id: str) -> list[str]:
         """Sessions that began before `session_id` did (all of them if it has not begun yet)."""
-        starts = self.session_starts()
-        mine = starts.get(session_id)
-        return [s for s, w in starts.items() if s != session_id and (mine is None or w < mine)]
+        return sessions_before(self.session_starts(), session_id)
 
     # -- retention, forgetting, stats, export ------------------------------------------
     def expired_keyframes(self, older_than_wall: float) -> list[tuple[int, str]]:
@@ -683,7 +681,7 @@ class MemoryStore:
 _ITEM_COLS = "id, level, session_id, idx, t0, t1, text, clips, partial"
 
 
-def _scope_sql(session_id: str | None, before_t: float) -> str:
+def _scope_sql(session_id: str | None) -> str:
     return " AND v.t1 <= ?" + (" AND v.session_id = ?" if session_id is not None else "")
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, VLM, GenerationCancelled, ImageEncoder, TextEncoder
-from edge_assist.memory.api import MemoryReader
+from edge_assist.memory.api import MemoryReader, sessions_before
 from edge_assist.reasoning.api import PATHS, SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext, fuse
 from edge_assist.retrieval.hits import PathResult
@@ -131,8 +131,7 @@ class Retriever:
         starts = await self.clock.run_blocking(self.memory.session_starts)
         earlier: tuple[str, ...] = ()
         if past_sessions and session_id is not None:
-            mine = starts.get(session_id)
-            earlier = tuple(s for s, w in starts.items() if s != session_id and (mine is None or w < mine))
+            earlier = tuple(sessions_before(starts, session_id))
         out.earlier_sessions = len(earlier)
         ages = SessionAges(starts, session_id, before_t)
         args = PathArgs(query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id, earlier=earlier)
