@@ -119,7 +119,8 @@ def test_an_ablation_replays_our_rows_answers_from_the_cache(dataset: harness.Da
     first = ours.runtime["recordings"][rid]["response_cache"]
     second = ablation.runtime["recordings"][rid]["response_cache"]
     assert first["misses"] >= 3  # at least pass 1 per caption ran on the model
-    assert second == {"hits": first["misses"] + first["hits"], "misses": 0, "saved_s": pytest.approx(second["saved_s"])}
+    assert second["hits"] == first["misses"] + first["hits"] and second["misses"] == 0
+    assert second["saved_s"] > 0  # the compute the hits would have cost, recorded at the misses
     assert [(d.clip_index, d.speak, d.reason) for d in ours.decisions[rid]] == [
         (d.clip_index, d.speak, d.reason) for d in ablation.decisions[rid]
     ]
