@@ -156,6 +156,7 @@ class Pipeline:
         memory_queue: int = 64,
         recent_n: int = 4,
         task_context: str = "",
+        task: str = "",
         gate: SearchGate | None = None,
         scheduler: Scheduler | None = None,
         pace: bool = True,
@@ -187,6 +188,9 @@ class Pipeline:
         self.memory_queue = memory_queue
         self.recent_n = recent_n
         self.task_context = task_context or (captions.task_context if captions is not None else "")
+        # A stream may name its task of the library ("task"; CaptainCook4D streams say "recipe").
+        meta = captions.meta if captions is not None else {}
+        self.task = task or str(meta.get("task") or meta.get("recipe") or "")
         self.gate = gate
         self.scheduler = scheduler
         self.pace = pace
@@ -277,6 +281,7 @@ class Pipeline:
             memory=self.memory,
             recent_n=self.recent_n,
             task_context=self.task_context,
+            task=self.task,
             gate=self.gate,
             scheduler=self.scheduler,
             on_decision=self._record,
@@ -579,6 +584,7 @@ def build_pipeline(
         memory_queue=cfg.memory.write_queue,
         recent_n=cfg.reasoner.context_captions,
         task_context=cfg.reasoner.task_context,
+        task=cfg.reasoner.task,
         scheduler=scheduler,
         pace=True,
         stats_interval_s=cfg.scheduler.stats_interval_s if live else 0.0,

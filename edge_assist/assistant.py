@@ -28,6 +28,7 @@ import numpy as np
 
 from edge_assist.clock import Clock
 from edge_assist.config import Config
+from edge_assist.errors import ConfigError
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
 from edge_assist.memory.api import MemoryReader, TextHit
@@ -35,10 +36,12 @@ from edge_assist.reasoning import prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.reasoning.policy import InterventionPolicy
-from edge_assist.reasoning.task_progress import TaskProgress
 from edge_assist.reasoning.trace import TRACE_VERSION
 from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.retriever import Retrieval, Retriever
+from edge_assist.tasks.findings import KINDS, Finding
+from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.session import TaskSession
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +68,13 @@ class Answer:
         return f"{self.text} ({self.citation})" if self.citation else self.text
 
 
-def progress_cue_text(skipped: tuple[str, ...] | list[str], now_step: str) -> str:
-    """What the glasses say for a progress cue: the first step left out, and before what."""
-    first = prompts.clip(skipped[0], 70).rstrip(".")
-    return f"Did you skip a step? \"{first}\" comes before {prompts.clip(now_step, 50).rstrip('.').lower()}."
+def cue_finding(findings: tuple[Finding, ...], kinds: tuple[str, ...]) -> Finding | None:
+    """The tracker finding the progress cue speaks about: the first of the configured kinds."""
+    for kind in kinds:
+        for f in findings:
+            if f.kind == kind:
+                return f
+    return None
 
 
 def _triple(c: Any) -> tuple[float, float, str]:
@@ -88,6 +94,7 @@ class EgoMemoAssistant:
         clock: Clock,
         vlm: VLM | None = None,
         image_encoder: ImageEncoder | None = None,
+        library: TaskLibrary | None = None,
     ) -> None:
         self.cfg = cfg
         self.llm = llm
@@ -98,11 +105,14 @@ class EgoMemoAssistant:
             cfg, memory, llm=llm, text_encoder=text_encoder, clock=clock, vlm=vlm, image_encoder=image_encoder
         )
         self.policy = InterventionPolicy(cfg.policy, text_encoder=text_encoder, clock=clock)
-        self.progress = TaskProgress(text_encoder, clock)
-        # Every caption of the current session this assistant has stepped through, so task
-        # progress covers the whole session, not only the few recent captions it is handed.
-        self._session = ""
-        self._seen: dict[int, str] = {}
+        kinds = tuple(k.strip() for k in cfg.reasoner.cue_findings.split(",") if k.strip())
+        bad = [k for k in kinds if k not in KINDS]
+        if bad:
+            raise ConfigError(f"reasoner.cue_findings: unknown finding kind {bad[0]!r} (known: {', '.join(KINDS)})")
+        self.cue_kinds = kinds
+        self.tasks = TaskSession(
+            library if library is not None else TaskLibrary.load([cfg.data_path("tasks")]), text_encoder, clock
+        )
 
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
@@ -147,26 +157,20 @@ class EgoMemoAssistant:
         self, ctx: StepContext, gate: SearchGate | None, timings: dict[str, float], trace: dict[str, Any]
     ) -> dict[str, Any]:
         r = self.cfg.reasoner
-        if ctx.session_id != self._session:
-            self._session, self._seen = ctx.session_id, {}
-        for c in ctx.recent:
-            self._seen.setdefault(c.index, c.text)
-        earlier = [t for i, t in sorted(self._seen.items()) if i < ctx.caption.index]
         start = time.perf_counter()
-        progress = await self.progress.progress(self._task(ctx), earlier, ctx.caption.text)
-        self._seen[ctx.caption.index] = ctx.caption.text
-        if progress is not None:
-            timings["progress"] = time.perf_counter() - start
-            trace["progress"] = {"done": list(progress.done), "todo": list(progress.todo),
-                                 "now_step": progress.now_step, "now_cosine": round(progress.now_cosine, 3),
-                                 "skipped": list(progress.skipped)}
-        # With task progress in the prompt the done steps are already listed: two earlier
-        # captions suffice for continuity, and every token saved is prompt time on a Pi.
-        recent = list(ctx.recent)[-PROGRESS_RECENT:] if progress is not None else list(ctx.recent)
+        reading = await self.tasks.observe(ctx.session_id, ctx.caption.text, task_name=ctx.task or r.task,
+                                           task_context=self._task(ctx))
+        timings["tracker"] = time.perf_counter() - start
+        state = reading.state if reading is not None else None
+        if reading is not None:
+            trace["task"] = reading.to_json()
+        # With the tracker's reading in the prompt the done steps are already listed: two
+        # earlier captions suffice for continuity, and every token saved is prompt time on a Pi.
+        recent = list(ctx.recent)[-PROGRESS_RECENT:] if state is not None else list(ctx.recent)
         msgs = prompts.pass1_messages(
             task=self._task(ctx), activity_summary=ctx.activity_summary,
             recent=[_triple(c) for c in recent], now=_triple(ctx.caption),
-            progress=progress.prompt_text() if progress is not None else "",
+            progress=state.prompt_text() if state is not None else "",
         )
         p1 = await call_json(
             self.llm, self.clock, "pass 1", msgs, schemas.pass1_schema(), schemas.parse_pass1,
@@ -179,13 +183,14 @@ class EgoMemoAssistant:
         first = p1.value
         trace["pass1"]["action"] = first.action
         if first.action == "silent":
-            if r.progress_cue == "speak" and progress is not None and progress.skipped:
-                # The model had the comparison in its prompt and did not act on it; the
-                # encoder's own verdict speaks instead (measured: benchmarks/eval_progress_cue.py).
-                trace["progress_cue"] = {"skipped": list(progress.skipped), "now_step": progress.now_step}
+            finding = cue_finding(state.findings, self.cue_kinds) if state is not None and r.progress_cue == "speak" else None
+            if finding is not None:
+                # The model had the findings in its prompt and did not act on them; the
+                # tracker's own verdict speaks instead (measured: benchmarks/eval_tracker.py).
+                trace["progress_cue"] = finding.to_json()
                 return await self._admit(
-                    ctx, SubType.ERROR_RECOVERY, progress_cue_text(progress.skipped, progress.now_step),
-                    f"progress cue: not done before '{prompts.clip(progress.now_step, 60)}'", timings, trace,
+                    ctx, SubType.ERROR_RECOVERY, finding.say(), f"progress cue: {finding.kind}: {finding.evidence}",
+                    timings, trace,
                 )
             return {"speak": False, "reason": f"pass 1: silent ({first.why or first.observation})"}
         if first.action == "respond":
@@ -273,6 +278,13 @@ class EgoMemoAssistant:
         assert ctx.query is not None
         r = self.cfg.reasoner
         question = ctx.query.text
+        # "What's next?", "what did I miss?", "how far am I?": the tracker knows, at once.
+        start = time.perf_counter()
+        told = await self.tasks.answer(ctx.session_id, question)
+        timings["tracker"] = time.perf_counter() - start
+        if told is not None:
+            trace["task_answer"] = told
+            return self._answer_fields(told, "", "task tracker")
         query = question
         why = "the wearer asked"
         if r.query_search == "auto":

@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
 import signal
 import sys
+import threading
 from collections.abc import Sequence
+from typing import Any
 
 from edge_assist import __version__, commands
 from edge_assist.config import Config, load_config, parse_override
@@ -51,7 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminate(signum: int, frame: object) -> None:
+def _terminate(signum: int, frame: Any) -> None:
+    if frame is not None and "llama_cpp" in frame.f_code.co_filename:
+        # Raised inside llama.cpp's ctypes log callback, the exception would be printed and
+        # dropped (the load goes on, the process never ends): ask again a moment later.
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
     raise KeyboardInterrupt
 
 

@@ -154,6 +154,10 @@ class ReasonerConfig:
     )
     temperature: float = setting(0.0, "sampling temperature of decisions", lo=0, hi=2)
     task_context: str = setting("", "what the wearer is doing (a recipe, a procedure), given to every pass")
+    task: str = setting(
+        "", "the task under way, by its name in the task library (`edge-assist tasks list`); empty: the stream's "
+        "metadata names it, the task context lists its steps, or it is recognised from the captions",
+    )
     query_search: str = setting(
         "always",
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
@@ -162,9 +166,14 @@ class ReasonerConfig:
     reconstruction_max_tokens: int = setting(256, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
     progress_cue: str = setting(
         "off",
-        "when pass 1 stays silent but the text encoder finds a listed step before the current one not done: "
-        "off, or speak an Error Recovery about it (for a reasoner too small to act on the progress it is shown)",
+        "when pass 1 stays silent but the task tracker has a finding of a kind in `cue_findings`: "
+        "off, or speak an Error Recovery about it (for a reasoner too small to act on the findings it is shown)",
         choices=("off", "speak"),
+    )
+    cue_findings: str = setting(
+        "prerequisite_missing,order_violation,deviation",
+        "tracker finding kinds the progress cue speaks, comma-separated (prerequisite_missing, order_violation, "
+        "repeated_step, deviation, unmatched_action)",
     )
 
 

@@ -98,6 +98,7 @@ class ReasonerStage:
         memory: MemoryReader | None = None,
         recent_n: int = 4,
         task_context: str = "",
+        task: str = "",
         gate: SearchGate | None = None,
         scheduler: Scheduler | None = None,
         on_decision: Callable[[Decision], None] | None = None,
@@ -109,6 +110,7 @@ class ReasonerStage:
         self.memory_inbox = memory_inbox
         self.memory = memory
         self.task_context = task_context
+        self.task = task
         self.scheduler = scheduler
         self.gate = gate if gate is not None else scheduler
         self.on_decision = on_decision
@@ -136,6 +138,7 @@ class ReasonerStage:
             recent=recent,
             activity_summary=summary,
             task_context=self.task_context,
+            task=self.task,
             query=query,
         )
 

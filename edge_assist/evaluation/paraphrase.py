@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 import re
 
+from edge_assist.tasks.formats import clean_step as _clean_step
+
 # Imperative verbs of the recipes, with synonyms (base forms) a narrator might use instead.
 VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
     "add": ("put in", "toss in", "tip in"),
@@ -174,21 +176,9 @@ _DOUBLE_FINAL = {"chop", "cut", "stir", "pat", "top", "set", "put", "flip", "tri
                  "spin", "rub", "grab", "skin", "scrub", "zap", "dab", "shut", "tip", "pop", "slop", "drip"}
 # Leading phrases moved to the front change word order ("For 30 secs, I'm ...").
 _MOVABLE = re.compile(r"^(?P<head>.+?)\s+(?P<tail>(?:for|until|till|with|on|in|into|over|onto|using|from|to)\s.+)$")
-_PREFIX = re.compile(r"^\s*(?:\([^)]*\)\s*)?[A-Za-z][A-Za-z ]{0,30}?\s*-\s*(?=\S)")
 _TOKEN = re.compile(r"\d+(?:[./:]\d+)?|[A-Za-z]+(?:[-'][A-Za-z]+)*|[^\sA-Za-z\d]")
-
-
-def clean_step(text: str) -> str:
-    """Drop CaptainCook4D's "Verb-" label in front of a description ("Pour-Pour 1 egg")."""
-    t = " ".join(text.split())
-    m = _PREFIX.match(t)
-    if m and len(m.group(0).split()) <= 4:
-        rest = t[m.end():].strip()
-        if rest:
-            # A leading "(Drop)" note says what went wrong: keep it, after the action.
-            note = re.match(r"^\s*(\([^)]*\))", m.group(0))
-            t = f"{rest} {note.group(1)}" if note else rest
-    return t[:1].upper() + t[1:] if t else t
+# One definition of the label cleaning, shared with the task library's recipe import.
+clean_step = _clean_step
 
 
 def gerund(verb: str) -> str:

@@ -17,6 +17,11 @@ log = logging.getLogger(__name__)
 # Reading speed on a small display, and the longest a line may stay up.
 _READ_S_PER_WORD = 0.35
 _MAX_DURATION_S = 20.0
+# The task status line: below every spoken message (the firmware keeps the higher one on
+# screen), unacknowledged (the next step's status replaces a lost one), up until replaced.
+PRIORITY_STATUS = 0
+STATUS_DURATION_S = 600.0
+STATUS_STEP_CHARS = 40
 
 
 def display_duration_s(text: str, min_s: float = 3.0) -> float:
@@ -31,8 +36,25 @@ class HudOutput:
         self.min_duration_s = min_duration_s
         self.sent = 0
         self.not_connected = 0
+        self.status_sent = 0
+        self._status = ""
+
+    async def _show_progress(self, decision: Decision) -> None:
+        """The task tracker's "k/n step" as the lowest-priority line, when it changes."""
+        task = decision.trace.get("task") if isinstance(decision.trace, dict) else None
+        if not isinstance(task, dict) or not task.get("n"):
+            return
+        step = str(task.get("step_text") or "")
+        short = step if len(step) <= STATUS_STEP_CHARS else step[:STATUS_STEP_CHARS].rsplit(" ", 1)[0] + "…"
+        status = f"{task.get('k', 0)}/{task['n']} {short}".strip()
+        if status == self._status:
+            return
+        self._status = status
+        await self.link.send_hud(status, priority=PRIORITY_STATUS, duration_s=STATUS_DURATION_S, ack=False)
+        self.status_sent += 1
 
     async def emit(self, decision: Decision) -> None:
+        await self._show_progress(decision)
         if not decision.speak or not decision.text.strip():
             return
         if not self.link.connected:

@@ -28,6 +28,7 @@ class StepContext:
     recent: tuple[Caption, ...] = ()  # the last few captions before it, oldest first
     activity_summary: str = ""  # the latest written activity summary, if any
     task_context: str = ""  # what the wearer is doing (recipe, procedure), if known
+    task: str = ""  # the task library's name for it, when the stream or the config names one
     query: UserQuery | None = None  # set when the wearer asked: d_t = 1
 
     @property

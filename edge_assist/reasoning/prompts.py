@@ -141,7 +141,7 @@ def pass1_messages(
     now: tuple[float, float, str],
     progress: str = "",
 ) -> list[Message]:
-    """`progress` (task_progress.Progress.prompt_text) replaces the raw task when known."""
+    """`progress` (the task tracker's `TrackerState.prompt_text`) replaces the raw task when known."""
     head = f"Task: {progress}" if progress else f"Task: {clip(task, TASK_CHARS) or 'unknown'}"
     if len(head) > TASK_CHARS + 300:
         head = head[: TASK_CHARS + 299] + "…"

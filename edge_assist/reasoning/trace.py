@@ -17,7 +17,7 @@ from typing import Any
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision
 
-TRACE_VERSION = 1
+TRACE_VERSION = 2  # 2: "task" (the tracker's reading and findings) replaced "progress"
 TRACES_FILE = "traces.jsonl"
 
 
@@ -77,12 +77,16 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
     if rec.get("query"):
         out.append(f"  question: {_short(rec['query'])}")
     out.append(f"  caption: {_short(rec.get('caption'))}")
-    prog = rec.get("progress")
-    if isinstance(prog, dict):
-        line = f"  task: {len(prog.get('done', []))} steps done, {len(prog.get('todo', []))} to do"
-        if prog.get("now_step"):
-            line += f"; now like {_short(prog['now_step'], 60)!r} ({prog.get('now_cosine', 0):.2f})"
+    task = rec.get("task")
+    if isinstance(task, dict):
+        line = f"  task: {task.get('task')} ({task.get('task_source', '')}), {task.get('k', 0)}/{task.get('n', 0)} done"
+        if task.get("step_text"):
+            line += f"; now {_short(task['step_text'], 60)!r} (confidence {task.get('confidence', 0):.2f})"
+        else:
+            line += "; now no step of the task"
         out.append(line)
+        for f in task.get("findings", []):
+            out.append(f"    finding {f.get('kind')} ({f.get('confidence', 0):.2f}): {_short(f.get('evidence'), 160)}")
     p1 = rec.get("pass1")
     if isinstance(p1, dict):
         if "skipped" in p1:

@@ -1,0 +1,282 @@
+"""Typed details of a step or a caption: amounts with units, durations, temperatures and
+power/heat settings, and the tools and objects it names.
+
+A deviation is a caption that matches a step but differs in one of these, so both sides
+are parsed the same way and compared by value, never by string: "2 tablespoons" equals
+"two tbsp"; "30 seconds" differs from "1 minute"; "high" differs from "medium". Numbers may
+be digits, fractions (1/2, ½), mixed numbers (1 1/2) or words ("two", "half", "a
+quarter"). Tools are the phrases introduced by "with", "using", "by means of"; they are
+compared semantically by the caller (encoder cosine), not here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Units by dimension, with a factor to a common base (ml for volume, g for mass, s for
+# time, cm for length, "count" for pieces). Cooking volume units are approximate US units.
+_UNITS: dict[str, tuple[str, float]] = {}
+
+
+def _add(dim: str, factor: float, *names: str) -> None:
+    for n in names:
+        _UNITS[n] = (dim, factor)
+
+
+_add("volume", 14.8, "tablespoon", "tablespoons", "tbsp", "tbsps", "tbs", "tbl", "tablespoonful")
+_add("volume", 4.93, "teaspoon", "teaspoons", "tsp", "tsps", "teaspoonful")
+_add("volume", 240.0, "cup", "cups")
+_add("volume", 0.001, "µl", "μl", "ul", "microliter", "microliters", "microlitre", "microlitres")
+_add("volume", 1.0, "ml", "milliliter", "milliliters", "millilitre", "millilitres")
+_add("volume", 1000.0, "l", "liter", "liters", "litre", "litres")
+_add("volume", 29.6, "fl oz", "fluid ounce", "fluid ounces")
+_add("mass", 1.0, "g", "gram", "grams", "gr")
+_add("mass", 1000.0, "kg", "kilogram", "kilograms")
+_add("mass", 28.35, "oz", "ounce", "ounces")
+_add("mass", 453.6, "lb", "lbs", "pound", "pounds")
+_add("time", 1.0, "s", "sec", "secs", "second", "seconds")
+_add("time", 60.0, "min", "mins", "minute", "minutes")
+_add("time", 3600.0, "h", "hr", "hrs", "hour", "hours")
+_add("length", 2.54, "inch", "inches", "in.", '"')
+_add("length", 1.0, "cm", "centimeter", "centimeters", "centimetre", "centimetres")
+_add("length", 0.1, "mm", "millimeter", "millimeters", "millimetre", "millimetres")
+_add("length", 100.0, "m", "meter", "meters", "metre", "metres")
+_add("temperature_c", 1.0, "°c", "degrees c", "degrees celsius", "celsius", "c")
+_add("temperature_f", 1.0, "°f", "degrees f", "degrees fahrenheit", "fahrenheit", "f")
+_add("power", 1.0, "w", "watt", "watts")
+_add("pressure", 1.0, "psi", "bar")
+_add("torque", 1.0, "nm", "newton metres", "newton meters")
+_add("rate", 1.0, "rpm", "g-force", "xg", "× g", "x g")
+_add("count", 1.0, "piece", "pieces", "slice", "slices", "clove", "cloves", "pinch", "pinches", "drop", "drops",
+     "times", "scoop", "scoops", "sheet", "sheets", "pinwheel", "pinwheels", "toothpick", "toothpicks")
+
+_WORD_NUMBERS = {
+    "zero": 0, "one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "couple": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90,
+    "hundred": 100, "half": 0.5, "quarter": 0.25, "third": 1 / 3, "dozen": 12,
+}
+_FRACTION_CHARS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
+
+# Ordered settings: a step "on high" done "on medium" is a deviation (temperature/setting).
+_LEVELS = {"low": 1, "medium-low": 2, "low-medium": 2, "medium": 3, "medium-high": 4, "high": 5, "max": 6, "full": 6}
+_LEVEL_CONTEXT = re.compile(
+    r"\b(?:on|at|to|over|set\s+(?:to|on)|power(?:\s+level)?)\s+(?:a\s+)?"
+    r"(low-medium|medium-low|medium-high|low|medium|high|max|full)\b(?:\s+(heat|power|flame|setting|speed))?"
+    r"|\b(low-medium|medium-low|medium-high|low|medium|high)[\s-]+(heat|power|flame|setting|speed)\b",
+    re.IGNORECASE,
+)
+_TEMPERATURE_WORDS = re.compile(r"\b(cold|cool|lukewarm|warm|hot|boiling|room[- ]temperature|frozen|chilled)\b", re.IGNORECASE)
+_TEMP_ORDER = {"frozen": 0, "cold": 1, "chilled": 1, "cool": 2, "room temperature": 3, "room-temperature": 3,
+               "lukewarm": 4, "warm": 5, "hot": 6, "boiling": 7}
+
+_NUM = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|[½¼¾⅓⅔⅛])"
+_WORDNUM = r"(?:" + "|".join(sorted((w for w in _WORD_NUMBERS if w not in ("a", "an")), key=len, reverse=True)) + r")"
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_AMOUNT = re.compile(
+    rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:[\s-]+(?:and\s+a\s+)?(?:half|quarter))?|an?|"
+    rf"half\s+an?|a\s+half)"
+    rf"(?:\s+(?:of\s+an?|of))?(?:\s+(?:more|additional|extra|large|small|big|heaping|level|whole|fresh|"
+    rf"minced|chopped|garlic|cherry))?\s*(?P<unit>{_UNIT_ALT})(?![\w])",
+    re.IGNORECASE,
+)
+_BARE = re.compile(
+    r"(?<![\w/.])(?P<num>\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|[½¼¾⅓⅔⅛]|"
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|dozen))(?![\w/])"
+    r"(?=\s+(?:of\s+(?:a|an|the)\s+)?(?P<noun>[a-z]+))",
+    re.IGNORECASE,
+)
+_TOOL = re.compile(
+    r"\b(?:with|using|use|by means of|via)\s+(?:the\s+|a\s+|an\s+|your\s+|my\s+|his\s+|her\s+|some\s+)?"
+    r"(?P<tool>[a-z][a-z\- ]{1,40}?)(?=$|[,.;:!?)]|\s+(?:and|to|on|in|into|onto|until|for|from|over|then|before|after|while|so|at|instead|rather|but)\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Amount:
+    """A number with a unit; `value` in the dimension's base unit (ml, g, s, cm, ...)."""
+
+    dim: str
+    value: float
+    text: str  # as written, for evidence
+
+    def to_json(self) -> dict:
+        return {"dim": self.dim, "value": round(self.value, 4), "text": self.text}
+
+
+@dataclass(frozen=True)
+class Details:
+    amounts: tuple[Amount, ...] = ()
+    levels: tuple[tuple[str, int], ...] = ()  # ("high", 5): power/heat settings as written, with their order
+    temperatures: tuple[tuple[str, int], ...] = ()  # ("hot", 6): temperature words
+    tools: tuple[str, ...] = ()
+    objects: tuple[str, ...] = field(default=())
+
+    def empty(self) -> bool:
+        return not (self.amounts or self.levels or self.temperatures or self.tools or self.objects)
+
+    def to_json(self) -> dict:
+        out: dict = {}
+        if self.amounts:
+            out["amounts"] = [a.text for a in self.amounts]
+        if self.levels:
+            out["settings"] = [w for w, _ in self.levels]
+        if self.temperatures:
+            out["temperatures"] = [w for w, _ in self.temperatures]
+        if self.tools:
+            out["tools"] = list(self.tools)
+        if self.objects:
+            out["objects"] = list(self.objects)
+        return out
+
+
+def parse_number(text: str) -> float | None:
+    """A number written as digits, a fraction, a mixed number or words; None if it is none."""
+    t = text.strip().lower().replace("-", " ")
+    if t in _FRACTION_CHARS:
+        return _FRACTION_CHARS[t]
+    m = re.fullmatch(r"(\d+)\s+(\d+)/(\d+)", t)
+    if m:
+        d = int(m.group(3))
+        return int(m.group(1)) + int(m.group(2)) / d if d else None
+    m = re.fullmatch(r"(\d+)/(\d+)", t)
+    if m:
+        d = int(m.group(2))
+        return int(m.group(1)) / d if d else None
+    try:
+        return float(t)
+    except ValueError:
+        pass
+    words = t.replace(" and ", " ").split()
+    if not words:
+        return None
+    if words[0] in ("a", "an") and len(words) == 2 and words[1] in ("half", "quarter", "third"):
+        return _WORD_NUMBERS[words[1]]
+    if words == ["half", "a"] or words == ["half", "an"]:
+        return 0.5
+    total = 0.0
+    for w in words:
+        if w not in _WORD_NUMBERS:
+            return None
+        v = _WORD_NUMBERS[w]
+        # "one and a half": a fraction word after a whole number adds; "a" alone is 1.
+        total = total + v if (v < 1 or total == 0) else total * v if v >= 100 else total + v
+    return total
+
+
+def _range_value(num: str) -> float | None:
+    """"15-30" or "2 to 3": the middle; a reader compares ranges by overlap, see `differs`."""
+    parts = re.split(r"\s*(?:-|–|\bto\b|\bor\b)\s*", num.strip()) if re.search(r"\d", num) else [num]
+    vals = [parse_number(p) for p in parts if p.strip()]
+    if not vals or any(v is None for v in vals):
+        return parse_number(num)
+    return sum(v for v in vals if v is not None) / len(vals)
+
+
+def _range_bounds(text: str) -> tuple[float, float] | None:
+    m = re.match(rf"\s*({_NUM})\s*(?:-|–|to|or)\s*({_NUM})", text)
+    if not m:
+        return None
+    a, b = parse_number(m.group(1)), parse_number(m.group(2))
+    if a is None or b is None:
+        return None
+    return (min(a, b), max(a, b))
+
+
+def parse_details(text: str) -> Details:
+    """Every amount, setting, temperature word and tool phrase written in `text`."""
+    amounts: list[Amount] = []
+    for m in _AMOUNT.finditer(text):
+        unit = m.group("unit").lower()
+        dim, factor = _UNITS[unit]
+        if unit in ("c", "f", "m", "l", "s", "h", "g", "w", '"', "in.") and not re.match(r"[\d½¼¾⅓⅔⅛]", m.group("num")):
+            continue  # a one-letter unit after a word ("a g...") is not a quantity
+        num = m.group("num")
+        v = _range_value(num)
+        if v is None:
+            continue
+        bounds = _range_bounds(num)
+        if bounds is not None:
+            amounts.append(Amount(dim, bounds[0] * factor, m.group(0).strip()))
+            amounts.append(Amount(dim, bounds[1] * factor, m.group(0).strip()))
+            continue
+        amounts.append(Amount(dim, v * factor, m.group(0).strip()))
+    # A bare number (no unit) counts things: "1/4 tomato", "two eggs", "5 toothpicks".
+    taken = [m.span() for m in _AMOUNT.finditer(text)]
+    for m in _BARE.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        v = parse_number(m.group("num"))
+        if v is not None and not re.match(r"\s*(?:-|–)\s*\w", text[m.end():]):
+            amounts.append(Amount("count", v, f"{m.group('num')} {m.group('noun')}"))
+    levels = []
+    for m in _LEVEL_CONTEXT.finditer(text):
+        word = (m.group(1) or m.group(3) or "").lower()
+        if word in _LEVELS:
+            levels.append((word, _LEVELS[word]))
+    temps = [(w.lower().replace("-", " "), _TEMP_ORDER[w.lower().replace("-", " ")])
+             for w in _TEMPERATURE_WORDS.findall(text) if w.lower().replace("-", " ") in _TEMP_ORDER]
+    tools = []
+    for m in _TOOL.finditer(text):
+        tool = re.sub(rf"^(?:{_WORDNUM}|\d+)\s+", "", m.group("tool").strip().lower())
+        if tool and not _AMOUNT.fullmatch(tool) and tool not in ("it", "them", "this", "that", "care"):
+            tools.append(tool)
+    return Details(tuple(amounts), tuple(dict.fromkeys(levels)), tuple(dict.fromkeys(temps)), tuple(dict.fromkeys(tools)))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One typed way a caption differs from the step it matches."""
+
+    kind: str  # "quantity" | "duration" | "temperature" | "setting" | "tool" | "object"
+    expected: str
+    observed: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "expected": self.expected, "observed": self.observed}
+
+    def say(self) -> str:
+        return f"{self.observed} instead of {self.expected}"
+
+
+_DIM_KIND = {"time": "duration", "temperature_c": "temperature", "temperature_f": "temperature", "power": "setting",
+             "rate": "setting", "pressure": "setting", "torque": "setting"}
+# Two amounts of one dimension are the same when they are within this ratio: "about 10
+# seconds" read as 12 is not a mistake, 30 instead of 60 is.
+SAME_RATIO = 1.25
+
+
+def value_differences(step: Details, caption: Details) -> list[Difference]:
+    """Amount, setting and temperature differences; tools and objects need the encoder."""
+    out: list[Difference] = []
+    by_dim_s: dict[str, list[Amount]] = {}
+    for a in step.amounts:
+        by_dim_s.setdefault(a.dim, []).append(a)
+    by_dim_c: dict[str, list[Amount]] = {}
+    for a in caption.amounts:
+        by_dim_c.setdefault(a.dim, []).append(a)
+    for dim, cs in by_dim_c.items():
+        ss = by_dim_s.get(dim)
+        if not ss:
+            continue
+        lo, hi = min(a.value for a in ss), max(a.value for a in ss)
+        for c in cs:
+            if lo / SAME_RATIO <= c.value <= hi * SAME_RATIO:
+                continue
+            out.append(Difference(_DIM_KIND.get(dim, "quantity"), ss[0].text, c.text))
+            break
+    if step.levels and caption.levels:
+        exp = {v for _, v in step.levels}
+        for w, v in caption.levels:
+            if v not in exp:
+                out.append(Difference("setting", step.levels[0][0], w))
+                break
+    if step.temperatures and caption.temperatures:
+        exp = {v for _, v in step.temperatures}
+        for w, v in caption.temperatures:
+            if all(abs(v - e) >= 2 for e in exp):
+                out.append(Difference("temperature", step.temperatures[0][0], w))
+                break
+    return out

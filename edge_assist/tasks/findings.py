@@ -1,0 +1,111 @@
+"""What the tracker found at one caption, as typed data: the step in progress, the done set,
+what is available next, and findings with their evidence. The reasoner's prompt, the
+trace, the HUD and (next) the intervention gate all read these, never free text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from edge_assist.tasks.details import Difference
+
+# Finding kinds, in the order a correction is most due.
+PREREQUISITE = "prerequisite_missing"  # a step began whose prerequisites (by the graph) are not done
+ORDER = "order_violation"  # a step was done after a step it must precede
+REPEATED = "repeated_step"  # a step already done (and finished) began again
+DEVIATION = "deviation"  # the caption matches a step but differs in an amount, setting, tool or object
+UNMATCHED = "unmatched_action"  # an action that matches no step of the task
+KINDS = (PREREQUISITE, ORDER, REPEATED, DEVIATION, UNMATCHED)
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    step_id: str  # the step it is about ("" for an unmatched action)
+    step_text: str
+    confidence: float  # posterior of the step assignment it rests on, 0..1
+    evidence: str  # one readable sentence: what was seen against what the task says
+    missing: tuple[str, ...] = ()  # prerequisite texts not done (PREREQUISITE), or the steps it came after (ORDER)
+    differences: tuple[Difference, ...] = ()  # DEVIATION
+
+    def to_json(self) -> dict:
+        out: dict = {"kind": self.kind, "step": self.step_id, "step_text": self.step_text,
+                     "confidence": round(self.confidence, 3), "evidence": self.evidence}
+        if self.missing:
+            out["missing"] = list(self.missing)
+        if self.differences:
+            out["differences"] = [d.to_json() for d in self.differences]
+        return out
+
+    def say(self) -> str:
+        """A template sentence for the wearer (the LLM may phrase it better; never decides it)."""
+        if self.kind == PREREQUISITE and self.missing:
+            return f"Wait: \"{_short(self.missing[0])}\" should come before this step."
+        if self.kind == ORDER and self.missing:
+            return f"Note: \"{_short(self.step_text)}\" was meant to come before \"{_short(self.missing[0])}\"."
+        if self.kind == DEVIATION and self.differences:
+            d = self.differences[0]
+            return f"Check this step: it says {d.expected}, not {d.observed}."
+        if self.kind == REPEATED:
+            return f"You already did \"{_short(self.step_text)}\"."
+        return "That does not look like a step of this task."
+
+
+def _short(text: str, n: int = 60) -> str:
+    text = text.strip().rstrip(".")
+    if len(text) <= n:
+        return text
+    cut = text[:n].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+@dataclass(frozen=True)
+class TrackerState:
+    """The tracker's reading after one caption."""
+
+    task: str  # library name
+    task_title: str
+    step_id: str  # the step in progress ("" when the caption matches no step)
+    step_text: str
+    confidence: float  # posterior of that assignment
+    similarity: float  # encoder cosine of the caption to that step (or to the nearest step)
+    margin: float  # cosine to the best step minus cosine to the second best
+    done: tuple[str, ...]  # step ids done, in the order they were done
+    available: tuple[str, ...]  # step ids not done whose prerequisites are all done
+    n_steps: int
+    findings: tuple[Finding, ...] = ()
+    task_confidence: float = 1.0  # how sure recognition is of the task (1 when the stream named it)
+    step_texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def k(self) -> int:
+        return len(self.done)
+
+    def text_of(self, sid: str) -> str:
+        return self.step_texts.get(sid, sid)
+
+    def to_json(self) -> dict:
+        return {
+            "task": self.task, "task_confidence": round(self.task_confidence, 3),
+            "step": self.step_id, "step_text": self.step_text, "confidence": round(self.confidence, 3),
+            "similarity": round(self.similarity, 3), "margin": round(self.margin, 3),
+            "done": list(self.done), "available": list(self.available), "k": self.k, "n": self.n_steps,
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+    def hud_text(self) -> str:
+        """`3/11 Cut the muffin…`: where the wearer is, for the glasses' status line."""
+        now = _short(self.step_text, 40) if self.step_text else "—"
+        return f"{self.k}/{self.n_steps} {now}"
+
+    def prompt_text(self) -> str:
+        lines = [f"Task: {self.task_title} ({self.k} of {self.n_steps} steps done)"]
+        lines.append("Done: " + ("; ".join(_short(self.text_of(s), 50) for s in self.done) or "(none)"))
+        lines.append("Next possible: " + ("; ".join(_short(self.text_of(s), 50) for s in self.available[:3]) or "(none)"))
+        if self.step_text:
+            lines.append(f"NOW is the step: {_short(self.step_text, 70)} (confidence {self.confidence:.2f})")
+        else:
+            lines.append("NOW matches no step of the task.")
+        for f in self.findings:
+            lines.append(f"Finding ({f.kind.replace('_', ' ')}): {f.evidence}")
+        return "\n".join(lines)

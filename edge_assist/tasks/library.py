@@ -1,0 +1,140 @@
+"""The task library: the tasks that ship (CaptainCook4D's 24 recipes, converted, and a few
+non-cooking procedures) plus the wearer's own, and how a stream's task context picks one.
+
+Bundled tasks live in `edge_assist/data/tasks/**.toml`; the wearer's in
+`<general.data_dir>/tasks/*.toml` (`edge-assist tasks add FILE` copies a checked file there).
+A wearer's task with a bundled task's name replaces it.
+
+A stream says what is under way in its metadata (`task`, or `recipe` for CaptainCook4D
+streams) or in a free-text task context. `resolve` finds the library task it names or
+lists; a context that lists steps of no known task becomes an ad-hoc task whose steps must
+come in the listed order (all that a plain list says); no context at all leaves the task to
+recognition (`recognition.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from edge_assist.tasks.formats import load_file, load_toml
+from edge_assist.tasks.model import Task, TaskFileError, make_step
+
+log = logging.getLogger(__name__)
+
+BUNDLED_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"
+# A context whose listed steps are at least this share of a library task's steps (same
+# words) is that task.
+LISTED_SHARE = 0.6
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9/]+", text.lower()))
+
+
+def parse_listed_steps(task: str) -> tuple[str, tuple[str, ...]]:
+    """(heading, steps) from "Recipe: x. Steps: a; b; c" or a numbered / bulleted list."""
+    m = re.search(r"\bsteps?\b[^:.;]{0,20}:\s*(.+)$", task, flags=re.IGNORECASE | re.DOTALL)
+    if m:
+        body, head = m.group(1), task[: m.start()].strip().rstrip(".")
+    else:
+        body, head = task, ""
+    parts = re.split(r";|\n", body)
+    steps = tuple(s for s in (re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", p).strip().rstrip(".") for p in parts) if s)
+    if len(steps) < 2:
+        return task.strip(), ()
+    return head, steps
+
+
+class TaskLibrary:
+    def __init__(self, tasks: Iterable[Task] = ()) -> None:
+        self._tasks: dict[str, Task] = {}
+        for t in tasks:
+            self._tasks[t.name] = t
+        self._by_step: dict[str, set[str]] = {}
+        for t in self._tasks.values():
+            for s in t.steps:
+                self._by_step.setdefault(_norm(s.text), set()).add(t.name)
+
+    @classmethod
+    def load(cls, dirs: Sequence[str | Path] = (), *, bundled: bool = True) -> TaskLibrary:
+        """Bundled tasks, then each directory's `*.toml`/`*.json` (later ones replace earlier)."""
+        tasks: dict[str, Task] = {}
+        roots = ([BUNDLED_DIR] if bundled else []) + [Path(d) for d in dirs]
+        for root in roots:
+            if not root.is_dir():
+                continue
+            for p in sorted(root.rglob("*")):
+                if p.suffix.lower() not in (".toml", ".json") or not p.is_file():
+                    continue
+                try:
+                    t = load_file(p)
+                except TaskFileError as e:
+                    # One bad user file must not take the wearer's other tasks down with it.
+                    if root == BUNDLED_DIR:
+                        raise
+                    log.warning("skipping a task file: %s (fix it, then `edge-assist tasks check %s`)", e, p)
+                    continue
+                tasks[t.name] = t
+        return cls(tasks.values())
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tasks
+
+    def names(self) -> list[str]:
+        return sorted(self._tasks)
+
+    def tasks(self) -> list[Task]:
+        return [self._tasks[n] for n in self.names()]
+
+    def get(self, name: str) -> Task | None:
+        return self._tasks.get(name) or self._tasks.get(name.strip().lower().replace(" ", ""))
+
+    def resolve(self, context: str, *, name: str = "") -> Task | None:
+        """The task a stream names (metadata) or lists (its task context); None: unknown."""
+        if name and self.get(name) is not None:
+            return self.get(name)
+        if not context.strip():
+            return None
+        heading, listed = parse_listed_steps(context)
+        if listed:
+            votes: dict[str, int] = {}
+            for s in listed:
+                for t in self._by_step.get(_norm(s), ()):
+                    votes[t] = votes.get(t, 0) + 1
+            if votes:
+                best = max(sorted(votes), key=lambda t: votes[t])
+                if votes[best] >= LISTED_SHARE * max(self._tasks[best].n, len(listed)):
+                    return self._tasks[best]
+        for word in re.findall(r"[A-Za-z][\w-]+", heading or context[:80]):
+            if self.get(word.lower()) is not None:
+                return self.get(word.lower())
+        if listed:
+            # Only a list: each step after the one listed before it.
+            steps = [make_step(str(i + 1), s, [str(i)] if i else []) for i, s in enumerate(listed)]
+            return Task.build("ad-hoc", heading or "the task in the stream's context", steps, source="task context")
+        return None
+
+
+def add_user_task(path: str | Path, user_dir: str | Path) -> tuple[Task, Path]:
+    """Check a task file and copy it into the wearer's task directory (atomically)."""
+    task = load_file(path)
+    d = Path(user_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    dest = d / f"{task.name}{Path(path).suffix.lower()}"
+    tmp = dest.with_suffix(dest.suffix + ".tmp")
+    shutil.copyfile(path, tmp)
+    tmp.replace(dest)
+    # Read back what was written: a copy that does not load is not added.
+    try:
+        (load_toml if dest.suffix == ".toml" else load_file)(dest)
+    except TaskFileError:
+        dest.unlink(missing_ok=True)
+        raise
+    return task, dest

@@ -1,0 +1,90 @@
+"""Which task of the library is under way, from the captions alone, and when it changes.
+
+Each caption scores every task by its best step cosine; a task's evidence is the sum over
+the captions since it was last chosen, with a "none" candidate that scores a fixed cosine
+per caption (so unrelated activity is "no task", not the least bad recipe). Confidence is
+the softmax of the evidence. A switch needs the evidence of the last `window` captions to
+favour another task by `switch_margin`, so one odd caption does not restart the tracker.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from edge_assist.tasks.model import Task
+from edge_assist.tasks.tracker import VectorCache
+
+NONE = ""
+
+
+@dataclass(frozen=True)
+class RecognitionParams:
+    tau: float = 0.03  # softmax temperature over summed cosines
+    none_cos: float = 0.5  # per-caption score of "no task"
+    window: int = 3  # captions that decide a switch
+    switch_margin: float = 0.25  # summed-cosine lead another task needs over the window
+    min_conf: float = 0.5  # below this the answer is "none"
+
+
+@dataclass(frozen=True)
+class Recognition:
+    task: str  # library name, "" for none
+    confidence: float
+    switched: bool  # the task changed at this caption
+    ranking: tuple[tuple[str, float], ...]  # the best few (name, confidence)
+
+    def to_json(self) -> dict:
+        return {"task": self.task or None, "confidence": round(self.confidence, 3), "switched": self.switched,
+                "ranking": [[n, round(c, 3)] for n, c in self.ranking]}
+
+
+class TaskRecognizer:
+    def __init__(self, tasks: list[Task], vectors: VectorCache, params: RecognitionParams | None = None) -> None:
+        self.p = params or RecognitionParams()
+        self.names = [t.name for t in tasks]
+        self._mats = [vectors.get([s.text for s in t.steps]) for t in tasks]
+        # One matrix for all steps of all tasks: a caption costs one product, not one per task.
+        self._all = np.concatenate(self._mats) if self._mats else np.zeros((0, 1), dtype=np.float32)
+        self._owner = np.concatenate([np.full(m.shape[0], i) for i, m in enumerate(self._mats)]) if self._mats else np.zeros(0)
+        self._evidence = np.zeros(len(tasks) + 1)  # last: none
+        self._recent: deque[np.ndarray] = deque(maxlen=self.p.window)
+        self.current = NONE
+
+    def _scores(self, vec: np.ndarray) -> np.ndarray:
+        sims = self._all @ vec
+        best = np.full(len(self.names), -1.0)
+        np.maximum.at(best, self._owner.astype(int), sims)
+        return np.append(best, self.p.none_cos)
+
+    def observe(self, vec: np.ndarray) -> Recognition:
+        s = self._scores(np.asarray(vec, dtype=np.float32))
+        self._evidence += s
+        self._recent.append(s)
+        conf = _softmax(self._evidence / self.p.tau)
+        best = int(np.argmax(conf))
+        switched = False
+        if self.current == NONE:
+            if best < len(self.names) and conf[best] >= self.p.min_conf:
+                self.current, switched = self.names[best], True
+        else:
+            cur = self.names.index(self.current)
+            window = np.sum(self._recent, axis=0)
+            rival = int(np.argmax(window))
+            if rival != cur and window[rival] - window[cur] >= self.p.switch_margin and len(self._recent) == self.p.window:
+                # Start the new task's evidence from the window that showed it.
+                self._evidence = window.copy()
+                conf = _softmax(self._evidence / self.p.tau)
+                self.current = self.names[rival] if rival < len(self.names) else NONE
+                switched = True
+        idx = self.names.index(self.current) if self.current else len(self.names)
+        order = np.argsort(-conf)[:3]
+        ranking = tuple((self.names[i] if i < len(self.names) else NONE, float(conf[i])) for i in order)
+        return Recognition(self.current, float(conf[idx]), switched, ranking)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max())
+    return e / e.sum()

@@ -1,0 +1,154 @@
+"""Task tracking for one wearer session, as the assistant uses it.
+
+Picks the task (named by the stream or the config, listed in the task context, or
+recognised from the captions when nothing says), keeps one `StepTracker` per session,
+restarts it when recognition sees the wearer switch tasks, and answers "what's next?",
+"what did I miss?" and "how far am I?" from the tracker's state. Everything here is
+encoder arithmetic: milliseconds, no language model.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.tasks.findings import TrackerState
+from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.recognition import Recognition, TaskRecognizer
+from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+
+log = logging.getLogger(__name__)
+
+# Questions the tracker answers at once, by what they ask (matched by encoder cosine to
+# these phrasings, so "what do I do now?" finds "next").
+INTENTS = {
+    "next": ("what is the next step", "what do I do next", "what comes next", "what now"),
+    "missed": ("what did I miss", "did I skip a step", "did I forget anything", "what have I not done yet"),
+    "progress": ("how far am I", "how many steps are left", "how much is left to do", "am I almost done"),
+}
+INTENT_MIN_COS = 0.7
+
+
+@dataclass(frozen=True)
+class TaskReading:
+    """What the assistant gets per caption: the tracker's state and how the task was chosen."""
+
+    state: TrackerState
+    source: str  # "named", "context", "recognised"
+    recognition: Recognition | None = None
+
+    def to_json(self) -> dict:
+        out = self.state.to_json() | {"task_source": self.source}
+        if self.recognition is not None:
+            out["recognition"] = self.recognition.to_json()
+        return out
+
+
+class TaskSession:
+    def __init__(self, library: TaskLibrary, encoder: TextEncoder, clock: Clock,
+                 params: TrackerParams | None = None) -> None:
+        self.library = library
+        self.clock = clock
+        self.params = params or TrackerParams()
+        self.vectors = VectorCache(encoder.encode)
+        self._session = ""
+        self._tracker: StepTracker | None = None
+        self._recognizer: TaskRecognizer | None = None
+        self._source = ""
+        self._task_key = ""
+        self.last: TaskReading | None = None
+        self._intent_vecs: dict[str, np.ndarray] | None = None
+
+    def _reset(self, session_id: str) -> None:
+        self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""
+        self.last = None
+
+    async def observe(self, session_id: str, text: str, *, task_name: str = "", task_context: str = "") -> TaskReading | None:
+        return await self.clock.run_blocking(self._observe, session_id, text, task_name, task_context)
+
+    def _observe(self, session_id: str, text: str, task_name: str, task_context: str) -> TaskReading | None:
+        if session_id != self._session:
+            self._reset(session_id)
+        vec = self.vectors.get([text])[0]
+        key = f"{task_name}\x00{task_context}"
+        if self._tracker is None or (self._source != "recognised" and key != self._task_key):
+            task = self.library.resolve(task_context, name=task_name)
+            if task is not None:
+                self._tracker = StepTracker(task, self.vectors.get, params=self.params, vectors=self.vectors)
+                self._source = "named" if task_name and task.name == task_name else "context"
+                self._task_key = key
+        recognition = None
+        if self._source in ("", "recognised"):
+            if self._recognizer is None:
+                self._recognizer = TaskRecognizer(self.library.tasks(), self.vectors)
+            recognition = self._recognizer.observe(vec)
+            if recognition.switched or (self._tracker is None and recognition.task):
+                task = self.library.get(recognition.task) if recognition.task else None
+                self._tracker = (StepTracker(task, self.vectors.get, params=self.params, vectors=self.vectors)
+                                 if task is not None else None)
+                self._source = "recognised"
+                if recognition.switched:
+                    log.info("task now %s (confidence %.2f)", recognition.task or "none", recognition.confidence)
+        if self._tracker is None:
+            self.last = None
+            return None
+        state = self._tracker.observe(text, vec)
+        if recognition is not None:
+            state = replace(state, task_confidence=recognition.confidence)
+        self.last = TaskReading(state, self._source, recognition)
+        return self.last
+
+    # -- questions -------------------------------------------------------------------
+    async def answer(self, session_id: str, question: str) -> str | None:
+        """The tracker's answer to a progress question, or None when it is not one."""
+        return await self.clock.run_blocking(self._answer, session_id, question)
+
+    def _intent(self, question: str) -> str | None:
+        if self._intent_vecs is None:
+            self._intent_vecs = {k: self.vectors.get(list(v)) for k, v in INTENTS.items()}
+        q = self.vectors.get([re.sub(r"\s+", " ", question.strip().lower())])[0]
+        best, cos = None, INTENT_MIN_COS
+        for k, m in self._intent_vecs.items():
+            c = float((m @ q).max())
+            if c >= cos:
+                best, cos = k, c
+        return best
+
+    def _answer(self, session_id: str, question: str) -> str | None:
+        intent = self._intent(question)
+        if intent is None:
+            return None
+        if session_id != self._session or self.last is None or self._tracker is None:
+            return "I don't know which task you are doing yet."
+        return guidance(intent, self.last.state, self._tracker)
+
+
+def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
+    """A sentence from the tracker's state; the LLM may phrase it, never decide it."""
+    task = tracker.task
+    title = task.title
+    if intent == "next":
+        avail = [s for s in st.available if s != st.step_id]
+        if not avail:
+            return f"That was the last step of {title}." if st.k >= st.n_steps else "Finish the step you are on first."
+        first = st.text_of(avail[0])
+        more = f" (or: {st.text_of(avail[1])})" if len(avail) > 1 else ""
+        return f"Next: {first}.{more}"
+    if intent == "missed":
+        done = set(st.done)
+        # Missed = not done although a step that must come after it is done (graph, not list).
+        idx = task.index()
+        anc = task.ancestor_masks()
+        missed = [task.steps[i].text for i in task.topological()
+                  if task.steps[i].id not in done
+                  and any(anc[idx[d]] >> i & 1 for d in done)]
+        if not missed:
+            return "Nothing so far: every step that should be done by now is done."
+        return "Not done yet, though later steps are: " + "; ".join(missed[:3]) + "."
+    left = st.n_steps - st.k
+    return f"{st.k} of {st.n_steps} steps of {title} done; {left} to go."

@@ -1,0 +1,294 @@
+"""The online step tracker: which step of the task each caption is, what is done, what is
+available, and what went wrong, by the procedure's graph.
+
+An online beam decoder over the graph (a Viterbi search whose states are "done set +
+step in progress", kept to the best `beam` states; the full state space is exponential in
+the number of steps, the beam keeps it to milliseconds on a Pi). Per caption every state
+moves to each step or to "no step":
+
+    score' = score + cos(caption, step) / tau + transition(state -> step)
+
+- a step whose prerequisites are all done costs nothing; each prerequisite not done costs
+  `skip_logp` (people do skip, and do reorder where the graph allows it for free);
+- staying in the step in progress costs `stay_logp` (a step spans several 10-s clips on
+  glasses);
+- a step already done and left costs `repeat_logp`;
+- "no step" (an extra action) scores as a step of cosine `none_cos`.
+
+Confidence of the step in progress = its share of the beam's posterior (softmax of the
+scores). Findings are read off the best state's last move, each with its evidence:
+a prerequisite not done (graph, never list order), an order violation (a step done after a
+step it must precede), a repeated step, a deviation (amounts, durations, settings and
+temperatures parsed and compared by value; tools and objects by encoder cosine), an
+action that matches no step. Nothing here knows a recipe: the same code runs any task.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from edge_assist.tasks.details import Difference, parse_details, value_differences
+from edge_assist.tasks.findings import (
+    DEVIATION,
+    ORDER,
+    PREREQUISITE,
+    REPEATED,
+    UNMATCHED,
+    Finding,
+    TrackerState,
+)
+from edge_assist.tasks.model import Task
+
+Encode = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class TrackerParams:
+    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report."""
+
+    tau: float = 0.05
+    none_cos: float = 0.45
+    skip_logp: float = -2.0
+    repeat_logp: float = -4.0
+    stay_logp: float = -0.5
+    beam: int = 24
+    # A deviation is only read off a step the caption clearly is.
+    deviation_min_cos: float = 0.5
+    deviation_min_conf: float = 0.5
+    tool_same_cos: float = 0.55  # a tool this close to the step's tool is the same tool
+    object_new_cos: float = 0.35  # a caption word this far from every step word is something else
+    object_gone_cos: float = 0.35  # a step word this far from every caption word is missing
+
+
+_STOP = set("""
+a an the i i'm im me my mine we our you your he she it its they them their this that these those there here
+is am are was were be been being do does did doing have has had having will would shall should can could may might
+must now then just also again still so too very really quite about over under into onto in on at to of for from
+with without by as and or but not no nor yet while when where what which who whom whose why how than some any
+all each both few more most other such only own same up down out off once first next last before after during
+until again further per one two three four five six seven eight nine ten half quarter person wearer someone user
+hand hands left right side sides bit little piece pieces it's i've i'll let's using use uses used take taking took
+taken making make made put putting get getting got go going gone start starting begin beginning continue continuing
+carefully gently slowly quickly well place placing placed set setting another thing things way
+""".split())
+_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+def content_words(text: str) -> list[str]:
+    from edge_assist.tasks.details import _UNITS  # units are amounts, compared by value elsewhere
+
+    out = []
+    for w in _WORD.findall(text.lower()):
+        w = w.strip("'-")
+        if len(w) > 2 and w not in _STOP and w not in _UNITS:
+            out.append(w)
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class _Hyp:
+    done: int  # bitmask of steps done
+    cur: int  # step in progress, -1 for none
+    score: float
+    prev_done: int
+    prev_cur: int
+
+
+class StepTracker:
+    """One task, one session: feed it captions in order."""
+
+    def __init__(self, task: Task, encode: Encode, *, params: TrackerParams | None = None,
+                 vectors: VectorCache | None = None) -> None:
+        self.task = task
+        self.p = params or TrackerParams()
+        self._vectors = vectors or VectorCache(encode)
+        self._encode = encode
+        self._anc = task.ancestor_masks()
+        self._pre = task.prereq_masks()
+        self._step_vecs = self._vectors.get([s.text for s in task.steps])
+        self._step_words = [content_words(s.text)[1:] if content_words(s.text) else [] for s in task.steps]
+        self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
+        self._order: list[int] = []  # steps in the order the best path did them
+        self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
+        self.captions = 0
+
+    # -- decoding ------------------------------------------------------------------
+    def observe(self, text: str, vec: np.ndarray | None = None) -> TrackerState:
+        p = self.p
+        v = self._vectors.get([text])[0] if vec is None else np.asarray(vec, dtype=np.float32)
+        sims = self._step_vecs @ v
+        emit = sims / p.tau
+        emit_none = p.none_cos / p.tau
+        best: dict[tuple[int, int], _Hyp] = {}
+        n = self.task.n
+        for h in self._beam:
+            for j in range(-1, n):
+                if j < 0:
+                    s = h.score + emit_none
+                    key = (h.done, -1)
+                else:
+                    bit = 1 << j
+                    if j == h.cur:
+                        trans = p.stay_logp
+                    elif h.done & bit:
+                        trans = p.repeat_logp
+                    else:
+                        missing = self._anc[j] & ~h.done
+                        trans = p.skip_logp * bin(missing).count("1") if missing else 0.0
+                    s = h.score + emit[j] + trans
+                    key = (h.done | bit, j)
+                old = best.get(key)
+                if old is None or s > old.score:
+                    best[key] = _Hyp(key[0], key[1], s, h.done, h.cur)
+        ranked = sorted(best.values(), key=lambda h: -h.score)[: p.beam]
+        top = ranked[0].score
+        # Keep scores bounded over a long session: only differences matter.
+        self._beam = [replace(h, score=h.score - top) for h in ranked]
+        self.captions += 1
+        return self._read(text, sims)
+
+    def _posterior(self) -> dict[int, float]:
+        w = np.exp(np.array([h.score for h in self._beam]))
+        w /= w.sum()
+        post: dict[int, float] = {}
+        for h, x in zip(self._beam, w, strict=True):
+            post[h.cur] = post.get(h.cur, 0.0) + float(x)
+        return post
+
+    def _read(self, text: str, sims: np.ndarray) -> TrackerState:
+        h = self._beam[0]
+        post = self._posterior()
+        order = np.argsort(-sims)
+        nearest = int(order[0])
+        margin = float(sims[order[0]] - sims[order[1]]) if len(order) > 1 else float(sims[order[0]])
+        steps = self.task.steps
+        findings: list[Finding] = []
+        j = h.cur
+        conf = post.get(j, 0.0)
+        if j >= 0 and not (h.prev_done >> j & 1) and j not in self._order:
+            self._order.append(j)
+        if j >= 0:
+            if not (h.prev_done >> j & 1):
+                missing = self._anc[j] & ~h.prev_done
+                if missing:
+                    miss = [i for i in self.task.topological() if missing >> i & 1]
+                    for i in miss:
+                        self._flagged_missing.setdefault(i, j)
+                    findings.append(Finding(
+                        PREREQUISITE, steps[j].id, steps[j].text, conf,
+                        f"\"{steps[j].text}\" began, but {_list(steps[i].text for i in miss)} "
+                        f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
+                        missing=tuple(steps[i].text for i in miss),
+                    ))
+                if j in self._flagged_missing:
+                    later = self._flagged_missing.pop(j)
+                    findings.append(Finding(
+                        ORDER, steps[j].id, steps[j].text, conf,
+                        f"\"{steps[j].text}\" was done after \"{steps[later].text}\", which it must precede",
+                        missing=(steps[later].text,),
+                    ))
+            elif j != h.prev_cur:
+                findings.append(Finding(REPEATED, steps[j].id, steps[j].text, conf,
+                                        f"\"{steps[j].text}\" was already done and began again"))
+            if sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf:
+                diffs = self.differences(j, text)
+                if diffs:
+                    findings.append(Finding(
+                        DEVIATION, steps[j].id, steps[j].text, conf,
+                        f"the step says {diffs[0].expected}; seen: {diffs[0].observed}",
+                        differences=tuple(diffs),
+                    ))
+        else:
+            findings.append(Finding(
+                UNMATCHED, "", "", post.get(-1, 0.0),
+                f"matches no step (nearest: \"{steps[nearest].text}\", cosine {float(sims[nearest]):.2f})",
+            ))
+        done_ids = [steps[i].id for i in self._order if h.done >> i & 1]
+        available = [s.id for i, s in enumerate(steps)
+                     if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0]
+        return TrackerState(
+            task=self.task.name, task_title=self.task.title,
+            step_id=steps[j].id if j >= 0 else "", step_text=steps[j].text if j >= 0 else "",
+            confidence=conf, similarity=float(sims[j] if j >= 0 else sims[nearest]), margin=margin,
+            done=tuple(done_ids), available=tuple(available), n_steps=self.task.n, findings=tuple(findings),
+            step_texts={s.id: s.text for s in steps},
+        )
+
+    # -- deviations ------------------------------------------------------------------
+    def differences(self, j: int, text: str) -> list[Difference]:
+        step = self.task.steps[j]
+        cap = parse_details(text)
+        diffs = value_differences(step.details, cap)
+        if step.details.tools and cap.tools:
+            sv = self._vectors.get(list(step.details.tools))
+            cv = self._vectors.get(list(cap.tools))
+            sim = cv @ sv.T
+            worst = int(np.argmin(sim.max(axis=1)))
+            if float(sim[worst].max()) < self.p.tool_same_cos:
+                diffs.append(Difference("tool", step.details.tools[0], cap.tools[worst]))
+        d = self._object_difference(j, text)
+        if d is not None:
+            diffs.append(d)
+        return diffs
+
+    def _object_difference(self, j: int, text: str) -> Difference | None:
+        """A thing named in the step is absent and something unlike any step word is there."""
+        step = self.task.steps[j]
+        want = list(step.details.objects) or self._step_words[j]
+        have = content_words(text)
+        if not want or not have:
+            return None
+        every = content_words(step.text)
+        wv, hv, ev = self._vectors.get(want), self._vectors.get(have), self._vectors.get(every)
+        gone = (wv @ hv.T).max(axis=1)
+        new = (hv @ ev.T).max(axis=1)
+        g, k = int(np.argmin(gone)), int(np.argmin(new))
+        if gone[g] < self.p.object_gone_cos and new[k] < self.p.object_new_cos:
+            return Difference("object", want[g], have[k])
+        return None
+
+    # -- what the wearer may ask -------------------------------------------------------
+    def snapshot_done(self) -> list[int]:
+        h = self._beam[0]
+        return [i for i in self._order if h.done >> i & 1]
+
+
+def _list(items: Iterable[str]) -> str:
+    xs = [f"\"{x}\"" for x in items]
+    return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+class VectorCache:
+    """Encoder vectors by text, shared by every tracker of a process (steps repeat)."""
+
+    def __init__(self, encode: Encode, max_items: int = 20000) -> None:
+        self._encode = encode
+        self._max = max_items
+        self._v: dict[str, np.ndarray] = {}
+
+    def get(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._v]
+        if missing:
+            vecs = np.asarray(self._encode(missing), dtype=np.float32)
+            if len(self._v) + len(missing) > self._max:
+                self._v.clear()
+            for t, vv in zip(missing, vecs, strict=True):
+                self._v[t] = vv
+        if not texts:
+            return np.zeros((0, 1), dtype=np.float32)
+        return np.stack([self._v[t] for t in texts])
+
+    def __len__(self) -> int:
+        return len(self._v)
+
+
+def softmax_conf(scores: Sequence[float]) -> list[float]:
+    m = max(scores)
+    e = [math.exp(s - m) for s in scores]
+    z = sum(e)
+    return [x / z for x in e]
