@@ -193,8 +193,8 @@ def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, 
 
 
 def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache) -> TrackerParams:
-    grid = {"tau": [0.03, 0.05, 0.08], "none_cos": [0.35, 0.45, 0.55], "skip_logp": [-1.0, -2.0, -4.0],
-            "repeat_logp": [-2.0, -4.0, -8.0]}
+    grid = {"tau": [0.02, 0.03, 0.05], "none_cos": [0.3, 0.35, 0.45], "skip_logp": [-0.5, -1.0, -2.0],
+            "repeat_logp": [-4.0, -8.0]}
     best, best_acc = TrackerParams(), -1.0
     for values in itertools.product(*grid.values()):
         p = replace(TrackerParams(), **dict(zip(grid, values, strict=True)))

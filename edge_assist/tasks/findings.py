@@ -74,6 +74,7 @@ class TrackerState:
     available: tuple[str, ...]  # step ids not done whose prerequisites are all done
     n_steps: int
     findings: tuple[Finding, ...] = ()
+    missing: tuple[str, ...] = ()  # step ids found missing (a later step began without them), still not done
     task_confidence: float = 1.0  # how sure recognition is of the task (1 when the stream named it)
     step_texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -90,6 +91,7 @@ class TrackerState:
             "step": self.step_id, "step_text": self.step_text, "confidence": round(self.confidence, 3),
             "similarity": round(self.similarity, 3), "margin": round(self.margin, 3),
             "done": list(self.done), "available": list(self.available), "k": self.k, "n": self.n_steps,
+            "missing": list(self.missing),
             "findings": [f.to_json() for f in self.findings],
         }
 
@@ -106,6 +108,8 @@ class TrackerState:
             lines.append(f"NOW is the step: {_short(self.step_text, 70)} (confidence {self.confidence:.2f})")
         else:
             lines.append("NOW matches no step of the task.")
+        if self.missing:
+            lines.append("Still missing: " + "; ".join(_short(self.text_of(s), 50) for s in self.missing))
         for f in self.findings:
             lines.append(f"Finding ({f.kind.replace('_', ' ')}): {f.evidence}")
         return "\n".join(lines)

@@ -8,8 +8,10 @@ moves to each step or to "no step":
 
     score' = score + cos(caption, step) / tau + transition(state -> step)
 
-- a step whose prerequisites are all done costs nothing; each prerequisite not done costs
-  `skip_logp` (people do skip, and do reorder where the graph allows it for free);
+- a step whose prerequisites are all done costs nothing; one with prerequisites not done
+  costs `skip_logp`, and a little more per further missing one (people do skip, and do
+  reorder where the graph allows it for free; a caption that clearly is a later step must
+  still win over a vaguely similar available one);
 - staying in the step in progress costs `stay_logp` (a step spans several 10-s clips on
   glasses);
 - a step already done and left costs `repeat_logp`;
@@ -51,10 +53,11 @@ Encode = Callable[[Sequence[str]], np.ndarray]
 class TrackerParams:
     """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report."""
 
-    tau: float = 0.05
-    none_cos: float = 0.45
-    skip_logp: float = -2.0
-    repeat_logp: float = -4.0
+    tau: float = 0.03
+    none_cos: float = 0.35
+    skip_logp: float = -1.0
+    skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
+    repeat_logp: float = -8.0
     stay_logp: float = -0.5
     beam: int = 24
     # A deviation is only read off a step the caption clearly is.
@@ -139,7 +142,7 @@ class StepTracker:
                         trans = p.repeat_logp
                     else:
                         missing = self._anc[j] & ~h.done
-                        trans = p.skip_logp * bin(missing).count("1") if missing else 0.0
+                        trans = p.skip_logp + p.skip_each_logp * (bin(missing).count("1") - 1) if missing else 0.0
                     s = h.score + emit[j] + trans
                     key = (h.done | bit, j)
                 old = best.get(key)
@@ -175,10 +178,12 @@ class StepTracker:
         if j >= 0:
             if not (h.prev_done >> j & 1):
                 missing = self._anc[j] & ~h.prev_done
-                if missing:
-                    miss = [i for i in self.task.topological() if missing >> i & 1]
-                    for i in miss:
-                        self._flagged_missing.setdefault(i, j)
+                # Each missing step is a finding once, where it was first due; later steps
+                # that also depend on it do not repeat it (the state still lists it).
+                miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
+                for i in miss:
+                    self._flagged_missing[i] = j
+                if miss:
                     findings.append(Finding(
                         PREREQUISITE, steps[j].id, steps[j].text, conf,
                         f"\"{steps[j].text}\" began, but {_list(steps[i].text for i in miss)} "
@@ -209,6 +214,7 @@ class StepTracker:
                 f"matches no step (nearest: \"{steps[nearest].text}\", cosine {float(sims[nearest]):.2f})",
             ))
         done_ids = [steps[i].id for i in self._order if h.done >> i & 1]
+        still_missing = tuple(steps[i].id for i in self._flagged_missing if not (h.done >> i & 1))
         available = [s.id for i, s in enumerate(steps)
                      if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0]
         return TrackerState(
@@ -216,6 +222,7 @@ class StepTracker:
             step_id=steps[j].id if j >= 0 else "", step_text=steps[j].text if j >= 0 else "",
             confidence=conf, similarity=float(sims[j] if j >= 0 else sims[nearest]), margin=margin,
             done=tuple(done_ids), available=tuple(available), n_steps=self.task.n, findings=tuple(findings),
+            missing=still_missing,
             step_texts={s.id: s.text for s in steps},
         )
 

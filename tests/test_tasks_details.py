@@ -1,0 +1,37 @@
+"""Typed details: amounts, durations, settings and temperatures compared by value."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_assist.tasks.details import parse_details, parse_number, value_differences
+
+
+@pytest.mark.parametrize(("text", "value"), [("1/2", 0.5), ("1 1/2", 1.5), ("½", 0.5), ("two", 2), ("a half", 0.5),
+                                             ("thirty", 30), ("2.5", 2.5), ("banana", None)])
+def test_numbers(text: str, value: float | None) -> None:
+    assert parse_number(text) == (pytest.approx(value) if value is not None else None)
+
+
+def _diff(step: str, caption: str) -> list[str]:
+    return [d.kind for d in value_differences(parse_details(step), parse_details(caption))]
+
+
+def test_same_amount_written_differently_is_not_a_deviation() -> None:
+    assert _diff("Add 1 tablespoon of water", "I add one tbsp of water") == []
+    assert _diff("Microwave for 1 minute", "microwave it for sixty seconds") == []
+    assert _diff("Continue to microwave for 15-30 more seconds", "microwave for 20 more seconds") == []
+
+
+def test_a_different_amount_duration_setting_or_temperature_is() -> None:
+    assert _diff("Add 1 tablespoon of water", "Add 2 tablespoons of water") == ["quantity"]
+    assert _diff("Top with 1 tablespoon of salsa", "Top with 1 teaspoon of salsa") == ["quantity"]
+    assert _diff("Microwave on high for 30 seconds", "Microwave on high for 60 seconds") == ["duration"]
+    assert _diff("Heat the oil on medium heat", "Heat the oil on high heat") == ["setting"]
+    assert _diff("Rinse the mushrooms under cold water", "rinse the mushrooms under hot water") == ["temperature"]
+    assert _diff("Chop 1/4 tomato", "Chop 1/2 tomato") == ["quantity"]
+
+
+def test_tools_are_the_phrases_after_with_or_using() -> None:
+    assert parse_details("Cut the muffin into two pieces with a knife").tools == ("knife",)
+    assert parse_details("I'm spreading it using the back of a spoon").tools == ("back of a spoon",)
