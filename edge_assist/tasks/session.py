@@ -19,6 +19,7 @@ from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.model import Task
 from edge_assist.tasks.recognition import Recognition, TaskRecognizer
 from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
 
@@ -67,6 +68,17 @@ class TaskSession:
         self._task_key = ""
         self.last: TaskReading | None = None
         self._intent_vecs: dict[str, np.ndarray] | None = None
+
+    @property
+    def current_task(self) -> Task | None:
+        return self._tracker.task if self._tracker is not None else None
+
+    def step_hazards(self, step_id: str) -> tuple[str, ...]:
+        task = self.current_task
+        if task is None or not step_id:
+            return ()
+        i = task.index().get(step_id)
+        return task.steps[i].hazards if i is not None else ()
 
     def _reset(self, session_id: str) -> None:
         self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""

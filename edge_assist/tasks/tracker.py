@@ -54,7 +54,7 @@ class TrackerParams:
     """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report."""
 
     tau: float = 0.03
-    none_cos: float = 0.35
+    none_cos: float = 0.2
     skip_logp: float = -1.0
     skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
     repeat_logp: float = -8.0
