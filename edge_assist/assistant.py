@@ -34,11 +34,16 @@ from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
 from edge_assist.memory.api import MemoryReader, TextHit
 from edge_assist.reasoning import prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
+from edge_assist.reasoning.gate import SHIPPED, Gate
+from edge_assist.reasoning.gate_decider import GateDecider
+from edge_assist.reasoning.hazards import HazardMatcher
 from edge_assist.reasoning.llm_call import call_json
+from edge_assist.reasoning.phrasing import Phraser
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.reasoning.trace import TRACE_VERSION
 from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.retriever import Retrieval, Retriever
+from edge_assist.scheduler import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
@@ -113,6 +118,14 @@ class EgoMemoAssistant:
         self.tasks = TaskSession(
             library if library is not None else TaskLibrary.load([cfg.data_path("tasks")]), text_encoder, clock
         )
+        r = cfg.reasoner
+        hazards = HazardMatcher.load(text_encoder) if r.hazards else None
+        self.decider = None
+        if r.decider != "llm":
+            gate = Gate.load(r.gate_file or SHIPPED)
+            self.decider = GateDecider(gate, hazards, chattiness=cfg.policy.chattiness, llm_too=r.decider == "gate+llm",
+                                       unsure_band=r.unsure_band)
+        self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
 
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
@@ -159,13 +172,34 @@ class EgoMemoAssistant:
         r = self.cfg.reasoner
         start = time.perf_counter()
         reading = await self.tasks.observe(ctx.session_id, ctx.caption.text, task_name=ctx.task or r.task,
-                                           task_context=self._task(ctx))
+                                           task_context=self._task(ctx), index=ctx.caption.index,
+                                           earlier=tuple((c.index, c.text) for c in ctx.recent))
         timings["tracker"] = time.perf_counter() - start
         state = reading.state if reading is not None else None
         if reading is not None:
             trace["task"] = reading.to_json()
         # With the tracker's reading in the prompt the done steps are already listed: two
         # earlier captions suffice for continuity, and every token saved is prompt time on a Pi.
+        if self.decider is not None:
+            start = time.perf_counter()
+            vec = self.tasks.vectors.get([ctx.caption.text])[0]
+            verdict = self.decider.decide(ctx.session_id, ctx.caption.t0, ctx.caption.t1, state,
+                                          self.tasks.step_hazards(state.step_id) if state is not None else (), vec)
+            timings["gate"] = time.perf_counter() - start
+            trace["gate"] = verdict.trace | {"action": verdict.action}
+            if verdict.action == "silent":
+                return {"speak": False, "reason": verdict.reason}
+            if verdict.action == "speak" and verdict.sub_type is not None:
+                instant = verdict.sub_type is SubType.SAFETY
+                if verdict.hazard is not None:
+                    text, how = verdict.hazard.say, "template (instant)"
+                else:
+                    phrased = await self.phraser.phrase(verdict.finding, state, instant=instant)
+                    timings["phrasing"] = phrased.seconds
+                    text, how = phrased.text, phrased.how
+                trace["phrasing"] = how
+                return await self._admit(ctx, verdict.sub_type, text, verdict.reason, timings, trace)
+            trace["gate"]["handed_to"] = "llm pass 1"
         recent = list(ctx.recent)[-PROGRESS_RECENT:] if state is not None else list(ctx.recent)
         msgs = prompts.pass1_messages(
             task=self._task(ctx), activity_summary=ctx.activity_summary,
@@ -409,6 +443,11 @@ class EgoMemoAssistant:
         vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
         sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
         return choices[int(np.argmax(sims))]
+
+
+def _time_left_s() -> float | None:
+    budget = CURRENT_STEP.get()
+    return budget.remaining_s() if budget is not None else None
 
 
 def _nonempty(text: str) -> str:

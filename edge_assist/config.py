@@ -158,6 +158,21 @@ class ReasonerConfig:
         "", "the task under way, by its name in the task library (`edge-assist tasks list`); empty: the stream's "
         "metadata names it, the task context lists its steps, or it is recognised from the captions",
     )
+    decider: str = setting(
+        "gate",
+        "who decides a proactive step: gate (a classifier learned from people's labels over the task tracker's "
+        "findings, milliseconds), llm (the reasoner's pass 1), or gate+llm (the LLM where the gate is unsure)",
+        choices=("gate", "llm", "gate+llm"),
+    )
+    gate_file: str = setting("", "trained gate model (path); empty: the one that ships (edge_assist/data/gate.json)")
+    unsure_band: float = setting(
+        0.1, "gate+llm: a gate probability this close to the threshold is left to the LLM (probability)", lo=0, hi=1
+    )
+    phrasing: str = setting(
+        "llm", "how a gate decision is worded: llm (one sentence, checked against the template) or template",
+        choices=("llm", "template"),
+    )
+    hazards: bool = setting(True, "Safety alerts from the hazard vocabulary (edge_assist/data/hazards.toml)")
     query_search: str = setting(
         "always",
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
@@ -196,6 +211,11 @@ class RetrievalConfig:
 
 @dataclass(frozen=True)
 class PolicyConfig:
+    chattiness: str = setting(
+        "quiet",
+        "how readily the gate speaks: quiet (about 1 false alarm per hour on val), normal (2.5), chatty (5)",
+        choices=("quiet", "normal", "chatty"),
+    )
     cooldown_s: dict = setting(
         {"NSG": 30.0, "ER": 20.0, "RR": 60.0, "MR": 60.0, "TR": 120.0, "HC": 600.0, "ML": 300.0, "RO": 600.0, "TU": 30.0},
         "per sub-type: no second proactive service of that kind within this time (seconds)",

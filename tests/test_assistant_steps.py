@@ -187,8 +187,9 @@ def server() -> Iterator[Server]:
 
 
 def remote_assistant(b: Built, server: Server, te: TextEncoder, **overrides: Any) -> EgoMemoAssistant:
+    # These steps exercise the LLM's passes: it decides (the gate has its own tests).
     cfg = b.cfg.replace(**{"models.backend": "remote", "remote.base_url": server.url, "remote.retries": 0,
-                           "remote.timeout_s": 20.0, **overrides})
+                           "remote.timeout_s": 20.0, "reasoner.decider": "llm", **overrides})
     return build_assistant(cfg, RemoteLLM(cfg.remote), te, b.memory, clock=RealClock())
 
 
@@ -294,10 +295,11 @@ async def test_progress_cue_speaks_when_pass1_stays_silent(mem: Built, server: S
     server.reply = scripted({**P1_SEARCH, "reply": "silent"})
     off = await remote_assistant(mem, server, text_encoder).step(tea_ctx(mem))
     assert not off.speak and off.reason.startswith("pass 1: silent")
-    assert off.trace["progress"]["skipped"][:1] == ["put a tea bag in the cup"]
+    found = off.trace["task"]["findings"]
+    assert found[0]["kind"] == "prerequisite_missing" and found[0]["missing"][:1] == ["put a tea bag in the cup"]
     cue = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(tea_ctx(mem))
     assert cue.speak and cue.sub_type is SubType.ERROR_RECOVERY and cue.reason.startswith("progress cue")
-    assert "put a tea bag in the cup" in cue.text and cue.trace["progress_cue"]["now_step"] == "remove the tea bag"
+    assert "put a tea bag in the cup" in cue.text and cue.trace["progress_cue"]["step_text"] == "remove the tea bag"
     # The model's own decision comes first: a respond from pass 1 is what is spoken.
     server.reply = scripted({"observation": "hot kettle", "problem": "burn risk", "reply": "respond",
                              "say": "Careful, the kettle is hot.", "search_query": "", "service": "SA"})

@@ -52,7 +52,9 @@ def test_user_task_through_replay(tmp_path: Path, capsys: pytest.CaptureFixture[
         {"t0": 80, "t1": 90, "text": "Letting the tea steep for 3 minutes before taking the bag out"},
     ]
     stream.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    assert main(["replay", str(stream), "--no-progress", *s, "--set", "reasoner.progress_cue=speak"]) == 0
+    # The LLM decides here, with the tracker's cue (the gate's own replay test is in test_gate_replay.py).
+    assert main(["replay", str(stream), "--no-progress", *s, "--set", "reasoner.decider=llm",
+                 "--set", "reasoner.progress_cue=speak"]) == 0
     decisions = [d for d in (json.loads(x) for x in (data / "decisions.jsonl").read_text(encoding="utf-8").splitlines())
                  if d.get("type") == "decision"]
     spoken = [d for d in decisions if d["decision"] == "speak"]

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
     r.add_argument("--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant")
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
-    r.add_argument("--rows", default="", help="comma-separated subset of: ours,no-memory,never,er,cue (default all)")
+    r.add_argument("--rows", default="", help="comma-separated subset of: ours,no-memory,never,er,cue,chatty,gate+llm,llm (default all)")
     r.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     r.add_argument("--delta-s", type=float, default=0.0, help="matching tolerance δ in seconds (0 = the dataset's)")
     r.add_argument("--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)")
@@ -76,7 +76,7 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-_ROW_KEYS = {"ours": 0, "no-memory": 1, "never": 2, "er": 3, "cue": 4}
+_ROW_KEYS = {"ours": 0, "no-memory": 1, "never": 2, "er": 3, "cue": 4, "chatty": 5, "gate+llm": 6, "llm": 7}
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -63,12 +63,15 @@ class Row:
 
 def standard_rows() -> list[Row]:
     return [
-        Row("edge-assist"),
+        Row("edge-assist (gate, quiet)"),
         Row("no memory (current caption only)", dict(NO_MEMORY)),
         Row("never speak", baseline="never-speak", kind="baseline"),
         Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline"),
-        # Our row plus the encoder's task-progress verdict when pass 1 stays silent.
-        Row("edge-assist + progress cue", {"reasoner.progress_cue": "speak"}),
+        # The LLM decides (EgoMemo's pass 1), plus the tracker's findings when it stays silent.
+        Row("LLM pass 1 + tracker cue", {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"}),
+        Row("gate, chatty", {"policy.chattiness": "chatty"}),
+        Row("gate+llm (LLM where the gate is unsure)", {"reasoner.decider": "gate+llm"}),
+        Row("LLM pass 1", {"reasoner.decider": "llm"}),
     ]
 
 

@@ -150,6 +150,8 @@ def parse_number(text: str) -> float | None:
     except ValueError:
         pass
     words = t.replace(" and ", " ").split()
+    # "one and a half": the article belongs to the fraction, it is not another one.
+    words = [w for i, w in enumerate(words) if not (i > 0 and w in ("a", "an"))]
     if not words:
         return None
     if words[0] in ("a", "an") and len(words) == 2 and words[1] in ("half", "quarter", "third"):

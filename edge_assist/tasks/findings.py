@@ -40,7 +40,7 @@ class Finding:
     def say(self) -> str:
         """A template sentence for the wearer (the LLM may phrase it better; never decides it)."""
         if self.kind == PREREQUISITE and self.missing:
-            return f"Wait: \"{_short(self.missing[0])}\" should come before this step."
+            return skipped_sentence(self.missing[0])
         if self.kind == ORDER and self.missing:
             return f"Note: \"{_short(self.step_text)}\" was meant to come before \"{_short(self.missing[0])}\"."
         if self.kind == DEVIATION and self.differences:
@@ -49,6 +49,12 @@ class Finding:
         if self.kind == REPEATED:
             return f"You already did \"{_short(self.step_text)}\"."
         return "That does not look like a step of this task."
+
+
+def skipped_sentence(step_text: str) -> str:
+    """One wording for a missing step, whenever it is said: a second alert about the same
+    step is then the same advice, which the intervention policy holds back as a repeat."""
+    return f"Did you skip \"{_short(step_text)}\"? It comes before this step."
 
 
 def _short(text: str, n: int = 60) -> str:

@@ -67,6 +67,7 @@ class TaskSession:
         self._source = ""
         self._task_key = ""
         self.last: TaskReading | None = None
+        self._last_index = -1
         self._intent_vecs: dict[str, np.ndarray] | None = None
 
     @property
@@ -83,9 +84,24 @@ class TaskSession:
     def _reset(self, session_id: str) -> None:
         self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""
         self.last = None
+        self._last_index = -1
 
-    async def observe(self, session_id: str, text: str, *, task_name: str = "", task_context: str = "") -> TaskReading | None:
-        return await self.clock.run_blocking(self._observe, session_id, text, task_name, task_context)
+    async def observe(self, session_id: str, text: str, *, task_name: str = "", task_context: str = "",
+                      index: int | None = None, earlier: tuple[tuple[int, str], ...] = ()) -> TaskReading | None:
+        """Feed one caption (and any `earlier` (index, text) captions not seen yet, e.g. after a
+        resume or when steps start mid-session) and read the tracker."""
+        def run() -> TaskReading | None:
+            if session_id != self._session:
+                self._reset(session_id)
+            for i, t in earlier:
+                if i > self._last_index and (index is None or i < index):
+                    self._observe(session_id, t, task_name, task_context)
+                    self._last_index = i
+            if index is not None:
+                self._last_index = max(self._last_index, index)
+            return self._observe(session_id, text, task_name, task_context)
+
+        return await self.clock.run_blocking(run)
 
     def _observe(self, session_id: str, text: str, task_name: str, task_context: str) -> TaskReading | None:
         if session_id != self._session:

@@ -1,0 +1,59 @@
+"""`edge-assist gate`: the intervention gate's model.
+
+    edge-assist gate show                           thresholds, how it was trained, its val metrics
+    edge-assist gate train [--out FILE]             fit on CaptainCook4D train labels, thresholds on val
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.reasoning.gate import SHIPPED, Gate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("gate", help="the intervention gate: show or train it",
+                       description="The small learned classifier that decides when speaking helps.")
+    add_config_args(p)
+    s = p.add_subparsers(dest="gate_cmd", metavar="ACTION")
+    s.add_parser("show", help="the gate in use: thresholds, training data, metrics")
+    t = s.add_parser("train", help="train it on the bundled CaptainCook4D labels and write a report")
+    t.add_argument("--data", default=str(ROOT / "edge_assist" / "data" / "captaincook4d"),
+                   help="a built benchmark directory (eval build-captaincook)")
+    t.add_argument("--out", default=str(SHIPPED), help=f"model file to write (default: {SHIPPED})")
+    t.add_argument("--report", default="benchmarks/results/gate", help="directory for report.md, results.json, curve.png")
+    p.set_defaults(func=_gate, _parser=p)
+
+
+def _gate(args: argparse.Namespace) -> int:
+    cmd = getattr(args, "gate_cmd", None)
+    if cmd is None:
+        args._parser.print_help()
+        return 2
+    cfg = config_from_args(args)
+    if cmd == "show":
+        g = Gate.load(cfg.reasoner.gate_file or SHIPPED)
+        print(f"gate: {g.path}")
+        for name, m in g.services.items():
+            print(f"  {name}: {len(m.features)} features, thresholds "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items()))
+        print(json.dumps(g.training, indent=1))
+        return 0
+    # Training reads the evaluation's data: imported here, the product never needs it.
+    from edge_assist.evaluation.gate_report import train_and_report
+    from edge_assist.evaluation.harness import Dataset
+    from edge_assist.inference.loader import load_text_encoder
+
+    ds = Dataset.open(args.data)
+    command = "edge-assist gate train" + (f" --out {args.out}" if args.out != str(SHIPPED) else "")
+    res = train_and_report(ds, load_text_encoder(cfg), Path(args.report), Path(args.out), command)
+    for name, pts in res["rows"].items():
+        if name.startswith(("gate, ", "caption-only")):
+            print(name + ": " + "; ".join(f"{c} F1 {p['f1']} at {p['false_alarms_per_hour']}/h" for c, p in pts.items()))
+    print(f"wrote {args.out} and {args.report}/report.md")
+    return 0

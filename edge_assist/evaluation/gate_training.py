@@ -1,0 +1,105 @@
+"""Fit the intervention gate on train labels and choose its thresholds on val.
+
+The model is an L2-regularised logistic regression fitted by Newton's method in numpy
+(no training dependency: with a few dozen features it converges in ~10 iterations). Its
+thresholds are the operating points of the wearer's chattiness, each the best ER F1 on
+the val split under a false-alarm budget per hour of error-free recordings, measured by
+the same EgoServe scorer as every report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from edge_assist.evaluation.annotations import GTEvent, Prediction
+from edge_assist.evaluation.gate_data import Rows
+from edge_assist.evaluation.measures import false_alarms_per_hour
+from edge_assist.evaluation.scorer import score
+from edge_assist.events import SubType
+from edge_assist.reasoning.gate import ServiceModel
+
+# False alarms per hour of error-free recordings each chattiness may cost (val).
+BUDGETS = {"quiet": 1.0, "normal": 2.5, "chatty": 5.0}
+L2 = 1.0
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, names: Sequence[str], *, l2: float = L2,
+                 pairs: Sequence[tuple[str, str]] = (), prior: ServiceModel | None = None,
+                 sample_weight: np.ndarray | None = None) -> ServiceModel:
+    """Newton's method on the penalised log-likelihood; `prior` pulls towards a shipped model
+    (refitting from feedback keeps what the shipped gate learned from people)."""
+    idx = {n: i for i, n in enumerate(names)}
+    cols = [X[:, idx[a]] * X[:, idx[b]] for a, b in pairs]
+    D = np.column_stack([X, *cols]) if cols else X
+    if prior is not None:
+        mean, scale = prior.mean, prior.scale
+    else:
+        mean = D.mean(axis=0)
+        scale = D.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+    Z = (D - mean) / scale
+    n, k = Z.shape
+    A = np.column_stack([Z, np.ones(n)])
+    w0 = np.append(prior.weights, prior.bias) if prior is not None else np.zeros(k + 1)
+    w = w0.copy()
+    sw = np.ones(n) if sample_weight is None else sample_weight
+    reg = np.full(k + 1, l2)
+    reg[-1] = 0.0 if prior is None else l2  # the bias is free unless anchored to a prior
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-np.clip(A @ w, -40, 40)))
+        g = A.T @ (sw * (p - y)) + reg * (w - w0)
+        H = (A * (sw * p * (1 - p))[:, None]).T @ A + np.diag(reg + 1e-9)
+        step = np.linalg.solve(H, g)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return ServiceModel(list(names), [tuple(p) for p in pairs], mean, scale, w[:-1], float(w[-1]))  # type: ignore[misc]
+
+
+def design(X: np.ndarray, names: Sequence[str], pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    idx = {n: i for i, n in enumerate(names)}
+    cols = [X[:, idx[a]] * X[:, idx[b]] for a, b in pairs]
+    return np.column_stack([X, *cols]) if cols else X
+
+
+@dataclass(frozen=True)
+class Point:
+    threshold: float
+    predictions: int
+    precision: float
+    recall: float
+    f1: float
+    false_alarms_per_hour: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"threshold": round(self.threshold, 6), "predictions": self.predictions,
+                "precision": round(100 * self.precision, 1), "recall": round(100 * self.recall, 1),
+                "f1": round(100 * self.f1, 1), "false_alarms_per_hour": round(self.false_alarms_per_hour, 2)}
+
+
+def evaluate(p: np.ndarray, rows: Rows, thr: float, gt: list[GTEvent], durations: dict[str, float],
+             delta_s: float) -> Point:
+    preds = [Prediction(k[0], k[1], k[2], SubType.ERROR_RECOVERY, "") for k, x in zip(rows.keys, p, strict=True)
+             if x >= thr]
+    sc, _ = score(gt, preds, delta_s)
+    er = sc.to_json()["per_sub_type"].get("ER", {})
+    fa = false_alarms_per_hour(preds, gt, durations)
+    return Point(thr, len(preds), er.get("precision", 0.0), er.get("recall", 0.0), er.get("f1", 0.0),
+                 fa["per_hour"] or 0.0)
+
+
+def curve(p: np.ndarray, rows: Rows, gt: list[GTEvent], durations: dict[str, float], delta_s: float,
+          n: int = 60) -> list[Point]:
+    qs = np.unique(np.quantile(p, np.linspace(0.5, 0.999, n)))
+    return [evaluate(p, rows, float(t), gt, durations, delta_s) for t in qs]
+
+
+def choose(points: list[Point], budget: float) -> Point:
+    ok = [pt for pt in points if pt.false_alarms_per_hour <= budget + 1e-9]
+    if not ok:
+        return max(points, key=lambda pt: pt.threshold)
+    return max(ok, key=lambda pt: (pt.f1, -pt.threshold))

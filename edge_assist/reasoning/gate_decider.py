@@ -1,0 +1,97 @@
+"""The gate as the decider of a proactive step (`reasoner.decider = "gate"` or "gate+llm").
+
+Per caption: the tracker's reading and the hazard match become the gate's features; the
+gate gives the probability that an Error Recovery helps now, compared with the threshold of
+the wearer's chattiness. A hazard that matches the vocabulary is an Instant Safety
+candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
+to the LLM's pass 1 instead. Milliseconds, no model call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edge_assist.events import SubType
+from edge_assist.reasoning.gate import Gate
+from edge_assist.reasoning.gate_features import SessionClock, features
+from edge_assist.reasoning.hazards import Hazard, HazardMatcher
+from edge_assist.tasks.findings import (
+    DEVIATION,
+    ORDER,
+    PREREQUISITE,
+    REPEATED,
+    UNMATCHED,
+    Finding,
+    TrackerState,
+)
+
+# Which finding the words are about when the gate says speak: the most specific first.
+SAY_ORDER = (DEVIATION, PREREQUISITE, ORDER, REPEATED, UNMATCHED)
+
+
+@dataclass
+class GateVerdict:
+    action: str  # "speak", "silent" or "unsure" (gate+llm: ask the LLM)
+    sub_type: SubType | None = None
+    finding: Finding | None = None
+    hazard: Hazard | None = None
+    probability: float | None = None
+    threshold: float | None = None
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reason(self) -> str:
+        if self.hazard is not None:
+            return f"hazard: {self.hazard.kind} ({self.hazard.phrase}, cosine {self.hazard.cosine:.2f})"
+        if self.probability is None:
+            return "gate: no task under way"
+        rel = ">=" if self.action == "speak" else "<" if self.action == "silent" else "near"
+        what = f"; {self.finding.kind}: {self.finding.evidence}" if self.finding is not None else ""
+        return f"gate: P(ER helps) {self.probability:.2f} {rel} {self.threshold:.2f}{what}"
+
+
+def top_finding(state: TrackerState) -> Finding | None:
+    for kind in SAY_ORDER:
+        for f in state.findings:
+            if f.kind == kind:
+                return f
+    return None
+
+
+class GateDecider:
+    def __init__(self, gate: Gate, hazards: HazardMatcher | None, *, chattiness: str, llm_too: bool,
+                 unsure_band: float) -> None:
+        self.gate = gate
+        self.hazards = hazards
+        self.chattiness = chattiness
+        self.llm_too = llm_too
+        self.unsure_band = unsure_band
+        self.clock = SessionClock()
+
+    def decide(self, session_id: str, t0: float, t1: float, state: TrackerState | None,
+               step_hazards: tuple[str, ...], caption_vec: np.ndarray) -> GateVerdict:
+        timing = self.clock.update(session_id, state, t0, t1)
+        hazard = self.hazards.match(caption_vec) if self.hazards is not None else None
+        trace: dict[str, Any] = {"chattiness": self.chattiness}
+        if hazard is not None:
+            trace["hazard"] = hazard.to_json()
+            # An Instant alert does not wait for the task: it goes to the policy at once.
+            return GateVerdict("speak", SubType.SAFETY, hazard=hazard, trace=trace)
+        if state is None:
+            return GateVerdict("silent", trace=trace)
+        hz = self.hazards.cosine(caption_vec) if self.hazards is not None else 0.0
+        feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=hz)
+        p = self.gate.probability("ER", feats)
+        if p is None:
+            return GateVerdict("silent", trace=trace | {"note": "the gate has no ER model"})
+        thr = self.gate.threshold("ER", self.chattiness)
+        trace.update({"ER": round(p, 4), "threshold": round(thr, 4),
+                      "features": {k: round(v, 4) for k, v in feats.items()}})
+        finding = top_finding(state)
+        if self.llm_too and abs(p - thr) < self.unsure_band:
+            return GateVerdict("unsure", SubType.ERROR_RECOVERY, finding, None, p, thr, trace)
+        action = "speak" if p >= thr else "silent"
+        return GateVerdict(action, SubType.ERROR_RECOVERY, finding, None, p, thr, trace)
