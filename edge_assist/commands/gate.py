@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a built benchmark directory (eval build-captaincook)")
     t.add_argument("--out", default=str(SHIPPED), help=f"model file to write (default: {SHIPPED})")
     t.add_argument("--report", default="benchmarks/results/gate", help="directory for report.md, results.json, curve.png")
+    t.add_argument("--from-feedback", action="store_true",
+                   help="refit the gate in use from the wearer's thanks / not-now labels (feedback.jsonl in "
+                        "general.data_dir); writes <data_dir>/gate.json")
     p.set_defaults(func=_gate, _parser=p)
 
 
@@ -43,6 +46,16 @@ def _gate(args: argparse.Namespace) -> int:
             print(f"  {name}: {len(m.features)} features, thresholds "
                   + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items()))
         print(json.dumps(g.training, indent=1))
+        return 0
+    if args.from_feedback:
+        from edge_assist.evaluation.gate_feedback import refit_from_feedback
+        from edge_assist.outputs.feedback import FILE
+
+        out = Path(args.out) if args.out != str(SHIPPED) else cfg.data_path("gate.json")
+        r = refit_from_feedback(Gate.load(cfg.reasoner.gate_file or SHIPPED), cfg.data_path(FILE), out)
+        print(f"refit on {r['labels']} labels; on {r['held_back']} held back: log-loss {r['before']['log_loss']} -> "
+              f"{r['after']['log_loss']}, accuracy {r['before']['accuracy']} -> {r['after']['accuracy']}")
+        print(f"wrote {out}; use it with --set reasoner.gate_file={out} (or in edge-assist.toml)")
         return 0
     # Training reads the evaluation's data: imported here, the product never needs it.
     from edge_assist.evaluation.gate_report import train_and_report
