@@ -9,6 +9,7 @@ a one-line `ConfigError` that names the key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -338,6 +339,9 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"config key '{key}' must be a number, got {value!r}")
         value = float(value)
+        if not math.isfinite(value):
+            # TOML has nan and inf; no setting means either, and a range check lets nan through.
+            raise ConfigError(f"config key '{key}' must be a finite number, got {value!r}")
     elif typ is str:
         if isinstance(value, int | float) and not isinstance(value, bool):
             value = str(value)  # a device index written as a number
@@ -351,6 +355,8 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
         for k, v in value.items():
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ConfigError(f"config key '{key}.{k}' must be a number, got {v!r}")
+            if not math.isfinite(v):
+                raise ConfigError(f"config key '{key}.{k}' must be a finite number, got {v!r}")
             if v < 0:
                 raise ConfigError(f"config key '{key}.{k}' must be >= 0, got {v!r}")
             out[str(k)] = float(v)
@@ -387,7 +393,9 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, 
         if not isinstance(body, dict):
             raise ConfigError(f"config section '{sec}'{where} must be a table like [{sec}]")
         merged[sec] = dict(body)
+    overridden = set()
     for dotted, value in (overrides or {}).items():
+        overridden.add(dotted)
         sec, _, key = dotted.partition(".")
         if sec not in SECTIONS or not key:
             raise ConfigError(f"unknown config key '{dotted}'; use section.key, sections: {', '.join(SECTIONS)}")
@@ -408,7 +416,10 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, 
             factory = fields[key].default_factory
             if factory is not dataclasses.MISSING:
                 meta["default"] = factory()
-            kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
+            try:
+                kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
+            except ConfigError as e:
+                raise ConfigError(f"{e}{'' if f'{sec}.{key}' in overridden else where}") from None
         built[sec] = cls(**kwargs)
     return Config(**built, origin=origin)
 
