@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from edge_assist.config import Config
-from edge_assist.errors import ConfigError, ModelError, StoreError
+from edge_assist.errors import AnswerCutError, ConfigError, ModelError, StoreError
 from edge_assist.events import Caption
-from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder
+from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder, warn_answer_cut
 from edge_assist.memory import rollup
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
 from edge_assist.memory.entities import Extraction, extract
@@ -201,7 +201,7 @@ class Memory:
             rebuilt = self.store.reset_graph_flags()
             self.graph.set_store_id(sid)
             if rebuilt:
-                log.warning("entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt)
+                log.info("entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt)
         elif gid != sid:
             raise StoreError(
                 f"entity graph {self.paths.graph} belongs to another memory store; move it aside and restart "
@@ -287,7 +287,11 @@ class Memory:
                     ex = extract(self.llm, item.text, max_tokens=self.cfg.memory.entity_max_tokens, stop=stop)
                 except ModelError as e:
                     # Greedy decoding would fail the same way again: record "nothing found".
-                    log.warning("entity extraction failed for clip %d of %s: %s", item.idx, item.session_id, e)
+                    if isinstance(e, AnswerCutError):
+                        warn_answer_cut(log, f"entities of clip {item.idx} of {item.session_id}",
+                                        "memory.entity_max_tokens", e.max_tokens)
+                    else:
+                        log.debug("entity extraction failed for clip %d of %s: %s", item.idx, item.session_id, e)
                     ex = Extraction((), ())
                 calls += 1
                 self.llm_calls["entities"] += 1
