@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
 from edge_assist.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.reasoning.api import Assistant, SearchGate
+from edge_assist.run_stats import RunStats
 from edge_assist.scheduler import Lane, Scheduler, in_lane
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
@@ -48,83 +49,6 @@ SHUTDOWN_DEADLINE_S = 2.0
 SHUTDOWN_GRACE_S = 0.5
 # Captions waiting for the reasoner before the source waits.
 STEP_QUEUE = 8
-
-
-@dataclass
-class RunStats:
-    session_id: str = ""
-    frames: int = 0
-    dropped_frames: int = 0
-    clips: int = 0
-    skipped_clips: int = 0
-    captions: int = 0
-    decisions: int = 0
-    spoken: int = 0
-    suppressed: int = 0
-    memory_written: int = 0
-    wall_s: float = 0.0
-    stream_s: float = 0.0
-    caption_latency_s: list[float] = field(default_factory=list)
-    step_latency_s: list[float] = field(default_factory=list)
-    stopped_early: bool = False
-    resumed_at: int = 0  # first clip index replayed; earlier ones were already in memory
-
-    @property
-    def real_time_factor(self) -> float:
-        """Wall time per second of stream: < 1 keeps up with live."""
-        return self.wall_s / self.stream_s if self.stream_s > 0 else 0.0
-
-    def summary_lines(self) -> list[str]:
-        lines = [
-            f"session {self.session_id}: {self.stream_s:.0f} s of stream in {self.wall_s:.1f} s "
-            f"(real-time factor {self.real_time_factor:.3f})",
-        ]
-        if self.frames:
-            lines.append(f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})")
-        lines.append(
-            f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
-            f"{self.decisions - self.spoken - self.suppressed} silent, {self.suppressed} held back by the policy"
-        )
-        if self.memory_written:
-            lines.append(f"memory: {self.memory_written} captions written")
-        if self.step_latency_s:
-            s = sorted(self.step_latency_s)
-            lines.append(f"step latency: median {s[len(s) // 2]:.2f} s, max {s[-1]:.2f} s")
-        if self.resumed_at:
-            lines.append(
-                f"resumed at clip {self.resumed_at}: earlier clips were already in memory "
-                "(use another general.data_dir, or `edge-assist memory forget`, to replay them again)"
-            )
-        if self.stopped_early:
-            lines.append("stopped before the end of the stream")
-        return lines
-
-    def to_json(self) -> dict[str, Any]:
-        def pct(xs: list[float], q: float) -> float | None:
-            if not xs:
-                return None
-            s = sorted(xs)
-            return round(s[min(len(s) - 1, int(q * len(s)))], 4)
-
-        return {
-            "session_id": self.session_id,
-            "frames": self.frames,
-            "dropped_frames": self.dropped_frames,
-            "clips": self.clips,
-            "skipped_clips": self.skipped_clips,
-            "captions": self.captions,
-            "decisions": self.decisions,
-            "spoken": self.spoken,
-            "suppressed": self.suppressed,
-            "memory_written": self.memory_written,
-            "wall_s": round(self.wall_s, 3),
-            "stream_s": round(self.stream_s, 3),
-            "real_time_factor": round(self.real_time_factor, 4),
-            "caption_latency_s": {"p50": pct(self.caption_latency_s, 0.5), "p95": pct(self.caption_latency_s, 0.95)},
-            "step_latency_s": {"p50": pct(self.step_latency_s, 0.5), "p95": pct(self.step_latency_s, 0.95)},
-            "stopped_early": self.stopped_early,
-            "resumed_at": self.resumed_at,
-        }
 
 
 @dataclass
@@ -208,12 +132,14 @@ class Pipeline:
             self.stats.skipped_clips = captioner_stage.skipped
             self.stats.captions = captioner_stage.captions
             self.stats.caption_latency_s = captioner_stage.latencies_s
-            self.stats.stream_s = (self.frames.duration_s or 0.0) if self.frames else 0.0
-            if self.decisions:
-                self.stats.stream_s = max(self.stats.stream_s, max(d.stream_t1 for d in self.decisions))
-        elif replay is not None and self.captions is not None:
+        elif replay is not None:
             self.stats.captions = replay.captions
-            self.stats.stream_s = self.captions.duration_s
+            self.stats.stream_start_s = replay.start_t
+        # What was processed, not what was planned: up to the end of the last clip decided.
+        done_to = max((d.stream_t1 for d in self.decisions if d.clip_index >= 0), default=self.stats.stream_start_s)
+        if camera is not None and not self.stats.stopped_early and self.frames is not None and self.frames.duration_s:
+            done_to = max(done_to, self.frames.duration_s)  # a finished file was read to its end
+        self.stats.stream_s = max(0.0, done_to - self.stats.stream_start_s)
         if writer is not None:
             self.stats.memory_written = int(getattr(writer, "written", 0))
 

@@ -145,17 +145,9 @@ class Memory:
         paths = Paths.of(cfg)
         if not paths.sqlite.exists():
             raise StoreError(f"no memory store for wearer {cfg.general.wearer!r} at {paths.sqlite}; nothing to show")
-        from edge_assist.memory.store import check_header
-        from edge_assist.sqlite import connect
+        from edge_assist.memory.store_check import read_store_meta
 
-        check_header(paths.sqlite)
-        probe = connect(f"file:{paths.sqlite}?mode=ro", uri=True)
-        try:
-            meta = dict(probe.execute("SELECT key, value FROM meta").fetchall())
-        except Exception as e:  # noqa: BLE001 - any failure here means the file is not our store
-            raise StoreError(f"{paths.sqlite} is not an edge-assist memory store ({e})") from None
-        finally:
-            probe.close()
+        meta = read_store_meta(paths.sqlite)
         store = MemoryStore.open(
             paths.sqlite,
             text_encoder=meta.get("text_encoder", ""),
