@@ -454,6 +454,11 @@ class Memory:
         for key, name, kind in self.graph.entities():
             yield {"type": "entity", "key": key, "name": name, "kind": kind}
 
+    def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+        """What `forget_before` would delete: (session, clip index) pairs, texts, and the sessions
+        left with nothing. Deletes nothing."""
+        return self.store.forgettable(cutoff_wall)
+
     def forget_before(self, cutoff_wall: float) -> dict[str, int]:
         """Delete everything written before `cutoff_wall` (epoch seconds): rows, vectors, graph, JPEGs."""
         clips, files = self.store.forget_before(cutoff_wall, FORGET_TOMBSTONE)

@@ -621,17 +621,7 @@ class MemoryStore:
         until the graph has forgotten them too.
         """
         with self.transaction() as c:
-            gone = c.execute(
-                "SELECT id, session_id, idx FROM items WHERE level = 'clip' AND written_wall < ?", (cutoff_wall,)
-            ).fetchall()
-            gone_clips = {(s, i) for _, s, i in gone}
-            ids = {r[0] for r in gone}
-            for iid, sid, clips in c.execute("SELECT id, session_id, clips FROM items WHERE level != 'clip'").fetchall():
-                if any((sid, ci) in gone_clips for ci in json.loads(clips)):
-                    ids.add(iid)
-            ids.update(r[0] for r in c.execute(
-                "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
-            ).fetchall())
+            ids, gone_clips = _forget_selection(c, cutoff_wall)
             for iid in ids:
                 c.execute("DELETE FROM text_vec WHERE rowid = ?", (iid,))
                 c.execute("DELETE FROM items WHERE id = ?", (iid,))
@@ -655,6 +645,19 @@ class MemoryStore:
                     (tombstone_key, json.dumps(sorted(pending | gone_clips))),
                 )
         return sorted(gone_clips), files
+
+    def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+        """What `forget_before(cutoff_wall)` would delete, without deleting: clip pairs, the
+        texts (captions and summaries) and the sessions left with nothing, so the logs can
+        forget them first."""
+        with self._lock:
+            ids, gone_clips = _forget_selection(self._conn, cutoff_wall)
+            texts = [r[0] for iid in sorted(ids) for r in self._conn.execute("SELECT text FROM items WHERE id = ?", (iid,))]
+            emptied = [
+                sid for sid in sorted({s for s, _ in gone_clips})
+                if all(r[0] in ids for r in self._conn.execute("SELECT id FROM items WHERE session_id = ?", (sid,)))
+            ]
+        return sorted(gone_clips), texts, emptied
 
     def vacuum(self) -> None:
         """Rewrite the file so deleted rows leave the disk, not only the tables."""
@@ -704,6 +707,23 @@ class MemoryStore:
 
 
 _ITEM_COLS = "id, level, session_id, idx, t0, t1, text, clips, partial"
+
+
+def _forget_selection(c: Any, cutoff_wall: float) -> tuple[set[int], set[tuple[str, int]]]:
+    """Item ids to delete and the forgotten (session, clip index) pairs: every clip written
+    before the cutoff, every summary written before it or covering a forgotten clip."""
+    gone = c.execute(
+        "SELECT id, session_id, idx FROM items WHERE level = 'clip' AND written_wall < ?", (cutoff_wall,)
+    ).fetchall()
+    gone_clips = {(s, i) for _, s, i in gone}
+    ids = {r[0] for r in gone}
+    for iid, sid, clips in c.execute("SELECT id, session_id, clips FROM items WHERE level != 'clip'").fetchall():
+        if any((sid, ci) in gone_clips for ci in json.loads(clips)):
+            ids.add(iid)
+    ids.update(r[0] for r in c.execute(
+        "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
+    ).fetchall())
+    return ids, gone_clips
 
 
 def _scope_sql(session_id: str | None) -> str:
