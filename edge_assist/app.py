@@ -24,6 +24,7 @@ from typing import Any
 
 from edge_assist.clock import Clock, RealClock, VirtualClock
 from edge_assist.config import Config
+from edge_assist.devices import device_tasks
 from edge_assist.errors import EdgeAssistError, SourceError
 from edge_assist.events import Caption, Clip, Decision, Frame, StreamEnd, UserQuery
 from edge_assist.outputs.api import OutputSink
@@ -170,6 +171,14 @@ class Pipeline:
             await asyncio.sleep(interval_s)  # wall time: statistics are about the device, not the stream
             self._log_stats()
 
+    async def _drain_sinks(self) -> None:
+        """A run that ended by itself lets outputs deliver what they hold (the HUD's acks),
+        while the tasks they need (the glasses link) still run; each bounds its own wait."""
+        for sink in self.sinks:
+            drain = getattr(sink, "drain", None)
+            if drain is not None:
+                await drain()
+
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
         self.stats.decisions += 1
@@ -242,6 +251,8 @@ class Pipeline:
         error: BaseException | None = None
         try:
             await sup.wait(finish)
+            if not sup.stop_requested.is_set():
+                await self._drain_sinks()
         except BaseException as e:  # re-raised below, after an orderly shutdown
             error = e
         finally:
@@ -296,65 +307,6 @@ def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = Tr
         if resolve_engine(cfg.output) != "off":
             sinks.append(SpeechOutput(cfg.output))
     return sinks
-
-
-def device_tasks(cfg: Config, clock: Clock, scheduler: Any, sinks: list[OutputSink]) -> list[tuple[str, Callable[[StepInbox], Any]]]:
-    """The glasses link (HUD out; questions, buttons, status in) and voice questions, as configured."""
-    tasks: list[tuple[str, Callable[[StepInbox], Any]]] = []
-    link = None
-    if cfg.bridge.transport != "off":
-        from edge_assist.events import ButtonEvent, GlassesStatus
-        from edge_assist.outputs.hud import HudOutput
-        from firmware_bridge.link import BridgeLink
-
-        link = BridgeLink.from_config(cfg, clock)
-        sinks.append(HudOutput(link, min_duration_s=cfg.output.hud_min_duration_s))
-
-        async def bridge(inbox: StepInbox) -> None:
-            assert link is not None
-            # Starting waits for late glasses instead of failing (headless boot order).
-            await link.start()
-            try:
-                while True:
-                    event = await link.inbound.get()
-                    if isinstance(event, UserQuery):
-                        inbox.put_query(event)
-                    elif isinstance(event, GlassesStatus):
-                        scheduler.update_device(event.budget_factor)
-                    elif isinstance(event, ButtonEvent):
-                        log.debug("button %s %s", event.button, event.action)
-            finally:
-                await link.close()
-
-        tasks.append(("bridge", bridge))
-    if cfg.voice.enabled:
-        from edge_assist.events import ButtonEvent
-        from edge_assist.voice.questions import build_voice_questions
-
-        buttons = link.subscribe(ButtonEvent) if link is not None and cfg.voice.push_to_talk else None
-        voice = build_voice_questions(cfg, clock, buttons=buttons)
-
-        async def listen(inbox: StepInbox) -> None:
-            heard: asyncio.Queue[UserQuery] = asyncio.Queue(8)
-
-            async def forward() -> None:
-                while True:
-                    inbox.put_query(await heard.get())
-
-            # Two owned tasks; if one fails the other is cancelled (TaskGroup needs 3.11).
-            parts = [
-                asyncio.create_task(voice.run(heard), name="voice-listen"),
-                asyncio.create_task(forward(), name="voice-forward"),
-            ]
-            try:
-                await asyncio.gather(*parts)
-            finally:
-                for part in parts:
-                    part.cancel()
-                await asyncio.gather(*parts, return_exceptions=True)
-
-        tasks.append(("voice", listen))
-    return tasks
 
 
 def make_clock(cfg: Config, *, live: bool) -> Clock:
@@ -485,7 +437,9 @@ def build_pipeline(
             cfg, models.llm, models.text_encoder, memory, vlm=models.vlm, image_encoder=models.image_encoder, clock=clock
         )
     sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=live or cfg.source.realtime)
-    extra = device_tasks(cfg, clock, scheduler, sink_list) if live or cfg.source.realtime else []
+    # The glasses get decisions in every mode; a replay faster than real time waits for them
+    # to connect and for their acknowledgements (devices.py). Voice only listens live.
+    extra = device_tasks(cfg, clock, scheduler, sink_list, paced=live or cfg.source.realtime)
     s = cfg.segmenter
     pipeline = Pipeline(
         clock,

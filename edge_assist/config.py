@@ -239,12 +239,18 @@ class BridgeConfig:
     port: int = setting(47800, "UDP/WebSocket port", lo=1, hi=65535)
     serial_device: str = setting("/dev/ttyACM0", "serial port of the glasses (path)")
     baud: int = setting(115200, "serial speed (bits/s)", lo=1200, hi=4000000)
-    key_file: str = setting("pairing.key", "key shared at pairing (path; relative to data_dir)")
+    key_file: str = setting(
+        "pairing.key", "key shared at pairing, made by `edge-assist pair` (path; relative to general.data_dir)"
+    )
     ack_timeout_s: float = setting(0.3, "resend a message the glasses have not acknowledged after this (seconds)", lo=0.01, hi=30)
     max_retries: int = setting(5, "resends before the link is declared down and re-established (count)", lo=1, hi=100)
     heartbeat_s: float = setting(2.0, "glasses ping this often; 3 missed pings drop the session (seconds)", lo=0.05, hi=300)
     reopen_s: float = setting(1.0, "wait between attempts to open a serial port that is not there yet (seconds)", lo=0.01, hi=60)
     pending_max: int = setting(64, "acknowledged messages kept for resending while the glasses are away (count)", lo=1, hi=128)
+    connect_wait_s: float = setting(
+        5.0, "a replay faster than real time waits this long for the glasses before its first HUD message (seconds)",
+        lo=0, hi=600,
+    )
 
 
 @dataclass(frozen=True)
