@@ -18,12 +18,13 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from edge_assist.clock import Clock, RealClock, VirtualClock
 from edge_assist.config import Config
+from edge_assist.devices import device_tasks
 from edge_assist.errors import EdgeAssistError, SourceError
 from edge_assist.events import Caption, Clip, Decision, Frame, StreamEnd, UserQuery
 from edge_assist.outputs.api import OutputSink
@@ -34,6 +35,7 @@ from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
 from edge_assist.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.reasoning.api import Assistant, SearchGate
+from edge_assist.run_stats import RunStats
 from edge_assist.scheduler import Lane, Scheduler, in_lane
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
@@ -48,83 +50,6 @@ SHUTDOWN_DEADLINE_S = 2.0
 SHUTDOWN_GRACE_S = 0.5
 # Captions waiting for the reasoner before the source waits.
 STEP_QUEUE = 8
-
-
-@dataclass
-class RunStats:
-    session_id: str = ""
-    frames: int = 0
-    dropped_frames: int = 0
-    clips: int = 0
-    skipped_clips: int = 0
-    captions: int = 0
-    decisions: int = 0
-    spoken: int = 0
-    suppressed: int = 0
-    memory_written: int = 0
-    wall_s: float = 0.0
-    stream_s: float = 0.0
-    caption_latency_s: list[float] = field(default_factory=list)
-    step_latency_s: list[float] = field(default_factory=list)
-    stopped_early: bool = False
-    resumed_at: int = 0  # first clip index replayed; earlier ones were already in memory
-
-    @property
-    def real_time_factor(self) -> float:
-        """Wall time per second of stream: < 1 keeps up with live."""
-        return self.wall_s / self.stream_s if self.stream_s > 0 else 0.0
-
-    def summary_lines(self) -> list[str]:
-        lines = [
-            f"session {self.session_id}: {self.stream_s:.0f} s of stream in {self.wall_s:.1f} s "
-            f"(real-time factor {self.real_time_factor:.3f})",
-        ]
-        if self.frames:
-            lines.append(f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})")
-        lines.append(
-            f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
-            f"{self.decisions - self.spoken - self.suppressed} silent, {self.suppressed} held back by the policy"
-        )
-        if self.memory_written:
-            lines.append(f"memory: {self.memory_written} captions written")
-        if self.step_latency_s:
-            s = sorted(self.step_latency_s)
-            lines.append(f"step latency: median {s[len(s) // 2]:.2f} s, max {s[-1]:.2f} s")
-        if self.resumed_at:
-            lines.append(
-                f"resumed at clip {self.resumed_at}: earlier clips were already in memory "
-                "(use another general.data_dir, or `edge-assist memory forget`, to replay them again)"
-            )
-        if self.stopped_early:
-            lines.append("stopped before the end of the stream")
-        return lines
-
-    def to_json(self) -> dict[str, Any]:
-        def pct(xs: list[float], q: float) -> float | None:
-            if not xs:
-                return None
-            s = sorted(xs)
-            return round(s[min(len(s) - 1, int(q * len(s)))], 4)
-
-        return {
-            "session_id": self.session_id,
-            "frames": self.frames,
-            "dropped_frames": self.dropped_frames,
-            "clips": self.clips,
-            "skipped_clips": self.skipped_clips,
-            "captions": self.captions,
-            "decisions": self.decisions,
-            "spoken": self.spoken,
-            "suppressed": self.suppressed,
-            "memory_written": self.memory_written,
-            "wall_s": round(self.wall_s, 3),
-            "stream_s": round(self.stream_s, 3),
-            "real_time_factor": round(self.real_time_factor, 4),
-            "caption_latency_s": {"p50": pct(self.caption_latency_s, 0.5), "p95": pct(self.caption_latency_s, 0.95)},
-            "step_latency_s": {"p50": pct(self.step_latency_s, 0.5), "p95": pct(self.step_latency_s, 0.95)},
-            "stopped_early": self.stopped_early,
-            "resumed_at": self.resumed_at,
-        }
 
 
 @dataclass
@@ -212,12 +137,14 @@ class Pipeline:
             self.stats.skipped_clips = captioner_stage.skipped
             self.stats.captions = captioner_stage.captions
             self.stats.caption_latency_s = captioner_stage.latencies_s
-            self.stats.stream_s = (self.frames.duration_s or 0.0) if self.frames else 0.0
-            if self.decisions:
-                self.stats.stream_s = max(self.stats.stream_s, max(d.stream_t1 for d in self.decisions))
-        elif replay is not None and self.captions is not None:
+        elif replay is not None:
             self.stats.captions = replay.captions
-            self.stats.stream_s = self.captions.duration_s
+            self.stats.stream_start_s = replay.start_t
+        # What was processed, not what was planned: up to the end of the last clip decided.
+        done_to = max((d.stream_t1 for d in self.decisions if d.clip_index >= 0), default=self.stats.stream_start_s)
+        if camera is not None and not self.stats.stopped_early and self.frames is not None and self.frames.duration_s:
+            done_to = max(done_to, self.frames.duration_s)  # a finished file was read to its end
+        self.stats.stream_s = max(0.0, done_to - self.stats.stream_start_s)
         if writer is not None:
             self.stats.memory_written = int(getattr(writer, "written", 0))
 
@@ -247,6 +174,14 @@ class Pipeline:
         while True:
             await asyncio.sleep(interval_s)  # wall time: statistics are about the device, not the stream
             self._log_stats()
+
+    async def _drain_sinks(self) -> None:
+        """A run that ended by itself lets outputs deliver what they hold (the HUD's acks),
+        while the tasks they need (the glasses link) still run; each bounds its own wait."""
+        for sink in self.sinks:
+            drain = getattr(sink, "drain", None)
+            if drain is not None:
+                await drain()
 
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
@@ -321,6 +256,8 @@ class Pipeline:
         error: BaseException | None = None
         try:
             await sup.wait(finish)
+            if not sup.stop_requested.is_set():
+                await self._drain_sinks()
         except BaseException as e:  # re-raised below, after an orderly shutdown
             error = e
         finally:
@@ -375,65 +312,6 @@ def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = Tr
         if resolve_engine(cfg.output) != "off":
             sinks.append(SpeechOutput(cfg.output))
     return sinks
-
-
-def device_tasks(cfg: Config, clock: Clock, scheduler: Any, sinks: list[OutputSink]) -> list[tuple[str, Callable[[StepInbox], Any]]]:
-    """The glasses link (HUD out; questions, buttons, status in) and voice questions, as configured."""
-    tasks: list[tuple[str, Callable[[StepInbox], Any]]] = []
-    link = None
-    if cfg.bridge.transport != "off":
-        from edge_assist.events import ButtonEvent, GlassesStatus
-        from edge_assist.outputs.hud import HudOutput
-        from firmware_bridge.link import BridgeLink
-
-        link = BridgeLink.from_config(cfg, clock)
-        sinks.append(HudOutput(link, min_duration_s=cfg.output.hud_min_duration_s))
-
-        async def bridge(inbox: StepInbox) -> None:
-            assert link is not None
-            # Starting waits for late glasses instead of failing (headless boot order).
-            await link.start()
-            try:
-                while True:
-                    event = await link.inbound.get()
-                    if isinstance(event, UserQuery):
-                        inbox.put_query(event)
-                    elif isinstance(event, GlassesStatus):
-                        scheduler.update_device(event.budget_factor)
-                    elif isinstance(event, ButtonEvent):
-                        log.debug("button %s %s", event.button, event.action)
-            finally:
-                await link.close()
-
-        tasks.append(("bridge", bridge))
-    if cfg.voice.enabled:
-        from edge_assist.events import ButtonEvent
-        from edge_assist.voice.questions import build_voice_questions
-
-        buttons = link.subscribe(ButtonEvent) if link is not None and cfg.voice.push_to_talk else None
-        voice = build_voice_questions(cfg, clock, buttons=buttons)
-
-        async def listen(inbox: StepInbox) -> None:
-            heard: asyncio.Queue[UserQuery] = asyncio.Queue(8)
-
-            async def forward() -> None:
-                while True:
-                    inbox.put_query(await heard.get())
-
-            # Two owned tasks; if one fails the other is cancelled (TaskGroup needs 3.11).
-            parts = [
-                asyncio.create_task(voice.run(heard), name="voice-listen"),
-                asyncio.create_task(forward(), name="voice-forward"),
-            ]
-            try:
-                await asyncio.gather(*parts)
-            finally:
-                for part in parts:
-                    part.cancel()
-                await asyncio.gather(*parts, return_exceptions=True)
-
-        tasks.append(("voice", listen))
-    return tasks
 
 
 def make_clock(cfg: Config, *, live: bool) -> Clock:
@@ -564,7 +442,9 @@ def build_pipeline(
             cfg, models.llm, models.text_encoder, memory, vlm=models.vlm, image_encoder=models.image_encoder, clock=clock
         )
     sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=live or cfg.source.realtime)
-    extra = device_tasks(cfg, clock, scheduler, sink_list) if live or cfg.source.realtime else []
+    # The glasses get decisions in every mode; a replay faster than real time waits for them
+    # to connect and for their acknowledgements (devices.py). Voice only listens live.
+    extra = device_tasks(cfg, clock, scheduler, sink_list, paced=live or cfg.source.realtime)
     s = cfg.segmenter
     pipeline = Pipeline(
         clock,

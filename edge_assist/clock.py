@@ -35,6 +35,9 @@ class Clock(Protocol):
 
     async def sleep_until(self, t: float) -> None: ...
 
+    def skip_to(self, t: float) -> None:
+        """Move forward to `t` at once, never back: stream time a resumed replay need not wait through."""
+
     async def run_blocking(self, fn: Callable[..., T], *args: object) -> T:
         """Run blocking work in a thread; a virtual clock does not advance meanwhile."""
 
@@ -51,6 +54,11 @@ class RealClock:
 
     async def sleep_until(self, t: float) -> None:
         await asyncio.sleep(max(0.0, t - self.now()))
+
+    def skip_to(self, t: float) -> None:
+        ahead = t - self.now()
+        if ahead > 0:
+            self._origin -= ahead
 
     async def run_blocking(self, fn: Callable[..., T], *args: object) -> T:
         return await asyncio.to_thread(fn, *args)
@@ -108,6 +116,10 @@ class VirtualClock:
     async def wait_busy(self, aw: Awaitable[T]) -> T:
         with self.busy():
             return await aw
+
+    def skip_to(self, t: float) -> None:
+        if t > self._now:
+            self.advance(t - self._now)
 
     def advance(self, seconds: float) -> None:
         """Move time forward by hand (tests) and wake every sleeper now due."""

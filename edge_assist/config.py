@@ -9,6 +9,7 @@ a one-line `ConfigError` that names the key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -267,12 +268,18 @@ class BridgeConfig:
     port: int = setting(47800, "UDP/WebSocket port", lo=1, hi=65535)
     serial_device: str = setting("/dev/ttyACM0", "serial port of the glasses (path)")
     baud: int = setting(115200, "serial speed (bits/s)", lo=1200, hi=4000000)
-    key_file: str = setting("pairing.key", "key shared at pairing (path; relative to data_dir)")
+    key_file: str = setting(
+        "pairing.key", "key shared at pairing, made by `edge-assist pair` (path; relative to general.data_dir)"
+    )
     ack_timeout_s: float = setting(0.3, "resend a message the glasses have not acknowledged after this (seconds)", lo=0.01, hi=30)
     max_retries: int = setting(5, "resends before the link is declared down and re-established (count)", lo=1, hi=100)
     heartbeat_s: float = setting(2.0, "glasses ping this often; 3 missed pings drop the session (seconds)", lo=0.05, hi=300)
     reopen_s: float = setting(1.0, "wait between attempts to open a serial port that is not there yet (seconds)", lo=0.01, hi=60)
     pending_max: int = setting(64, "acknowledged messages kept for resending while the glasses are away (count)", lo=1, hi=128)
+    connect_wait_s: float = setting(
+        5.0, "a replay faster than real time waits this long for the glasses before its first HUD message (seconds)",
+        lo=0, hi=600,
+    )
 
 
 @dataclass(frozen=True)
@@ -367,6 +374,9 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"config key '{key}' must be a number, got {value!r}")
         value = float(value)
+        if not math.isfinite(value):
+            # TOML has nan and inf; no setting means either, and a range check lets nan through.
+            raise ConfigError(f"config key '{key}' must be a finite number, got {value!r}")
     elif typ is str:
         if isinstance(value, int | float) and not isinstance(value, bool):
             value = str(value)  # a device index written as a number
@@ -380,6 +390,8 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
         for k, v in value.items():
             if isinstance(v, bool) or not isinstance(v, int | float):
                 raise ConfigError(f"config key '{key}.{k}' must be a number, got {v!r}")
+            if not math.isfinite(v):
+                raise ConfigError(f"config key '{key}.{k}' must be a finite number, got {v!r}")
             if v < 0:
                 raise ConfigError(f"config key '{key}.{k}' must be >= 0, got {v!r}")
             out[str(k)] = float(v)
@@ -416,7 +428,9 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, 
         if not isinstance(body, dict):
             raise ConfigError(f"config section '{sec}'{where} must be a table like [{sec}]")
         merged[sec] = dict(body)
+    overridden = set()
     for dotted, value in (overrides or {}).items():
+        overridden.add(dotted)
         sec, _, key = dotted.partition(".")
         if sec not in SECTIONS or not key:
             raise ConfigError(f"unknown config key '{dotted}'; use section.key, sections: {', '.join(SECTIONS)}")
@@ -437,7 +451,10 @@ def build_config(data: dict[str, Any], overrides: dict[str, Any] | None = None, 
             factory = fields[key].default_factory
             if factory is not dataclasses.MISSING:
                 meta["default"] = factory()
-            kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
+            try:
+                kwargs[key] = _coerce(f"{sec}.{key}", value, hints[key], meta)
+            except ConfigError as e:
+                raise ConfigError(f"{e}{'' if f'{sec}.{key}' in overridden else where}") from None
         built[sec] = cls(**kwargs)
     return Config(**built, origin=origin)
 

@@ -30,5 +30,13 @@ class ModelError(EdgeAssistError):
     """A model file is missing, corrupt or does not match what is stored."""
 
 
+class AnswerCutError(ModelError):
+    """A structured answer ran out of tokens before it closed; the caller names the setting."""
+
+    def __init__(self, message: str, max_tokens: int) -> None:
+        super().__init__(message)
+        self.max_tokens = max_tokens
+
+
 class StoreError(EdgeAssistError):
     """The memory store cannot be opened or written (corrupt file, full disk)."""

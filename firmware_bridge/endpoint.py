@@ -177,6 +177,13 @@ class Endpoint:
             return False
         return True
 
+    async def flush(self, timeout_s: float) -> int:
+        """Wait up to `timeout_s` until the pending (acknowledged) messages are acked; returns those left."""
+        waiting = [p.done for p in self._pending.values() if p.done is not None and not p.done.done()]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout_s)
+        return sum(1 for p in self._pending.values() if p.done is not None and not p.done.done())
+
     async def send(self, mtype: MsgType, payload: bytes, *, ack: bool) -> asyncio.Future[None] | None:
         """Queue one message. With ack=True returns a future resolved when the peer acknowledges."""
         if len(payload) > MAX_PAYLOAD:

@@ -92,6 +92,10 @@ class BridgeLink:
     async def wait_connected(self, timeout_s: float) -> bool:
         return await self.endpoint.wait_connected(timeout_s)
 
+    async def flush(self, timeout_s: float) -> int:
+        """Wait up to `timeout_s` for every acknowledged message sent so far; returns how many are still due."""
+        return await self.endpoint.flush(timeout_s)
+
     def stats(self) -> dict[str, Any]:
         return {**self.endpoint.describe(), "dropped_subscriber": self.dropped_subscriber}
 

@@ -67,3 +67,66 @@ def test_malformed_srt_and_missing(tmp_path: Path) -> None:
     b.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(SourceError, match="UTF-8"):
         load_caption_stream(b)
+
+
+GOOD = '{"t0": 0, "t1": 10, "text": "I open the fridge"}\n'
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('{"t0": NaN, "t1": 20, "text": "a"}', "t0"),
+        ('{"t0": 10, "t1": NaN, "text": "a"}', "t1"),
+        ('{"t0": 10, "t1": Infinity, "text": "a"}', "t1"),
+        ('{"t0": -Infinity, "t1": 20, "text": "a"}', "t0"),
+        ('{"t0": 10, "t1": 1e999, "text": "a"}', "t1"),  # overflows to inf in Python's json
+        ('{"t0": 10, "t1": 20, "text": "a", "confidence": NaN}', "confidence"),
+        ('{"t0": 10, "t1": 20, "text": "a", "extra": {"scores": [0.5, Infinity]}}', "extra.scores[1]"),
+        ('{"t0": "nan", "t1": 20, "text": "a"}', "finite"),  # a number written as a string
+        ('{"t0": 10, "t1": "inf", "text": "a"}', "finite"),
+    ],
+)
+def test_non_finite_numbers_are_one_line_naming_line_and_key(tmp_path: Path, line: str, key: str) -> None:
+    f = tmp_path / "nan.jsonl"
+    f.write_text(GOOD + line + "\n")
+    with pytest.raises(SourceError) as e:
+        load_caption_stream(f)
+    msg = str(e.value)
+    assert f"{f}:2:" in msg and key in msg and "\n" not in msg
+
+
+def test_non_finite_number_in_the_meta_line(tmp_path: Path) -> None:
+    f = tmp_path / "meta.jsonl"
+    f.write_text('{"meta": {"session_id": "s", "offset_s": NaN}}\n' + GOOD)
+    with pytest.raises(SourceError, match=r"meta\.jsonl:1: meta\.offset_s is not a finite number"):
+        load_caption_stream(f)
+
+
+def test_non_finite_time_in_srt_is_one_line(tmp_path: Path) -> None:
+    f = tmp_path / "nan.srt"
+    f.write_text("1\n00:00:00,000 --> 00:00:10,000\nhello\n\n2\nNaN --> inf\nworld\n")
+    with pytest.raises(SourceError, match=r"nan\.srt:6: expected 'HH:MM:SS,mmm"):
+        load_caption_stream(f)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["replay", "ingest"])
+def test_nan_end_time_fails_fast_through_the_cli(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`{"t1": NaN}` once hung the replay forever (a clock deadline that never comes)."""
+    from edge_assist.cli import main
+
+    f = tmp_path / "hang.jsonl"
+    f.write_text(GOOD + '{"t0": 10, "t1": NaN, "text": "I close the fridge"}\n')
+    argv = ["replay", str(f)] if command == "replay" else ["memory", "ingest", str(f)]
+    assert main([*argv, "--set", f"general.data_dir={tmp_path / 'data'}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{f}:2: t1 is not a finite number" in err
+
+
+@pytest.mark.parametrize("item", ["nan:what did I cook?", "inf:what did I cook?", "-5:x", "12"])
+def test_replay_ask_time_must_be_finite(item: str) -> None:
+    from edge_assist.commands.run import _parse_ask
+    from edge_assist.errors import EdgeAssistError
+
+    with pytest.raises(EdgeAssistError, match="SECONDS:QUESTION"):
+        _parse_ask(item)

@@ -41,6 +41,11 @@ def test_file_and_overrides_merge(tmp_path: Path) -> None:
         ("[output]\nconsole = \"yes\"\n", "output.console"),
         ("[policy]\ncooldown_s = { ER = -1 }\n", "policy.cooldown_s.ER"),
         ("source = 3\n", "source"),
+        # TOML's nan and inf are valid floats; no setting means them (a range check lets nan through).
+        ("[source]\nfps = nan\n", "source.fps' must be a finite number"),
+        ("[retrieval]\ncontext_chars = inf\n", "retrieval.context_chars"),
+        ("[scheduler]\nstep_budget_s = -inf\n", "scheduler.step_budget_s"),
+        ("[policy]\ncooldown_s = { ER = nan }\n", "policy.cooldown_s.ER' must be a finite number"),
     ],
 )
 def test_bad_values_name_the_key(tmp_path: Path, body: str, needle: str) -> None:
@@ -50,6 +55,14 @@ def test_bad_values_name_the_key(tmp_path: Path, body: str, needle: str) -> None
         load_config(f)
     msg = str(e.value)
     assert needle in msg and "\n" not in msg
+    if "finite" in needle:
+        assert str(f) in msg  # the file, since a config file has no line numbers for keys
+
+
+def test_non_finite_override_names_the_key_not_the_file() -> None:
+    with pytest.raises(ConfigError) as e:
+        load_config(None, dict([parse_override("source.open_timeout_s=inf")]))
+    assert "source.open_timeout_s' must be a finite number" in str(e.value)
 
 
 def test_unknown_override_and_malformed_file(tmp_path: Path) -> None:

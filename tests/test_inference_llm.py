@@ -126,3 +126,31 @@ def test_not_a_gguf_is_model_error(tmp_path: Path) -> None:
     bad.write_bytes(b"<html>404 Not Found</html>")
     with pytest.raises(ModelError, match="not a GGUF"):
         LlamaLLM(bad)
+
+
+def test_cut_answers_warn_once_naming_the_setting(
+    llm: LLM, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`ask --choices` once printed four "raise max_tokens" warnings naming no setting."""
+    import asyncio
+    import logging
+
+    from edge_assist.clock import RealClock
+    from edge_assist.errors import AnswerCutError
+    from edge_assist.inference import base
+    from edge_assist.reasoning.llm_call import call_json
+
+    with pytest.raises(AnswerCutError) as e:
+        llm.chat_json([{"role": "user", "content": "Decide."}], DECISION, max_tokens=3)
+    assert e.value.max_tokens == 3
+    monkeypatch.setattr(base, "_WARNED_SETTINGS", set())
+    msgs = [{"role": "user", "content": "Decide."}]
+    with caplog.at_level(logging.DEBUG):
+        for what in ("coarse answer", "pass 2 (answer)"):
+            res = asyncio.run(call_json(llm, RealClock(), what, msgs, DECISION, dict, max_tokens=3))
+            assert res.value is None and res.attempts == 2 and "max_tokens=6" in res.error
+        asyncio.run(call_json(llm, RealClock(), "visual rewrite", msgs, DECISION, dict, max_tokens=3, setting=""))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == ["coarse answer: the model's answer did not fit in 6 tokens; raise reasoner.max_tokens above 6"]
+    # Every attempt is still there for -v (debug), and in the trace.
+    assert sum("attempt 1 of 2" in r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG) == 3

@@ -1,5 +1,11 @@
 """`edge-assist doctor`: what is installed, which models and devices are found, what is
-missing and the command that gets it. Loads no model; safe to run any time."""
+missing and the command that gets it. Loads no model; safe to run any time.
+
+Rows are either required (the assistant cannot run without them: the packages, SQLite with
+sqlite-vec, the configured LLM and text encoder, a configured glasses link, a writable data
+folder) or optional (speech, cameras, voice input, a VLM). The exit code is 1 only when a
+required part is missing, so a script or a unit can gate on it.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +16,6 @@ import importlib.util
 import os
 import platform
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +23,9 @@ from edge_assist.cli import add_config_args, config_from_args
 from edge_assist.config import Config
 
 OK, MISSING, NOTE = "ok", "MISSING", "note"
+REQUIRED, OPTIONAL = "required", "optional"
+# Parts the assistant runs without (a row about them that is not OK never fails doctor).
+_OPTIONAL_PARTS = ("cameras", "picamera2", "speech", "audio player", "voice input")
 
 _PACKAGES = (
     ("llama-cpp-python", "llama_cpp", "pip install llama-cpp-python (builds llama.cpp; ~16 min on 2 cores)"),
@@ -46,6 +54,17 @@ def _version(dist: str) -> str | None:
         return md.version(dist)
     except md.PackageNotFoundError:
         return None
+
+
+def part_kind(what: str, status: str = OK) -> str:
+    """required or optional, from the row's name. A VLM, an image encoder or the glasses
+    link is optional until one is configured (captions can come from a file; the visual
+    path can be off; the HUD emulator needs no glasses)."""
+    if what.startswith(_OPTIONAL_PARTS) or what in ("model (vlm)", "model (image-encoder)"):
+        return OPTIONAL
+    if what == "glasses bridge" and status == NOTE:
+        return OPTIONAL
+    return REQUIRED
 
 
 def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
@@ -95,7 +114,7 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     if shutil.which("espeak-ng"):
         yield OK, "speech (espeak-ng)", shutil.which("espeak-ng") or ""
     else:
-        yield MISSING, "speech (espeak-ng)", "decisions are not spoken: sudo apt install espeak-ng"
+        yield MISSING, "speech (espeak-ng)", "decisions are shown, not spoken: sudo apt install espeak-ng"
     player = shutil.which("aplay") or shutil.which("paplay") or shutil.which("pw-play")
     yield (OK if player else NOTE), "audio player", player or "none (aplay/paplay): speech can only go to a WAV file"
 
@@ -114,7 +133,10 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     elif key.exists():
         yield OK, "glasses bridge", f"{cfg.bridge.transport}, paired (key {key})"
     else:
-        yield MISSING, "glasses bridge", f"{cfg.bridge.transport} configured but not paired: run `edge-assist pair`"
+        yield MISSING, "glasses bridge", (
+            f"{cfg.bridge.transport} configured but no pairing key at {key}: run `edge-assist pair` "
+            "(or set bridge.key_file to the key of another data folder)"
+        )
 
     data = cfg.data_dir
     probe = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
@@ -129,10 +151,18 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
 
 def _doctor(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
-    rows = list(checks(cfg))
-    width = max(len(what) for _, what, _ in rows)
-    for status, what, detail in rows:
-        print(f"{status:>7}  {what:<{width}}  {detail}")
-    missing = sum(1 for s, _, _ in rows if s == MISSING)
-    print(f"\n{missing} missing" if missing else "\neverything needed is here", file=sys.stdout)
+    rows = [(status, what, detail, part_kind(what, status)) for status, what, detail in checks(cfg)]
+    width = max(len(what) for _, what, _, _ in rows)
+    for kind in (REQUIRED, OPTIONAL):
+        print(f"{kind} parts:")
+        for status, what, detail, k in rows:
+            if k == kind:
+                print(f"{status:>7}  {what:<{width}}  {detail}")
+        print()
+    missing = [what for status, what, _, k in rows if status == MISSING and k == REQUIRED]
+    optional = [what for status, what, _, k in rows if status == MISSING and k == OPTIONAL]
+    if missing:
+        print(f"{len(missing)} required part{'s' * (len(missing) != 1)} missing: {', '.join(missing)}")
+    else:
+        print("everything required is here" + (f"; optional, not installed: {', '.join(optional)}" if optional else ""))
     return 1 if missing else 0

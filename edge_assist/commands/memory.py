@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.cli import add_config_args, config_from_args
-from edge_assist.errors import SourceError, StoreError
+from edge_assist.errors import StoreError
 from edge_assist.events import Caption
 
 
@@ -112,32 +112,31 @@ def _forget(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing deleted")
             return 1
+    from edge_assist.outputs.forget_logs import Forgotten, check_not_busy, scrub_jsonl
+    from edge_assist.reasoning.trace import TRACES_FILE
+
+    cfg = config_from_args(args)
+    logs = list(dict.fromkeys([cfg.data_path(cfg.output.decision_log), cfg.data_path(TRACES_FILE)]))
     with _open_existing(args) as mem:
+        check_not_busy(logs)
+        # The logs first: a kill between the two leaves the memory whole, and forgetting
+        # again finishes the job; the other order would leave logs nobody knows to clean.
+        clips, texts, sessions = mem.forgettable(cutoff)
+        forgotten = Forgotten(frozenset(clips), tuple(texts), frozenset(sessions))
+        removed = sum(scrub_jsonl(p, forgotten)[1] for p in logs)
         res = mem.forget_before(cutoff)
-    print(f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe files")
+    print(f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe "
+          f"files and {removed} log lines that told of them")
     return 0
 
 
 def read_caption_file(path: Path, session: str | None = None) -> tuple[str, list[tuple[float, float, str]]]:
-    """(session id, [(t0, t1, text)]) from a caption JSONL file; bad lines are one-line errors."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise SourceError(f"cannot read caption file {path}: {e}") from None
-    sid = session
-    rows: list[tuple[float, float, str]] = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-            if "meta" in obj:
-                sid = sid or obj["meta"].get("session_id")
-                continue
-            rows.append((float(obj["t0"]), float(obj["t1"]), str(obj["text"])))
-        except (ValueError, KeyError, TypeError) as e:
-            raise SourceError(f"{path}:{n}: not a caption line ({e}); expected {{\"t0\", \"t1\", \"text\"}}") from None
-    return sid or path.stem, rows
+    """(session id, [(t0, t1, text)]) from a caption stream; the replay's parser, so the same
+    file is refused the same way everywhere (bad lines, NaN, time order: one line naming it)."""
+    from edge_assist.sources.caption_stream import load_caption_stream
+
+    stream = load_caption_stream(path)
+    return session or stream.session_id, [(c.t0, c.t1, c.text) for c in stream.captions]
 
 
 def _ingest(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import sys
 from typing import Any
 
@@ -111,7 +112,8 @@ def _parse_ask(item: str) -> tuple[float, str]:
         t = float(when)
     except ValueError:
         t = -1.0
-    if not sep or t < 0 or not question.strip():
+    # A NaN or infinite time would never come round on the clock: the question would wait forever.
+    if not sep or not math.isfinite(t) or t < 0 or not question.strip():
         raise EdgeAssistError(f"--ask {item!r} must look like SECONDS:QUESTION, e.g. --ask '120:where is the knife?'")
     return t, question.strip()
 

@@ -7,6 +7,7 @@ may block: callers run them through the clock's `run_blocking` (a worker thread)
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -107,3 +108,20 @@ class ImageEncoder(Protocol):
     def encode_texts(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dim) float32 L2-normalised, comparable with encode_images."""
         ...
+
+
+# Settings already named in a "raise it" warning: a long run warns once per key, not every step.
+_WARNED_SETTINGS: set[str] = set()
+
+
+def warn_answer_cut(log: logging.Logger, what: str, setting: str, max_tokens: int) -> None:
+    """An answer ran out of tokens: one warning per process naming the key to raise, then debug.
+
+    With no `setting` (a fixed allowance) there is nothing to set: a debug line only.
+    """
+    if not setting:
+        log.debug("%s: the model's answer did not fit in %d tokens", what, max_tokens)
+        return
+    level = logging.DEBUG if setting in _WARNED_SETTINGS else logging.WARNING
+    _WARNED_SETTINGS.add(setting)
+    log.log(level, "%s: the model's answer did not fit in %d tokens; raise %s above %d", what, max_tokens, setting, max_tokens)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_assist.errors import ModelError
+from edge_assist.errors import AnswerCutError, ModelError
 from edge_assist.inference.base import GenerationCancelled, Message, StopFlag
 from edge_assist.inference.json_schema import check_against_schema
 
@@ -185,8 +185,8 @@ class LlamaLLM:
             value = json.loads(text)
         except json.JSONDecodeError:
             # The grammar makes every prefix valid, so a parse failure means the answer was cut.
-            raise ModelError(
-                f"{self.name}: the JSON answer was cut at max_tokens={max_tokens} before it closed; raise max_tokens"
+            raise AnswerCutError(
+                f"{self.name}: the JSON answer was cut at max_tokens={max_tokens} before it closed", max_tokens
             ) from None
         problem = check_against_schema(value, schema)
         if problem:

@@ -83,7 +83,8 @@ class RemoteClient:
                 last = str(e)
                 if i < self.cfg.retries:
                     wait = min(RETRY_BACKOFF_MAX_S, RETRY_BACKOFF_S * 2**i)
-                    log.warning("remote request failed (%s); retry %d in %.2f s", last, i + 1, wait)
+                    # Retried here; a final failure is the error below, which names the settings.
+                    log.debug("remote request failed (%s); retry %d in %.2f s", last, i + 1, wait)
                     time.sleep(wait)
         raise ModelError(
             f"remote model server at {self.cfg.base_url} did not answer after {self.cfg.retries + 1} tries ({last}); "

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from edge_assist.config import Config
-from edge_assist.errors import ConfigError, ModelError, StoreError
+from edge_assist.errors import AnswerCutError, ConfigError, ModelError, StoreError
 from edge_assist.events import Caption
-from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder
+from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder, warn_answer_cut
 from edge_assist.memory import rollup
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
 from edge_assist.memory.entities import Extraction, extract
@@ -145,17 +145,9 @@ class Memory:
         paths = Paths.of(cfg)
         if not paths.sqlite.exists():
             raise StoreError(f"no memory store for wearer {cfg.general.wearer!r} at {paths.sqlite}; nothing to show")
-        from edge_assist.memory.store import check_header
-        from edge_assist.sqlite import connect
+        from edge_assist.memory.store_check import read_store_meta
 
-        check_header(paths.sqlite)
-        probe = connect(f"file:{paths.sqlite}?mode=ro", uri=True)
-        try:
-            meta = dict(probe.execute("SELECT key, value FROM meta").fetchall())
-        except Exception as e:  # noqa: BLE001 - any failure here means the file is not our store
-            raise StoreError(f"{paths.sqlite} is not an edge-assist memory store ({e})") from None
-        finally:
-            probe.close()
+        meta = read_store_meta(paths.sqlite)
         store = MemoryStore.open(
             paths.sqlite,
             text_encoder=meta.get("text_encoder", ""),
@@ -201,7 +193,7 @@ class Memory:
             rebuilt = self.store.reset_graph_flags()
             self.graph.set_store_id(sid)
             if rebuilt:
-                log.warning("entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt)
+                log.info("entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt)
         elif gid != sid:
             raise StoreError(
                 f"entity graph {self.paths.graph} belongs to another memory store; move it aside and restart "
@@ -287,7 +279,11 @@ class Memory:
                     ex = extract(self.llm, item.text, max_tokens=self.cfg.memory.entity_max_tokens, stop=stop)
                 except ModelError as e:
                     # Greedy decoding would fail the same way again: record "nothing found".
-                    log.warning("entity extraction failed for clip %d of %s: %s", item.idx, item.session_id, e)
+                    if isinstance(e, AnswerCutError):
+                        warn_answer_cut(log, f"entities of clip {item.idx} of {item.session_id}",
+                                        "memory.entity_max_tokens", e.max_tokens)
+                    else:
+                        log.debug("entity extraction failed for clip %d of %s: %s", item.idx, item.session_id, e)
                     ex = Extraction((), ())
                 calls += 1
                 self.llm_calls["entities"] += 1
@@ -457,6 +453,11 @@ class Memory:
         yield from self.store.export_rows()
         for key, name, kind in self.graph.entities():
             yield {"type": "entity", "key": key, "name": name, "kind": kind}
+
+    def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+        """What `forget_before` would delete: (session, clip index) pairs, texts, and the sessions
+        left with nothing. Deletes nothing."""
+        return self.store.forgettable(cutoff_wall)
 
     def forget_before(self, cutoff_wall: float) -> dict[str, int]:
         """Delete everything written before `cutoff_wall` (epoch seconds): rows, vectors, graph, JPEGs."""

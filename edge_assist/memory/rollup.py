@@ -17,8 +17,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from edge_assist.errors import ModelError
-from edge_assist.inference.base import LLM, StopFlag
+from edge_assist.errors import AnswerCutError, ModelError
+from edge_assist.inference.base import LLM, StopFlag, warn_answer_cut
 from edge_assist.memory.store import Item
 
 log = logging.getLogger(__name__)
@@ -99,8 +99,10 @@ def summarise(
         text = " ".join(str(out.get("summary", "")).split())
         if text:
             return text, getattr(llm, "name", "llm"), 1
-    except ModelError as e:
+    except AnswerCutError as e:
         # Deterministic decoding would fail the same way again; an extractive summary keeps
         # the window closed instead of retrying it on every caption.
-        log.warning("%s summary fell back to extractive: %s", level, e)
+        warn_answer_cut(log, f"{level} summary (kept extractive)", "memory.summary_max_tokens", e.max_tokens)
+    except ModelError as e:
+        log.debug("%s summary fell back to extractive: %s", level, e)
     return "; ".join(it.text for it in members)[:FALLBACK_CHARS], "extractive", 1

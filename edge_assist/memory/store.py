@@ -8,8 +8,8 @@ per-session roll-up windows, and the encoder names and dimensions the vectors we
 with. The store knows nothing of models or of the graph; it is plain and synchronous,
 guarded by one lock so the writer thread and retrieval threads can share it.
 
-Failure modes are mapped to one-line `StoreError`s: a file that is not SQLite or fails
-`PRAGMA quick_check` is reported at open and never replaced; SQLITE_FULL (a full disk or
+Failure modes are mapped to one-line `StoreError`s: a file that is not an edge-assist
+store (`store_check`) or fails `PRAGMA quick_check` is reported at open and never replaced; SQLITE_FULL (a full disk or
 `memory.max_store_mb`) aborts only the current transaction, so everything already
 committed stays.
 """
@@ -29,10 +29,10 @@ import numpy as np
 
 from edge_assist.errors import EdgeAssistError, ModelError, StoreError
 from edge_assist.memory.api import LEVELS, CaptionRecord, KeyframeHit, TextHit, sessions_before
+from edge_assist.memory.store_check import creating_path, read_store_meta, remove_leftovers
 from edge_assist.sqlite import connect, sqlite_module
 
 SCHEMA_VERSION = "1"
-SQLITE_HEADER = b"SQLite format 3\x00"
 # vec0 refuses k above this; a search never needs more.
 MAX_K = 4096
 
@@ -146,28 +146,25 @@ class MemoryStore:
         A mismatch or a corrupt file raises before anything is written.
         """
         path = Path(path)
-        existed = path.exists() and path.stat().st_size > 0
-        if existed:
-            check_header(path)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"cannot create the memory directory {path.parent}: {e.strerror}") from None
+        if path.exists():
+            # Refuses anything that is not ours before a byte is written (store_check).
+            meta = read_store_meta(path)
+        else:
+            cls._create(path, text_encoder, text_dim, image_encoder, image_dim)
+            meta = read_store_meta(path)
         mod = sqlite_module()
         try:
             conn = connect(str(path), check_same_thread=False, isolation_level=None, timeout=10.0)
         except mod.Error as e:
             raise StoreError(f"cannot open memory store {path}: {e}") from None
         try:
-            if existed:
-                row = conn.execute("PRAGMA quick_check").fetchone()
-                if row is None or row[0] != "ok":
-                    raise StoreError(
-                        f"memory store {path} is corrupt ({row[0] if row else 'no answer'}); it was left untouched: "
-                        "move it aside and restore a backup, or start over with another general.wearer"
-                    )
-                meta = dict(conn.execute("SELECT key, value FROM meta").fetchall()) if _has_table(conn, "meta") else {}
-                _check_models(path, meta, text_encoder, text_dim, image_encoder, image_dim)
+            row = conn.execute("PRAGMA quick_check").fetchone()
+            if row is None or row[0] != "ok":
+                raise StoreError(
+                    f"memory store {path} is corrupt ({row[0] if row else 'no answer'}); it was left untouched: "
+                    "move it aside and restore a backup, or start over with another general.wearer"
+                )
+            _check_models(path, meta, text_encoder, text_dim, image_encoder, image_dim)
             conn.execute("PRAGMA journal_mode=WAL")
             # FULL: a committed caption survives a power cut too, not only a kill.
             conn.execute("PRAGMA synchronous=FULL")
@@ -189,6 +186,34 @@ class MemoryStore:
         except BaseException:
             conn.close()
             raise
+
+    @classmethod
+    def _create(
+        cls, path: Path, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None
+    ) -> None:
+        """Build a new store beside `path` and rename it into place once its schema is committed."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"cannot create the memory directory {path.parent}: {e.strerror}") from None
+        remove_leftovers(path)
+        tmp = creating_path(path)
+        mod = sqlite_module()
+        try:
+            conn = connect(str(tmp), check_same_thread=False, isolation_level=None, timeout=10.0)
+        except mod.Error as e:
+            raise StoreError(f"cannot create memory store {path}: {e}") from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            cls(tmp, conn, text_dim, None)._init_schema(text_encoder, text_dim, image_encoder, image_dim)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except mod.Error as e:
+            raise StoreError(f"cannot create memory store {path}: {e}") from None
+        finally:
+            conn.close()  # the last connection closing removes the -wal file
+        os.replace(tmp, path)
+        remove_leftovers(path)
 
     def _init_schema(self, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None) -> None:
         with self.transaction() as c:
@@ -596,17 +621,7 @@ class MemoryStore:
         until the graph has forgotten them too.
         """
         with self.transaction() as c:
-            gone = c.execute(
-                "SELECT id, session_id, idx FROM items WHERE level = 'clip' AND written_wall < ?", (cutoff_wall,)
-            ).fetchall()
-            gone_clips = {(s, i) for _, s, i in gone}
-            ids = {r[0] for r in gone}
-            for iid, sid, clips in c.execute("SELECT id, session_id, clips FROM items WHERE level != 'clip'").fetchall():
-                if any((sid, ci) in gone_clips for ci in json.loads(clips)):
-                    ids.add(iid)
-            ids.update(r[0] for r in c.execute(
-                "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
-            ).fetchall())
+            ids, gone_clips = _forget_selection(c, cutoff_wall)
             for iid in ids:
                 c.execute("DELETE FROM text_vec WHERE rowid = ?", (iid,))
                 c.execute("DELETE FROM items WHERE id = ?", (iid,))
@@ -630,6 +645,19 @@ class MemoryStore:
                     (tombstone_key, json.dumps(sorted(pending | gone_clips))),
                 )
         return sorted(gone_clips), files
+
+    def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+        """What `forget_before(cutoff_wall)` would delete, without deleting: clip pairs, the
+        texts (captions and summaries) and the sessions left with nothing, so the logs can
+        forget them first."""
+        with self._lock:
+            ids, gone_clips = _forget_selection(self._conn, cutoff_wall)
+            texts = [r[0] for iid in sorted(ids) for r in self._conn.execute("SELECT text FROM items WHERE id = ?", (iid,))]
+            emptied = [
+                sid for sid in sorted({s for s, _ in gone_clips})
+                if all(r[0] in ids for r in self._conn.execute("SELECT id FROM items WHERE session_id = ?", (sid,)))
+            ]
+        return sorted(gone_clips), texts, emptied
 
     def vacuum(self) -> None:
         """Rewrite the file so deleted rows leave the disk, not only the tables."""
@@ -681,6 +709,23 @@ class MemoryStore:
 _ITEM_COLS = "id, level, session_id, idx, t0, t1, text, clips, partial"
 
 
+def _forget_selection(c: Any, cutoff_wall: float) -> tuple[set[int], set[tuple[str, int]]]:
+    """Item ids to delete and the forgotten (session, clip index) pairs: every clip written
+    before the cutoff, every summary written before it or covering a forgotten clip."""
+    gone = c.execute(
+        "SELECT id, session_id, idx FROM items WHERE level = 'clip' AND written_wall < ?", (cutoff_wall,)
+    ).fetchall()
+    gone_clips = {(s, i) for _, s, i in gone}
+    ids = {r[0] for r in gone}
+    for iid, sid, clips in c.execute("SELECT id, session_id, clips FROM items WHERE level != 'clip'").fetchall():
+        if any((sid, ci) in gone_clips for ci in json.loads(clips)):
+            ids.add(iid)
+    ids.update(r[0] for r in c.execute(
+        "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
+    ).fetchall())
+    return ids, gone_clips
+
+
 def _scope_sql(session_id: str | None) -> str:
     return " AND v.t1 <= ?" + (" AND v.session_id = ?" if session_id is not None else "")
 
@@ -700,24 +745,6 @@ def _merge_nearest(a: Sequence[Any], b: Sequence[Any], k: int) -> list[Any]:
 
 def _item(r: Sequence[Any]) -> Item:
     return Item(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])), bool(r[8]))
-
-
-def _has_table(conn: Any, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
-
-
-def check_header(path: Path) -> None:
-    """A file that does not start like SQLite is reported, never opened (SQLite might rewrite it)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(len(SQLITE_HEADER))
-    except OSError as e:
-        raise StoreError(f"cannot read memory store {path}: {e.strerror}") from None
-    if head != SQLITE_HEADER:
-        raise StoreError(
-            f"memory store {path} is not an SQLite database (corrupt or overwritten); it was left untouched: "
-            "move it aside and restore a backup, or start over with another general.wearer"
-        )
 
 
 def _check_models(

@@ -3,6 +3,10 @@
 Each message carries its priority (Safety > answer > the rest: the firmware replaces a
 lower-priority line on screen) and how long to show it, from the time a wearer needs to
 read it. Delivery is acknowledged and resent by the link; `emit()` does not wait for it.
+
+In a replay faster than real time (`wait_for_glasses_s` > 0) the first message waits, once,
+for the glasses to connect, and says in one line when they do not; `drain()` (called by
+the pipeline when a run ends by itself) waits for the acknowledgements still due.
 """
 
 from __future__ import annotations
@@ -31,13 +35,26 @@ def display_duration_s(text: str, min_s: float = 3.0) -> float:
 class HudOutput:
     name = "hud"
 
-    def __init__(self, link: BridgeLink, *, min_duration_s: float = 3.0) -> None:
+    def __init__(
+        self,
+        link: BridgeLink,
+        *,
+        min_duration_s: float = 3.0,
+        wait_for_glasses_s: float = 0.0,
+        drain_s: float = 0.0,
+        where: str = "the configured bridge",
+    ) -> None:
         self.link = link
         self.min_duration_s = min_duration_s
+        self.wait_for_glasses_s = wait_for_glasses_s
+        self.drain_s = drain_s
+        self.where = where
         self.sent = 0
         self.not_connected = 0
         self.status_sent = 0
         self._status = ""
+        self._waited = False
+        self._said_absent = False  # the one line about absent glasses was logged
 
     async def _show_progress(self, decision: Decision) -> None:
         """The task tracker's "k/n step" as the lowest-priority line, when it changes."""
@@ -57,6 +74,15 @@ class HudOutput:
         await self._show_progress(decision)
         if not decision.speak or not decision.text.strip():
             return
+        if not self.link.connected and self.wait_for_glasses_s > 0 and not self._waited:
+            self._waited = True
+            if not await self.link.wait_connected(self.wait_for_glasses_s):
+                self._said_absent = True
+                log.warning(
+                    "HUD: no glasses connected on %s within %g s; decisions wait for them in the link "
+                    "(start the glasses or `edge-assist hud-emulator` first, or raise bridge.connect_wait_s)",
+                    self.where, self.wait_for_glasses_s,
+                )
         if not self.link.connected:
             # Still queued (acked messages wait for the glasses), but say why nothing shows.
             self.not_connected += 1
@@ -67,6 +93,14 @@ class HudOutput:
             duration_s=display_duration_s(decision.text, self.min_duration_s),
         )
         self.sent += 1
+
+    async def drain(self) -> None:
+        """Wait up to `drain_s` for the glasses to acknowledge what was sent."""
+        if self.drain_s <= 0 or not self.sent:
+            return
+        left = await self.link.flush(self.drain_s)
+        if left and not (self._said_absent and not self.link.connected):  # absent glasses: already said
+            log.warning("HUD: %d message(s) not acknowledged by the glasses on %s before the end", left, self.where)
 
     async def close(self) -> None:
         # The link belongs to the app (it also carries inbound questions): not closed here.

@@ -113,7 +113,7 @@ async def visual_path(
 ) -> None:
     res = await call_json(
         llm, clock, "visual rewrite", prompts.visual_messages(query=args.query), schemas.visual_rewrite_schema(),
-        lambda raw: " ".join(str(raw.get("looks_like", "")).split()), max_tokens=max_tokens,
+        lambda raw: " ".join(str(raw.get("looks_like", "")).split()), max_tokens=max_tokens, setting="",
     )
     # A failed rewrite still leaves the query itself, which the text tower can embed.
     description = res.value or args.query

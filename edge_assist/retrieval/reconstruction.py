@@ -107,7 +107,7 @@ async def reconstruct(
         schemas.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
         # One attempt: when it fails the captions themselves are handed on, which beats
         # spending a second, longer generation on the step's budget.
-        max_tokens=max_tokens, attempts=1,
+        max_tokens=max_tokens, attempts=1, setting="reasoner.reconstruction_max_tokens",
     )
     if not res.value:
         # The captions themselves are still evidence; losing them would be worse than no account.

@@ -26,9 +26,16 @@ class CaptionReplayStage:
         self.first_index = first_index
         self.on_progress = on_progress
         self.captions = 0
+        self.start_t = 0.0  # stream time this replay starts at (after what memory already holds)
 
     async def run(self) -> None:
-        # Resume: clips already in memory (an earlier, interrupted replay) are not replayed.
+        # Resume: clips already in memory (an earlier, interrupted replay) are not replayed,
+        # and their stream time is not waited through either: the clock jumps to where
+        # memory ends, so a --realtime resume paces only what is new.
+        held = min(self.first_index, len(self.stream.captions))
+        if held > 0:
+            self.start_t = max(line.t1 for line in self.stream.captions[:held])
+            self.clock.skip_to(self.start_t)
         for index, line in enumerate(self.stream.captions):
             if index < self.first_index:
                 continue

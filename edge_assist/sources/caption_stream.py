@@ -13,6 +13,7 @@ reported with its line number before anything is written to memory.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,27 @@ def _bad(path: Path, line: int, what: str) -> SourceError:
     return SourceError(f"{path}:{line}: {what}; fix or remove that line (format: one {{\"t0\", \"t1\", \"text\"}} per line)")
 
 
+def non_finite(value: Any, where: str = "") -> str | None:
+    """The key path of the first NaN or infinite number in a parsed JSON value, else None.
+
+    Python's json accepts NaN, Infinity and -Infinity (and 1e999 overflows to inf); a
+    non-finite time would never come round on a clock, so it is refused at the door.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "value"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = non_finite(v, f"{where}.{k}" if where else str(k))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = non_finite(v, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, Any]]:
     captions: list[CaptionLine] = []
     meta: dict[str, Any] = {}
@@ -64,6 +86,9 @@ def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, An
             raise _bad(path, n, f"not valid JSON ({e.msg}; truncated file?)") from None
         if not isinstance(obj, dict):
             raise _bad(path, n, "expected a JSON object")
+        bad_key = non_finite(obj)
+        if bad_key:
+            raise _bad(path, n, f"{bad_key} is not a finite number (NaN or infinity)")
         if "meta" in obj and not captions:
             if not isinstance(obj["meta"], dict):
                 raise _bad(path, n, "'meta' must be an object")
@@ -82,6 +107,9 @@ def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, An
 
 
 def _checked(path: Path, n: int, t0: float, t1: float, text: str, before: list[CaptionLine]) -> CaptionLine:
+    if not (math.isfinite(t0) and math.isfinite(t1)):
+        # Also a number given as a string ("nan", "inf"), which float() accepts.
+        raise _bad(path, n, f"time window {t0}..{t1} is not made of finite numbers")
     if t0 < 0 or t1 < t0:
         raise _bad(path, n, f"time window {t0}..{t1} is not 0 <= t0 <= t1")
     if before and t0 < before[-1].t0:
