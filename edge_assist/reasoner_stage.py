@@ -1,7 +1,13 @@
 """Stage: one step per caption (or per wearer question) through the Assistant.
 
 Captions fan out to the memory writer first (its queue makes us wait only when it is
-full) and then become a step: the current caption, the last few captions, the latest
+full) and then become a step. With `memory_lockstep` (replay on a virtual clock) the step
+waits until the writer has ingested its caption (stored it, updated the graph, written
+every roll-up whose window the stream has now passed) and no earlier step is still
+reading memory: memory changes only at fixed points of stream time, so two replays of
+one recording send the same model requests and reach the same decisions. Live, memory is
+written in the background and a step reads whatever is there (never anything after t).
+A step then gets: the current caption, the last few captions, the latest
 activity summary and the task context go to the assistant; its decision goes to every
 output. A wearer's question skips the line: it is served before the next caption.
 """
@@ -101,6 +107,7 @@ class ReasonerStage:
         gate: SearchGate | None = None,
         scheduler: Scheduler | None = None,
         on_decision: Callable[[Decision], None] | None = None,
+        memory_lockstep: bool = False,
     ) -> None:
         self.clock = clock
         self.assistant = assistant
@@ -112,6 +119,7 @@ class ReasonerStage:
         self.scheduler = scheduler
         self.gate = gate if gate is not None else scheduler
         self.on_decision = on_decision
+        self.memory_lockstep = memory_lockstep
         self._recent: collections.deque[Caption] = collections.deque(maxlen=max(recent_n, 1))
         self._recent_n = recent_n
         self._last: Caption | None = None
@@ -224,7 +232,13 @@ class ReasonerStage:
                     self._launch(self._context(caption, item))
                     continue
                 if self.memory_inbox is not None:
-                    await self.memory_inbox.put(item)
+                    if self.memory_lockstep:
+                        # Nothing may read memory while it changes, and the step sees it settled.
+                        await self._reap(below=1)
+                        await self.memory_inbox.put(item)
+                        await self.memory_inbox.join()
+                    else:
+                        await self.memory_inbox.put(item)
                 ctx = self._context(item)
                 self._recent.append(item)
                 self._last = item
