@@ -124,6 +124,7 @@ class ReasonerStage:
         self._recent_n = recent_n
         self._last: Caption | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._failed: list[BaseException] = []  # steps that raised, re-raised by the next _reap
         self._seq = 0
         self.steps = 0
         self.step_latencies_s: list[float] = []
@@ -195,14 +196,22 @@ class ReasonerStage:
         self._seq += 1
         task = asyncio.create_task(self._step(ctx, deferred=deferred), name=f"step-{self._seq}")
         self._in_flight.add(task)
-        task.add_done_callback(self._in_flight.discard)
+        task.add_done_callback(self._step_done)
+
+    def _step_done(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        # Collected here, not only in _reap: a step may end while nobody waits on it.
+        if not task.cancelled() and task.exception() is not None:
+            self._failed.append(task.exception())  # type: ignore[arg-type]
 
     async def _reap(self, *, below: int) -> None:
         """Wait until fewer than `below` steps are in flight; re-raise a step's failure."""
-        while len(self._in_flight) >= below:
-            done, _ = await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                task.result()
+        while True:
+            if self._failed:
+                raise self._failed.pop(0)
+            if len(self._in_flight) < below:
+                return
+            await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
 
     async def _run_deferred_when_idle(self) -> None:
         while self.scheduler is not None and self.scheduler.deferred and not self._in_flight and self.inbox.qsize() == 0:

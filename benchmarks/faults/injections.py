@@ -64,6 +64,11 @@ def _cli(args: list[str], *, limit_bytes: int | None = None, timeout_s: float = 
     )
 
 
+def _problems(stderr: str) -> list[str]:
+    """stderr less the progress line every replay prints ("replaying X (N captions, ...)")."""
+    return [x for x in stderr.splitlines() if x.strip() and not x.startswith("replaying ")]
+
+
 def _last_lines(text: str, n: int = 3) -> list[str]:
     return [x for x in text.strip().splitlines() if x.strip()][-n:]
 
@@ -96,7 +101,7 @@ def full_disk(work: Path, *, limit_bytes: int = 1_900_000) -> dict[str, Any]:
 
     total = len(load_caption_stream(stream).captions)
     check = _consistency(data)
-    err = [x for x in first.stderr.splitlines() if x.strip()]
+    err = _problems(first.stderr)
     one_line = len(err) == 1 and err[0].startswith("edge-assist: error:") and "Traceback" not in first.stderr
     held = first.returncode != 0 and one_line and second.returncode == 0 and check["ok"] and check["clips"] == total
     return {
@@ -154,7 +159,7 @@ def model_disappears(work: Path) -> dict[str, Any]:
     during = {"exit_code": proc.returncode, "clips_stored_when_deleted": deleted_at, "clips_at_end": stored_clips(data),
               "stderr_tail": _last_lines(err)}
     again = _cli(args)
-    err2 = [x for x in again.stderr.splitlines() if x.strip()]
+    err2 = _problems(again.stderr)
     one_line = len(err2) == 1 and err2[0].startswith("edge-assist: error:") and "fault-llm" in err2[0]
     from edge_assist.sources.caption_stream import load_caption_stream
 
@@ -399,7 +404,9 @@ async def _glasses_link() -> dict[str, Any]:
         await g.close()  # the glasses go out of range
         loop = asyncio.get_running_loop()
         end = loop.time() + 5
-        while link.connected and loop.time() < end:
+        while link.connected:  # the host notices by its heartbeat timeout
+            if loop.time() > end:
+                raise AssertionError("the host never noticed the glasses were gone")
             await asyncio.sleep(0.02)
         during = [await link.send_hud(f"while away {i}", priority=1, duration_s=3) for i in range(3)]
         g2 = FakeGlasses(UdpTransport("127.0.0.1", port, mode="client"), key, timing=fast)

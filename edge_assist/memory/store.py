@@ -252,7 +252,10 @@ class MemoryStore:
                     try:
                         conn.execute("COMMIT")
                     except self.store._errors as e:
-                        conn.execute("ROLLBACK")
+                        try:
+                            conn.execute("ROLLBACK")
+                        except self.store._errors:
+                            pass  # a failed COMMIT (disk full) may have rolled back already
                         raise self.store._translate(e) from None
                 else:
                     try:
@@ -276,6 +279,12 @@ class MemoryStore:
             return StoreError(
                 f"memory store {self.path} is full ({msg}); ingest stopped and nothing already stored was lost: "
                 "free disk space or raise memory.max_store_mb, then restart to resume"
+            )
+        if "disk I/O error" in msg:
+            # EFBIG, ENOSPC on the WAL or a failing card: the same advice, nothing committed is lost.
+            return StoreError(
+                f"memory store {self.path} cannot be written ({msg}): the disk is full or failing; ingest stopped "
+                "and nothing already stored was lost: free disk space or check the disk, then restart to resume"
             )
         if "locked" in msg or "busy" in msg:
             return StoreError(f"memory store {self.path} is busy ({msg}); is another edge-assist using this wearer?")
