@@ -58,6 +58,6 @@ def test_model_file_that_disappears(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_kill_loop_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    r = kill_loop(tmp_path, kills=4, seed=5, min_s=4.0, max_s=20.0, recordings=1)
+    r = kill_loop(tmp_path, kills=4, seed=5, recordings=1)
     assert r["kills"] >= 1, r
     assert r["held"], r

@@ -1,7 +1,9 @@
 """kill -9 at random points of ingest, N times, then a run to the end: what survived.
 
 Each round starts `edge-assist replay` (the real CLI, real models and stores) on one
-caption stream in the same memory directory, lets it run a random time and SIGKILLs it.
+caption stream in the same memory directory, waits until it has stored a new caption (so
+the kill lands in ingest, not in model loading), lets it run a further random time and
+SIGKILLs it: mid-transaction, mid-LLM call, mid-roll-up or mid-graph write, wherever it is.
 The next round resumes where memory ends. After the last kill one run goes to the end.
 Then the memory is opened and checked (`Memory.consistency`): every caption stored once,
 every item with its vector and every vector with its item, the graph holding exactly the
@@ -81,7 +83,7 @@ def _start(stream: Path, data_dir: Path, log: Path) -> subprocess.Popen[bytes]:
 
 
 def kill_loop(
-    work: Path, *, kills: int, seed: int, min_s: float = 3.0, max_s: float = 30.0, recordings: int = 3,
+    work: Path, *, kills: int, seed: int, min_s: float = 0.0, max_s: float = 8.0, recordings: int = 3,
     final_timeout_s: float = 3600.0,
 ) -> dict[str, Any]:
     """Run the loop in `work`; returns what was injected and what held."""
@@ -99,6 +101,9 @@ def kill_loop(
         delay = rng.uniform(min_s, max_s)
         proc = _start(stream, data_dir, log)
         started = time.monotonic()
+        while proc.poll() is None and stored_clips(data_dir) <= before:
+            time.sleep(0.05)
+        ingesting = time.monotonic()
         try:
             proc.wait(timeout=delay)
             ended = f"exited by itself ({proc.returncode})"
@@ -106,7 +111,8 @@ def kill_loop(
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             ended = "SIGKILL"
-        rounds.append({"round": n + 1, "after_s": round(time.monotonic() - started, 2), "ended": ended,
+        rounds.append({"round": n + 1, "first_new_clip_after_s": round(ingesting - started, 2),
+                       "killed_after_further_s": round(time.monotonic() - ingesting, 2), "ended": ended,
                        "clips_before": before, "clips_after": stored_clips(data_dir)})
     proc = _start(stream, data_dir, log)
     final_rc = proc.wait(timeout=final_timeout_s)
@@ -120,17 +126,22 @@ def kill_loop(
         sid = load_caption_stream(stream).session_id
         indices = [c.index for c in mem.captions(sid, list(range(captions + 5)))]
     killed = sum(1 for r in rounds if r["ended"] == "SIGKILL")
+    # What the restarted runs said (their stderr): a warning on resume is expected, a traceback never.
+    said = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if x.strip() and not x.startswith("replaying ")] if log.exists() else []
     result = {
         "captions_in_stream": captions,
         "kills": killed,
         "rounds": rounds,
         "final_exit_code": final_rc,
+        "run_output_lines": said[-20:],
+        "tracebacks": sum("Traceback" in x for x in said),
         "consistency": check,
         "clip_indices_ok": indices == list(range(captions)),
         "no_clip_lost": check["clips"] == captions and indices == list(range(captions)),
         "none_duplicated": check["duplicates"] == 0,
         "graph_and_vectors_consistent": check["ok"] and check["graph_pending"] == 0,
     }
-    result["held"] = bool(final_rc == 0 and result["no_clip_lost"] and result["none_duplicated"]
+    result["held"] = bool(final_rc == 0 and result["tracebacks"] == 0 and result["no_clip_lost"] and result["none_duplicated"]
                           and result["graph_and_vectors_consistent"])
     return result

@@ -26,7 +26,8 @@ def _kill(work: Path, kills: int, seed: int) -> dict[str, Any]:
     r = kill_loop(work, kills=kills, seed=seed)
     return {
         "fault": f"kill -9 at random points of ingest, {r['kills']} times",
-        "injected": f"SIGKILL to `edge-assist replay` after a random 3-30 s, {r['kills']} rounds, then a run to the end",
+        "injected": f"SIGKILL to `edge-assist replay` 0-8 s (random) after it stored a new caption, {r['kills']} rounds, "
+        "then a run to the end",
         "log_lines": [],
         "outcome": r,
         "held": r["held"],
@@ -99,9 +100,10 @@ def report(command: str, results: dict[str, Any]) -> str:
             json.dumps(kill["consistency"], indent=1),
             "```",
             "",
-            "| round | killed after (s) | clips before | clips after |",
-            "|---|---|---|---|",
-            *[f"| {r['round']} | {r['after_s']} | {r['clips_before']} | {r['clips_after']} |" for r in kill["rounds"]],
+            "| round | first new clip after (s) | killed after a further (s) | clips before | clips after |",
+            "|---|---|---|---|---|",
+            *[f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} | {r['clips_before']} "
+              f"| {r['clips_after']} |" for r in kill["rounds"]],
         ]
     return "\n".join(lines) + "\n"
 
