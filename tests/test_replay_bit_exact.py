@@ -69,8 +69,8 @@ def test_two_replays_send_the_same_requests_and_decide_the_same(tmp_path: Path) 
     first = replay_once(tmp_path / "a")
     second = replay_once(tmp_path / "b")
     requests, decisions, levels = first
-    assert levels.get("activity", 0) >= 2 and levels.get("session", 0) >= 2, levels  # roll-ups happened
-    assert len(requests) > len(decisions) >= CAPTIONS  # memory and reasoner requests both recorded
     assert second[0] == requests  # the same requests, in the same order
     assert second[1] == decisions  # the same decisions, byte for byte
     assert second[2] == levels
+    assert len(requests) > len(decisions) == CAPTIONS  # memory and reasoner requests both recorded
+    assert levels.get("activity", 0) >= 2 and levels.get("session", 0) >= 1, levels  # roll-ups happened
