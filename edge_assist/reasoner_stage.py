@@ -7,9 +7,8 @@ every roll-up whose window the stream has now passed) and no earlier step is sti
 reading memory: memory changes only at fixed points of stream time, so two replays of
 one recording send the same model requests and reach the same decisions. Live, memory is
 written in the background and a step reads whatever is there (never anything after t).
-A step then gets: the current caption, the last few captions, the latest
-activity summary and the task context go to the assistant; its decision goes to every
-output. A wearer's question skips the line: it is served before the next caption.
+In a step the current caption, the last few captions, the latest activity summary and
+the task context go to the assistant; its decision goes to every output. A wearer's question skips the line: it is served before the next caption.
 """
 
 from __future__ import annotations

@@ -44,7 +44,8 @@ def test_wall_clock_set_back_keeps_the_order_of_sessions(tmp_path: Path) -> None
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_full_disk_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
-    r = injections.full_disk(tmp_path)
+    # A limit below the store's first vector chunk: the very first caption hits the full disk.
+    r = injections.full_disk(tmp_path, limit_bytes=1_000_000, recordings=1)
     assert r["held"], r
 
 

@@ -85,14 +85,16 @@ def _consistency(data_dir: Path) -> dict[str, Any]:
 # -- a full disk ------------------------------------------------------------------------------
 
 
-def full_disk(work: Path, *, limit_bytes: int = 1_900_000) -> dict[str, Any]:
+def full_disk(work: Path, *, limit_bytes: int = 1_900_000, recordings: int = 3) -> dict[str, Any]:
     """Replay under a file-size limit (RLIMIT_FSIZE): every write past it fails with EFBIG.
 
     Then the limit is lifted and the same replay is started again: it must resume and end
-    with every caption stored once and the stores consistent.
+    with every caption stored once and the stores consistent. The store's first vector
+    chunk makes its file about 1.7 MB at once; at 1.9 MB the limit is reached mid-stream,
+    by the write-ahead log, after about two dozen captions.
     """
     work.mkdir(parents=True, exist_ok=True)
-    stream = stitched_stream(work / "stream.jsonl", 1)
+    stream = stitched_stream(work / "stream.jsonl", recordings)
     data = work / "data"
     first = _cli(["replay", str(stream), "--no-progress", *overrides(data)], limit_bytes=limit_bytes)
     at_stop = stored_clips(data)

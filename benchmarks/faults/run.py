@@ -67,18 +67,26 @@ def main(argv: list[str] | None = None) -> int:
         results[name] = r
         print(f"{name}: {'held' if r['held'] else 'DID NOT HOLD'} ({r['wall_s']} s): {r['how_it_ended']}", flush=True)
     command = "python -m benchmarks.faults.run " + " ".join(argv if argv is not None else sys.argv[1:])
+    for r in results.values():
+        r["command"] = command
     out = Path(args.out)
-    results_io.write(out / "results.json", {"command": command, "machine": results_io.machine(), "faults": results})
-    (out / "report.md").write_text(report(command, results), encoding="utf-8")
+    # A run of some faults (--only) updates their entries and keeps the others'.
+    previous = out / "results.json"
+    merged = json.loads(previous.read_text(encoding="utf-8"))["faults"] if previous.exists() else {}
+    merged.update(results)
+    commands = sorted({r.get("command", command) for r in merged.values()})
+    results_io.write(previous, {"commands": commands, "machine": results_io.machine(), "faults": merged})
+    (out / "report.md").write_text(report(commands, merged), encoding="utf-8")
     print(f"wrote {out}/results.json and report.md")
     return 0 if all(r["held"] for r in results.values()) else 1
 
 
-def report(command: str, results: dict[str, Any]) -> str:
+def report(commands: list[str], results: dict[str, Any]) -> str:
     lines = [
         "# Fault injection",
         "",
-        f"Command: `{command}` (on {time.strftime('%Y-%m-%d')}; details in `results.json`).",
+        "Made by " + ", ".join(f"`{c}`" for c in commands) + f" (last on {time.strftime('%Y-%m-%d')}; each fault's "
+        "command and every detail in `results.json`).",
         "",
         "| fault | injected | held | how it ended | log line(s) |",
         "|---|---|---|---|---|",
