@@ -122,6 +122,12 @@ class Pipeline:
         self.stats_interval_s = stats_interval_s
         self.extra_tasks = list(extra_tasks)
         self.on_progress = on_progress
+        # Replay on a virtual clock is bit-exact: memory is written at fixed points of stream
+        # time (each caption's ingest, roll-ups included, completes before its step), and
+        # search budgets follow stream time instead of measured compute time.
+        self.memory_lockstep = isinstance(clock, VirtualClock) and memory_writer is not None
+        if isinstance(clock, VirtualClock) and scheduler is not None:
+            scheduler.use_stream_time(clock.now)
         self.decisions: list[Decision] = []
         self.stats = RunStats(session_id=self.session_id)
         self.inbox = StepInbox(STEP_QUEUE)
@@ -220,6 +226,7 @@ class Pipeline:
             gate=self.gate,
             scheduler=self.scheduler,
             on_decision=self._record,
+            memory_lockstep=self.memory_lockstep,
         )
 
         camera = segmenter = captioner_stage = replay = None

@@ -359,6 +359,13 @@ def _section_types() -> dict[str, type]:
     return {name: hints[name] for name in SECTIONS}
 
 
+def _finite(v: int | float) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int beyond any float
+        return False
+
+
 def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
     origin = get_origin(typ)
     if typ is bool:
@@ -373,12 +380,14 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
     elif typ is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"config key '{key}' must be a number, got {value!r}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            value = math.inf
         if not math.isfinite(value):
-            # TOML has nan and inf; no setting means either, and a range check lets nan through.
             raise ConfigError(f"config key '{key}' must be a finite number, got {value!r}")
     elif typ is str:
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 10**18:
             value = str(value)  # a device index written as a number
         if not isinstance(value, str):
             raise ConfigError(f"config key '{key}' must be a string, got {value!r}")
@@ -388,9 +397,7 @@ def _coerce(key: str, value: Any, typ: Any, meta: dict[str, Any]) -> Any:
         # A table merges into the declared defaults, so one cooldown can be changed alone.
         out = dict(meta.get("default") or {})
         for k, v in value.items():
-            if isinstance(v, bool) or not isinstance(v, int | float):
-                raise ConfigError(f"config key '{key}.{k}' must be a number, got {v!r}")
-            if not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, int | float) or not _finite(v):
                 raise ConfigError(f"config key '{key}.{k}' must be a finite number, got {v!r}")
             if v < 0:
                 raise ConfigError(f"config key '{key}.{k}' must be >= 0, got {v!r}")
@@ -478,12 +485,22 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         if not p.exists():
             raise ConfigError(f"config file {p} does not exist; run `edge-assist config show --defaults > {p}` to make one")
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"config file {p} is not valid TOML: {e}") from None
+            text = p.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(f"cannot read config file {p}: {e}") from None
-        origin = str(p.resolve())
+        return parse_config_text(text, overrides, str(p.resolve()))
+    return build_config(data, overrides, origin)
+
+
+def parse_config_text(text: str, overrides: dict[str, Any] | None = None, origin: str = "") -> Config:
+    """A config from TOML text (what `load_config` reads from its file); ConfigError on anything wrong."""
+    where = origin or "config text"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file {where} is not valid TOML: {e}") from None
+    except (ValueError, RecursionError):  # tomllib's own: an integer of thousands of digits, nesting too deep
+        raise ConfigError(f"config file {where} is not a config: a number too long or nesting too deep") from None
     return build_config(data, overrides, origin)
 
 

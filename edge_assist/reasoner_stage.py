@@ -1,9 +1,14 @@
 """Stage: one step per caption (or per wearer question) through the Assistant.
 
 Captions fan out to the memory writer first (its queue makes us wait only when it is
-full) and then become a step: the current caption, the last few captions, the latest
-activity summary and the task context go to the assistant; its decision goes to every
-output. A wearer's question skips the line: it is served before the next caption.
+full) and then become a step. With `memory_lockstep` (replay on a virtual clock) the step
+waits until the writer has ingested its caption (stored it, updated the graph, written
+every roll-up whose window the stream has now passed) and no earlier step is still
+reading memory: memory changes only at fixed points of stream time, so two replays of
+one recording send the same model requests and reach the same decisions. Live, memory is
+written in the background and a step reads whatever is there (never anything after t).
+In a step the current caption, the last few captions, the latest activity summary and
+the task context go to the assistant; its decision goes to every output. A wearer's question skips the line: it is served before the next caption.
 """
 
 from __future__ import annotations
@@ -102,6 +107,7 @@ class ReasonerStage:
         gate: SearchGate | None = None,
         scheduler: Scheduler | None = None,
         on_decision: Callable[[Decision], None] | None = None,
+        memory_lockstep: bool = False,
     ) -> None:
         self.clock = clock
         self.assistant = assistant
@@ -114,10 +120,12 @@ class ReasonerStage:
         self.scheduler = scheduler
         self.gate = gate if gate is not None else scheduler
         self.on_decision = on_decision
+        self.memory_lockstep = memory_lockstep
         self._recent: collections.deque[Caption] = collections.deque(maxlen=max(recent_n, 1))
         self._recent_n = recent_n
         self._last: Caption | None = None
         self._in_flight: set[asyncio.Task[None]] = set()
+        self._failed: list[BaseException] = []  # steps that raised, re-raised by the next _reap
         self._seq = 0
         self.steps = 0
         self.step_latencies_s: list[float] = []
@@ -190,14 +198,22 @@ class ReasonerStage:
         self._seq += 1
         task = asyncio.create_task(self._step(ctx, deferred=deferred), name=f"step-{self._seq}")
         self._in_flight.add(task)
-        task.add_done_callback(self._in_flight.discard)
+        task.add_done_callback(self._step_done)
+
+    def _step_done(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        # Collected here, not only in _reap: a step may end while nobody waits on it.
+        if not task.cancelled() and task.exception() is not None:
+            self._failed.append(task.exception())  # type: ignore[arg-type]
 
     async def _reap(self, *, below: int) -> None:
         """Wait until fewer than `below` steps are in flight; re-raise a step's failure."""
-        while len(self._in_flight) >= below:
-            done, _ = await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                task.result()
+        while True:
+            if self._failed:
+                raise self._failed.pop(0)
+            if len(self._in_flight) < below:
+                return
+            await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
 
     async def _run_deferred_when_idle(self) -> None:
         while self.scheduler is not None and self.scheduler.deferred and not self._in_flight and self.inbox.qsize() == 0:
@@ -227,7 +243,13 @@ class ReasonerStage:
                     self._launch(self._context(caption, item))
                     continue
                 if self.memory_inbox is not None:
-                    await self.memory_inbox.put(item)
+                    if self.memory_lockstep:
+                        # Nothing may read memory while it changes, and the step sees it settled.
+                        await self._reap(below=1)
+                        await self.memory_inbox.put(item)
+                        await self.memory_inbox.join()
+                    else:
+                        await self.memory_inbox.put(item)
                 ctx = self._context(item)
                 self._recent.append(item)
                 self._last = item

@@ -243,13 +243,16 @@ class ScheduledVLM:
 @dataclass
 class StepBudget:
     total_s: float
-    started: float  # perf_counter() at the end of the clip
+    started: float  # timer() at the end of the clip
     is_query: bool = False
     plan_note: str = ""
     deferred: bool = False
+    # perf_counter live; the virtual clock's now() in a replay (see Scheduler.use_stream_time).
+    timer: Callable[[], float] = field(default=time.perf_counter, repr=False, compare=False)
+    wall_started: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
     def elapsed_s(self) -> float:
-        return time.perf_counter() - self.started
+        return self.timer() - self.started
 
     def remaining_s(self) -> float:
         return self.total_s - self.elapsed_s()
@@ -301,6 +304,20 @@ class Scheduler:
         self.counters = {"steps": 0, "granted": 0, "degraded": 0, "deferred": 0, "deferred_run": 0, "preempted_steps": 0, "over_budget": 0}
         self.deferred: deque[StepContext] = deque(maxlen=16)
         self.overhead_s = 0.0  # time spent inside the scheduler's own decisions
+        self._timer: Callable[[], float] = time.perf_counter
+        self._learn = True  # replace the estimates by measured section costs
+
+    def use_stream_time(self, now: Callable[[], float]) -> None:
+        """Price searches in stream time, with fixed estimates: what a replay on a virtual clock needs.
+
+        Measured compute times differ from run to run, so a plan priced with them (degrade,
+        defer) would make two replays of the same recording send different model requests.
+        On a virtual clock compute costs no stream time; budgets then follow stream time
+        (scripted delays in tests still count) and the configured estimates. Measurements
+        still go to the statistics.
+        """
+        self._timer = now
+        self._learn = False
 
     # -- device state ------------------------------------------------------------------
     def update_device(self, budget_factor: float) -> None:
@@ -314,10 +331,15 @@ class Scheduler:
 
     # -- steps -------------------------------------------------------------------------
     def new_step(self, ctx: StepContext, *, caption_latency_s: float = 0.0) -> StepBudget:
+        wall_started = time.perf_counter() - caption_latency_s
+        # A caption's latency is measured wall time: part of a live step, not of stream time.
+        started = wall_started if self._timer is time.perf_counter else self._timer()
         return StepBudget(
             total_s=self.budget_s(),
-            started=time.perf_counter() - caption_latency_s,
+            started=started,
             is_query=ctx.query is not None,
+            timer=self._timer,
+            wall_started=wall_started,
         )
 
     def record(self, section: str, seconds: float) -> None:
@@ -328,11 +350,11 @@ class Scheduler:
         self.counters["steps"] += 1
         for name, seconds in timings.items():
             self.record(name, seconds)
-            if name in self.estimates and seconds > 0:
+            if self._learn and name in self.estimates and seconds > 0:
                 self.estimates[name] = (1 - EMA_WEIGHT) * self.estimates[name] + EMA_WEIGHT * seconds
-        elapsed = budget.elapsed_s()
-        self.record("step", elapsed)
-        if elapsed > budget.total_s:
+        # The histogram is about the device (wall time); the budget about the step's own timer.
+        self.record("step", time.perf_counter() - budget.wall_started)
+        if budget.elapsed_s() > budget.total_s:
             self.counters["over_budget"] += 1
         self.overhead_s += time.perf_counter() - t0
 

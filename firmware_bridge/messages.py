@@ -26,6 +26,8 @@ def _load(payload: bytes) -> dict[str, Any]:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"not JSON: {e}") from None
+    except RecursionError:  # "[[[[..." a thousand deep still fits one payload
+        raise ValueError("not JSON: nesting too deep") from None
     if not isinstance(obj, dict):
         raise ValueError("payload must be a JSON object")
     return obj
@@ -35,9 +37,15 @@ def _number(obj: dict[str, Any], key: str, default: float | None = None) -> floa
     v = obj.get(key, default)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+    if isinstance(v, bool) or not isinstance(v, int | float):
         raise ValueError(f"{key} must be a number")
-    return float(v)
+    try:
+        f = float(v)
+    except OverflowError:  # an integer beyond any float
+        f = math.inf
+    if not math.isfinite(f):
+        raise ValueError(f"{key} must be a finite number")
+    return f
 
 
 def _text(obj: dict[str, Any], key: str) -> str:

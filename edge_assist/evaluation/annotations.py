@@ -14,6 +14,7 @@ is scored. Only an unreadable file is an `EdgeAssistError`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -105,6 +106,21 @@ def _clock_seconds(day: str | None, hh: str, mm: str, ss: str | None, default_da
 
 def parse_window(value: Any) -> tuple[float, float]:
     """A time window as (t0, t1) seconds; raises ValueError with the reason."""
+    try:
+        t0, t1 = _parse_window(value)
+    except OverflowError:
+        raise ValueError(f"time window {_short(value)} is out of range") from None
+    if not (math.isfinite(t0) and math.isfinite(t1)):
+        raise ValueError(f"time window {_short(value)} is not finite")
+    return t0, t1
+
+
+def _short(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _parse_window(value: Any) -> tuple[float, float]:
     if isinstance(value, list | tuple) and len(value) == 2:
         try:
             t0, t1 = float(value[0]), float(value[1])
@@ -162,8 +178,8 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
     if stripped.startswith("["):
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise AnnotationError(f"{path} is not valid JSON ({e}); fix it or write one record per line") from None
+        except (ValueError, RecursionError) as e:  # also a number too long, nesting too deep
+            raise AnnotationError(f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line") from None
         yield from enumerate(doc, start=1)
         return
     if stripped.startswith("{") and "\n{" not in stripped.rstrip():
@@ -171,8 +187,8 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
         # (EgoServe groups annotations per video).
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise AnnotationError(f"{path} is not valid JSON ({e}); fix it or write one record per line") from None
+        except (ValueError, RecursionError) as e:  # also a number too long, nesting too deep
+            raise AnnotationError(f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line") from None
         if isinstance(doc, dict) and not _looks_like_record(doc):
             pos = 0
             for key, value in doc.items():
@@ -189,9 +205,16 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield n, json.loads(line)
-        except json.JSONDecodeError as e:
-            yield n, ValueError(f"not valid JSON ({e.msg})")
+            rec = json.loads(line)
+        except (ValueError, RecursionError) as e:
+            rec = ValueError(f"not valid JSON ({_why(e)})")
+        yield n, rec
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, json.JSONDecodeError):
+        return e.msg
+    return "nesting too deep" if isinstance(e, RecursionError) else "a number too long"
 
 
 def _looks_like_record(d: dict[str, Any]) -> bool:

@@ -235,6 +235,11 @@ class EntityGraph:
         with self._lock:
             return [(r[0], r[1], r[2]) for r in self._q(cypher.ALL_ENTITIES)]
 
+    def clip_keys(self) -> list[tuple[str, int]]:
+        """(session, clip index) of every clip the graph holds: the consistency check reads it."""
+        with self._lock:
+            return [(str(s), int(i)) for s, i in self._q(cypher.ALL_CLIPS)]
+
     def counts(self) -> dict[str, int]:
         with self._lock:
             return {

@@ -78,6 +78,24 @@ class Paths:
         return cls(Path(f"{base}.sqlite"), Path(f"{base}.kuzu"), Path(f"{base}.keyframes"))
 
 
+def usable_keyframes(caption: Caption) -> list[Any]:
+    """The caption's keyframes that are images (H x W x 3 uint8); a corrupt one is left out, logged.
+
+    A broken frame from the camera costs that picture, never the caption nor the run.
+    """
+    out = []
+    for k, kf in enumerate(caption.keyframes):
+        img = kf.image
+        if (isinstance(img, np.ndarray) and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+                and img.shape[0] > 0 and img.shape[1] > 0):
+            out.append(kf)
+        else:
+            what = f"{img.dtype} {img.shape}" if isinstance(img, np.ndarray) else type(img).__name__
+            log.warning("keyframe %d of clip %d of %s is corrupt (%s); the caption is stored without it",
+                        k, caption.index, caption.session_id, what)
+    return out
+
+
 def check_windows(cfg: Config) -> Windows:
     clip_s, act_s, ses_s = cfg.memory_windows_s
     ratio = ses_s / act_s
@@ -244,13 +262,14 @@ class Memory:
         self.store.session_windows(caption.session_id, self.windows)
         vector = enc.encode([text])[0]
         rows: list[KeyframeRow] = []
-        if caption.keyframes:
+        keyframes = usable_keyframes(caption)
+        if keyframes:
             vecs = (
-                self.image_encoder.encode_images([kf.image for kf in caption.keyframes])
+                self.image_encoder.encode_images([kf.image for kf in keyframes])
                 if self.image_encoder is not None
                 else None
             )
-            for k, kf in enumerate(caption.keyframes):
+            for k, kf in enumerate(keyframes):
                 path, nbytes = self.keyframes.save(caption.session_id, caption.index, k, kf.image)
                 rows.append(KeyframeRow(k, kf.stream_t, path, nbytes, None if vecs is None else vecs[k]))
         return self.store.add_clip(
@@ -435,9 +454,41 @@ class Memory:
             img = KeyframeFiles.load(p)
             if img is not None:
                 out.append(img)
+            else:
+                # Reconstruction goes on from the caption text; say why the picture is missing.
+                log.warning("keyframe %s of clip %d of %s is missing or corrupt; using the caption only",
+                            p, clip_index, session_id)
         return out
 
     # -- administration ----------------------------------------------------------------
+    def consistency(self) -> dict[str, Any]:
+        """Store, vectors and graph against each other, as a kill may have left them.
+
+        `ok` holds when no (session, level, index) is stored twice, every item has its
+        vector and every vector its item, every clip the store marks as applied is in the
+        graph, and the graph holds no clip the store lacks. Clips not yet applied
+        (`graph_pending`) are allowed: the next open or `catch_up` applies them.
+        """
+        from edge_assist.memory.store import integrity_rows
+
+        rows = integrity_rows(self.store)
+        stored = {(s, i) for s, i, _ in rows["clips"]}
+        applied = {(s, i) for s, i, g in rows["clips"] if g}
+        in_graph = set(self.graph.clip_keys())
+        out = {
+            "clips": len(stored),
+            "levels": rows["levels"],
+            "duplicates": len(rows["duplicates"]),
+            "items_without_vector": int(rows["items_without_vector"]),
+            "vectors_without_item": int(rows["vectors_without_item"]),
+            "graph_missing": len(applied - in_graph),
+            "graph_orphans": len(in_graph - stored),
+            "graph_pending": len(self.store.pending_graph()),
+        }
+        out["ok"] = not any(out[k] for k in ("duplicates", "items_without_vector", "vectors_without_item",
+                                             "graph_missing", "graph_orphans"))
+        return out
+
     def stats(self) -> dict[str, Any]:
         s = self.store.stats()
         s["graph"] = self.graph.counts()

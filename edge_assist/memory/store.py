@@ -277,7 +277,10 @@ class MemoryStore:
                     try:
                         conn.execute("COMMIT")
                     except self.store._errors as e:
-                        conn.execute("ROLLBACK")
+                        try:
+                            conn.execute("ROLLBACK")
+                        except self.store._errors:
+                            pass  # a failed COMMIT (disk full) may have rolled back already
                         raise self.store._translate(e) from None
                 else:
                     try:
@@ -301,6 +304,12 @@ class MemoryStore:
             return StoreError(
                 f"memory store {self.path} is full ({msg}); ingest stopped and nothing already stored was lost: "
                 "free disk space or raise memory.max_store_mb, then restart to resume"
+            )
+        if "disk I/O error" in msg:
+            # EFBIG, ENOSPC on the WAL or a failing card: the same advice, nothing committed is lost.
+            return StoreError(
+                f"memory store {self.path} cannot be written ({msg}): the disk is full or failing; ingest stopped "
+                "and nothing already stored was lost: free disk space or check the disk, then restart to resume"
             )
         if "locked" in msg or "busy" in msg:
             return StoreError(f"memory store {self.path} is busy ({msg}); is another edge-assist using this wearer?")
@@ -349,7 +358,7 @@ class MemoryStore:
         with self.transaction() as c:
             c.execute(
                 "INSERT OR IGNORE INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) VALUES (?,?,?,?,?)",
-                (session_id, default.clip_s, default.activity_s, default.session_s, time.time()),
+                (session_id, default.clip_s, default.activity_s, default.session_s, _session_start_wall(c)),
             )
         return default
 
@@ -777,3 +786,44 @@ def file_bytes(path: Path) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
+
+
+def integrity_rows(store: MemoryStore) -> dict[str, Any]:
+    """What the crash-consistency check compares (kept apart from the store's search code).
+
+    Clip rows with their graph flag, duplicate (session, level, index) keys, and the text
+    vectors whose row is missing or rows without a vector.
+    """
+    return {
+        # in_graph: applied to the graph (a clip stored without entity extraction never is).
+        "clips": [(str(s), int(i), int(g)) for s, i, g in store._read(
+            "SELECT session_id, idx, graph_done AND coalesce(entities, '') != 'null' AS in_graph FROM items "
+            "WHERE level = 'clip' ORDER BY session_id, idx")],
+        "duplicates": store._read(
+            "SELECT session_id, level, idx, count(*) FROM items GROUP BY session_id, level, idx HAVING count(*) > 1"),
+        "items_without_vector": store._read(
+            "SELECT count(*) FROM items WHERE id NOT IN (SELECT rowid FROM text_vec)")[0][0],
+        "vectors_without_item": store._read(
+            "SELECT count(*) FROM text_vec WHERE rowid NOT IN (SELECT id FROM items)")[0][0],
+        "levels": dict(store._read("SELECT level, count(*) FROM items GROUP BY level")),
+    }
+
+
+def _session_start_wall(conn: Any) -> float:
+    """Now, or just after the latest session start if the wall clock is behind it.
+
+    Sessions are ordered by their start: a wall clock set back (a Pi without a real-time
+    clock before NTP, a manual change) would file a new session before older ones, and
+    its steps would no longer see them as earlier sessions. Order is kept; the jump logged.
+    """
+    now = time.time()
+    latest = conn.execute("SELECT max(first_wall) FROM sessions").fetchone()[0]
+    if latest is not None and now <= latest:
+        import logging  # here, not at the top: keeps this crash-safety fix apart from the search code
+
+        logging.getLogger(__name__).warning(
+            "wall clock is %.0f s behind the latest session's start (clock set back?); "
+            "the new session is filed after it to keep the order of sessions", latest - now,
+        )
+        return float(latest) + 1e-3
+    return now

@@ -84,6 +84,9 @@ def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, An
             obj = json.loads(raw)
         except json.JSONDecodeError as e:
             raise _bad(path, n, f"not valid JSON ({e.msg}; truncated file?)") from None
+        except (ValueError, RecursionError):
+            # An integer of thousands of digits, or arrays nested thousands deep: not a caption.
+            raise _bad(path, n, "not a caption record (a number too long or nesting too deep)") from None
         if not isinstance(obj, dict):
             raise _bad(path, n, "expected a JSON object")
         bad_key = non_finite(obj)
@@ -98,7 +101,7 @@ def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, An
             t0, t1, caption = float(obj["t0"]), float(obj["t1"]), obj["text"]
         except KeyError as e:
             raise _bad(path, n, f"missing key {e.args[0]!r}") from None
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise _bad(path, n, "t0 and t1 must be numbers of seconds") from None
         if not isinstance(caption, str) or not caption.strip():
             raise _bad(path, n, "'text' must be a non-empty string")
@@ -133,7 +136,10 @@ def _parse_srt(path: Path, text: str) -> list[CaptionLine]:
         m = _SRT_TIME.search(lines[i])
         if not m:
             raise SourceError(f"{path}:{i + 1}: expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm'; fix that cue")
-        t0, t1 = _srt_seconds(*m.group(1, 2, 3, 4)), _srt_seconds(*m.group(5, 6, 7, 8))
+        try:
+            t0, t1 = _srt_seconds(*m.group(1, 2, 3, 4)), _srt_seconds(*m.group(5, 6, 7, 8))
+        except (ValueError, OverflowError):  # thousands of digits: no time a recording has
+            raise SourceError(f"{path}:{i + 1}: time out of range; fix that cue") from None
         i += 1
         body = []
         while i < len(lines) and lines[i].strip():
