@@ -39,7 +39,7 @@ CENTROIDS = "ivf_centroids"
 # near their target size (the scan cost of one probe).
 RETRAIN_GROWTH = 2.0
 KMEANS_ITERS = 12
-SAMPLE_PER_LIST = 64
+SAMPLE_PER_LIST = 32
 BACKFILL_BATCH = 5000
 MIN_LISTS, MAX_LISTS = 16, 4096
 # Partitions hold few vectors each; smaller chunks than vec0's 1024 waste less space.
@@ -49,7 +49,7 @@ CHUNK_SIZE = 256
 @dataclass(frozen=True)
 class IvfSettings:
     min_items: int = 50_000  # below: exact brute force; 0: never build the index
-    list_size: int = 1000  # target vectors per list when training
+    list_size: int = 500  # target vectors per list when training
     probe: int = 8  # lists scanned per search
 
 
@@ -152,6 +152,12 @@ class TextIvf:
         for g in (self.active, self.building):
             if g is not None:
                 self._insert(conn, g, [(item_id, v, level, session_id, t1)])
+
+    def add_many(self, conn: Any, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
+        """`add` for a batch (bulk loads): grouped by list, so vec0 fills one partition at a time."""
+        for g in (self.active, self.building):
+            if g is not None and rows:
+                self._insert(conn, g, rows)
 
     def _insert(self, conn: Any, g: _Gen, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
         vecs = np.stack([r[1] for r in rows])

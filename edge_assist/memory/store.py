@@ -387,6 +387,30 @@ class MemoryStore:
                     )
         return True
 
+    def add_clips(
+        self, rows: Sequence[tuple[str, int, float, float, str, np.ndarray]], *, windows: Windows, source: str = "bulk"
+    ) -> int:
+        """Many (session, clip index, t0, t1, text, vector) at once, in one transaction, without entity
+        extraction: bulk loads (benchmarks, soak fills, imports). Returns how many were new."""
+        for sid in dict.fromkeys(r[0] for r in rows):
+            self.session_windows(sid, windows)
+        new: list[tuple[int, np.ndarray, str, str, float]] = []
+        with self.transaction() as c:
+            for sid, idx, t0, t1, text, vec in rows:
+                blob = _vec(vec, self.text_dim, "text")
+                cur = c.execute(
+                    "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, entities, graph_done,"
+                    " written_wall) VALUES ('clip', ?, ?, ?, ?, ?, ?, ?, 'null', 1, ?)",
+                    (sid, idx, t0, t1, text, json.dumps([idx]), source, time.time()),
+                )
+                if cur.rowcount:
+                    c.execute("INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
+                              (cur.lastrowid, blob, sid, t1))
+                    new.append((int(cur.lastrowid), np.frombuffer(blob, np.float32), "clip", sid, float(t1)))
+            if self.ivf is not None:
+                self.ivf.add_many(c, new)
+        return len(new)
+
     def add_summary(
         self,
         *,
