@@ -108,6 +108,14 @@ def test_causal_and_session_filters_stay_exact(built: Path, text_encoder: TextEn
         assert hits
         for h in hits:
             assert h.session_id in earlier or (h.session_id == cur and h.t1 <= 30.0)
+        # The current session alone is searched exactly (its own vectors), index or not.
+        mine = [(h.session_id, h.clip_indices, round(h.score, 5))
+                for h in mem.search_text(q, k=5, before_t=60.0, session_id=cur)]
+        assert mine and all(h[0] == cur for h in mine)
+    with Memory.open(memory_config(built, **{**SMALL, "memory.ann_min_items": 0}), None, text_encoder) as exact:
+        assert mine == [(h.session_id, h.clip_indices, round(h.score, 5))
+                        for h in exact.search_text(q, k=5, before_t=60.0, session_id=cur)]
+    with Memory.open(memory_config(built, **SMALL), None, text_encoder) as mem:
         # Every earlier session but one later session: the index path must keep the later one out.
         later = sessions[11]
         hits = mem.search_text(q, k=50, before_t=1e9, session_id=cur, earlier_sessions=[s for s in sessions
@@ -124,8 +132,8 @@ st.BACKFILL_BATCH = 7  # many small transactions: a kill lands between or inside
 meta = __import__("json").loads(sys.argv[2])
 s = st.MemoryStore.open(Path(sys.argv[1]), text_encoder=meta["text_encoder"], text_dim=int(meta["text_dim"]),
                         ivf=IvfSettings(min_items=300, list_size=16, probe=6))
-while s.index_step(0.05):
-    pass
+while s.index_step(0.02):
+    print("step", flush=True)
 print("done", flush=True)
 """
 
@@ -140,12 +148,19 @@ def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_
     rng = np.random.default_rng(7)
     kills = 0
     for _ in range(6):
-        p = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(db), meta], env=env, stdout=subprocess.PIPE)
-        time.sleep(float(rng.uniform(0.5, 2.5)))
+        p = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(db), meta], env=env, stdout=subprocess.PIPE,
+                             text=True)
+        assert p.stdout is not None
+        # Let it commit a few steps, then kill it wherever it is (inside a batch or between two).
+        for _ in range(int(rng.integers(1, 4))):
+            if p.stdout.readline().strip() != "step":
+                break
+        time.sleep(float(rng.uniform(0.0, 0.05)))
         if p.poll() is None:
             p.send_signal(signal.SIGKILL)
             kills += 1
         p.wait()
+        p.stdout.close()
     assert kills >= 1
     with Memory.open(memory_config(tmp_path, **SMALL), None, text_encoder) as mem:
         _build(mem)

@@ -48,8 +48,8 @@ CHUNK_SIZE = 256
 
 @dataclass(frozen=True)
 class IvfSettings:
-    min_items: int = 50_000  # below: exact brute force; 0: never build the index
-    list_size: int = 500  # target vectors per list when training
+    min_items: int = 10_000  # below: exact brute force; 0: never build the index
+    list_size: int = 250  # target vectors per list when training
     probe: int = 8  # lists scanned per search
 
 

@@ -129,6 +129,7 @@ class MemoryStore:
         self.image_dim = image_dim
         self._errors: tuple[type[BaseException], ...] = (sqlite_module().Error,)
         self.ivf: TextIvf | None = None
+        self.session_vectors = search.SessionVectors()
 
     # -- opening -----------------------------------------------------------------------
     @classmethod
@@ -385,6 +386,7 @@ class MemoryStore:
                         "INSERT INTO keyframe_vec(rowid, embedding, session_id, t1) VALUES (?, ?, ?, ?)",
                         (kcur.lastrowid, _vec(kf.vector, self.image_dim, "keyframe"), session_id, t1),
                     )
+        self._committed(session_id, [(item_id, "clip", t1, blob)])
         return True
 
     def add_clips(
@@ -409,6 +411,9 @@ class MemoryStore:
                     new.append((int(cur.lastrowid), np.frombuffer(blob, np.float32), "clip", sid, float(t1)))
             if self.ivf is not None:
                 self.ivf.add_many(c, new)
+        with self._lock:
+            for iid, v, lv, sid, t1 in new:
+                self.session_vectors.added(sid, iid, lv, t1, v)
         return len(new)
 
     def add_summary(
@@ -443,6 +448,8 @@ class MemoryStore:
                 (cur.lastrowid, blob, level, session_id, t1),
             )
             self._index_add(c, cur.lastrowid, blob, level, session_id, t1)
+            item_id = cur.lastrowid
+        self._committed(session_id, [(item_id, level, t1, blob)])
         return True
 
     def set_entities(self, session_id: str, clip_index: int, entities: dict[str, Any]) -> None:
@@ -482,6 +489,11 @@ class MemoryStore:
     def _index_add(self, c: Any, item_id: int, blob: bytes, level: str, session_id: str, t1: float) -> None:
         if self.ivf is not None:
             self.ivf.add(c, item_id, blob, level, session_id, t1)
+
+    def _committed(self, session_id: str, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
+        with self._lock:
+            for iid, level, t1, blob in rows:
+                self.session_vectors.added(session_id, iid, level, t1, np.frombuffer(blob, np.float32))
 
     def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         out: dict[int, np.ndarray] = {}
@@ -703,6 +715,7 @@ class MemoryStore:
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                     (tombstone_key, json.dumps(sorted(pending | gone_clips))),
                 )
+            self.session_vectors.clear()  # still under the lock: rebuilt from the store on the next search
         return sorted(gone_clips), files
 
     def vacuum(self) -> None:
