@@ -57,8 +57,8 @@ GROUP_LATEST = (
 # 2. for the k groups kept only: their clips, and their relations in that session;
 GROUP_CLIPS = (
     "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[:SEEN_IN]->(c:Clip) "
-    "WHERE c.session_id = g.s AND c.t1 <= g.bound RETURN e.key, c.session_id, c.clip_index, c.t1"
-)
+    "WHERE c.session_id = g.s AND c.t1 <= g.bound RETURN e.key, c.session_id, collect(c.clip_index), collect(c.t1)"
+)  # one row per group: a popular object's thousands of clips cross into Python as two lists, not rows
 GROUP_OUT = (
     "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[r:RELATED]->(o:Entity) "
     "WHERE r.session_id = g.s AND r.t <= g.bound RETURN e.key, r.session_id, r.relation, o.key, o.name, r.t"

@@ -220,8 +220,8 @@ class EntityGraph:
                 return []
             groups = [{"key": key, "s": s, "bound": group_bound(s)} for key, s in ranked]
             own: dict[tuple[str, str], set[int]] = defaultdict(set)
-            for key, s, ci, _t in self._q(cypher.GROUP_CLIPS, {"groups": groups}):
-                own[(key, s)].add(int(ci))
+            for key, s, cis, _ts in self._q(cypher.GROUP_CLIPS, {"groups": groups}):
+                own[(key, s)].update(int(ci) for ci in cis)
             nb: dict[tuple[str, str], set[tuple[str, str, str, float]]] = defaultdict(set)
             nb_keys: dict[tuple[str, str], set[str]] = defaultdict(set)
             for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
@@ -231,10 +231,10 @@ class EntityGraph:
             other = sorted({(o, s) for (_key, s), os_ in nb_keys.items() for o in os_})
             other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
             if other:
-                for o, s, ci, t1 in self._q(cypher.GROUP_CLIPS, {
+                for o, s, cis, ts in self._q(cypher.GROUP_CLIPS, {
                     "groups": [{"key": o, "s": s, "bound": group_bound(s)} for o, s in other]
                 }):
-                    other_clips[(o, s)].append((float(t1), int(ci)))
+                    other_clips[(o, s)].extend(zip(map(float, ts), map(int, cis), strict=True))
         hits = []
         for key, s in ranked:
             clips = own[(key, s)]
