@@ -167,3 +167,26 @@ def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_
         ids = _indexed_ids(mem)
         assert len(ids) == len(set(ids)) == n_items  # nothing lost, nothing twice
         assert ids == sorted(r[0] for r in mem.store._read("SELECT id FROM items"))
+
+
+def test_bulk_vector_read_matches_vec0_lookups(tmp_path: Path) -> None:
+    """The index's bulk read of sqlite-vec's chunks gives exactly what vec0 answers row by row."""
+    from edge_assist.memory.store import MemoryStore, Windows, _chunk_vectors
+
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((3000, 16)).astype(np.float32)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=16)
+    try:
+        st.add_clips([(f"s{i // 1000}", i % 1000, 10.0 * i, 10.0 * i + 10, f"c{i}", vecs[i]) for i in range(3000)],
+                     windows=Windows(10.0, 60.0, 300.0))
+        st.forget_before(0.0, "tomb")  # nothing written before 1970: deletes nothing, clears caches
+        with st.transaction() as c:
+            c.execute("DELETE FROM text_vec WHERE rowid = 7")
+            ids = [r[0] for r in c.execute("SELECT id FROM items ORDER BY id")]
+            fast = _chunk_vectors(c, ids, 16)
+        assert fast is not None and 7 not in fast and len(fast) == 2999
+        slow = st._vectors(st._conn, ids[:50])  # few ids: vec0 rowid lookups
+        assert len(slow) == 49 and all(np.array_equal(fast[i], slow[i]) for i in slow)
+        assert np.array_equal(fast[ids[-1]], vecs[-1])
+    finally:
+        st.close()

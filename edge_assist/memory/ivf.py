@@ -38,9 +38,9 @@ CENTROIDS = "ivf_centroids"
 # Retrain when the memory has grown this much since the lists were trained, so lists stay
 # near their target size (the scan cost of one probe).
 RETRAIN_GROWTH = 2.0
-KMEANS_ITERS = 12
-SAMPLE_PER_LIST = 32
-BACKFILL_BATCH = 5000
+KMEANS_ITERS = 8
+SAMPLE_PER_LIST = 24
+BACKFILL_BATCH = 10000
 MIN_LISTS, MAX_LISTS = 16, 4096
 # Partitions hold few vectors each; smaller chunks than vec0's 1024 waste less space.
 CHUNK_SIZE = 256
@@ -49,7 +49,7 @@ CHUNK_SIZE = 256
 @dataclass(frozen=True)
 class IvfSettings:
     min_items: int = 10_000  # below: exact brute force; 0: never build the index
-    list_size: int = 250  # target vectors per list when training
+    list_size: int = 400  # target vectors per list when training
     probe: int = 8  # lists scanned per search
 
 
