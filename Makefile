@@ -40,8 +40,9 @@ lint: setup
 	$(VENV)/bin/ruff check edge_assist firmware_bridge tests benchmarks
 	$(VENV)/bin/mypy edge_assist firmware_bridge
 
+# `make bench BENCH_ARGS=--quick` for the minutes-long run.
 bench: setup
-	$(PY) -m benchmarks.run_all
+	$(VENV)/bin/edge-assist bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", "-c", default=None)
     ap.add_argument("--quick", action="store_true", help="fewer repeats (smoke run)")
+    ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     repeats, min_s, gen_tokens = (1, 0.5, 16) if args.quick else (3, 3.0, 64)
@@ -206,10 +207,11 @@ def main(argv: list[str] | None = None) -> int:
             if result["llm"]["prompt_tokens_per_s"] and result["llm"]["generation_tokens_per_s"] else None
         ),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
-    print(f"wrote {OUT}")
+    print(f"wrote {out}")
     return 0
 
 

@@ -164,12 +164,13 @@ def arbiter_around_llm(calls: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--iterations", type=int, default=2000)
+    ap.add_argument("--quick", action="store_true", help="fewer scheduler iterations and arbiter calls (the replays stay whole)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     results: dict[str, Any] = {
         "machine": {"cpus": __import__("os").cpu_count()},
-        "scheduler_overhead": scheduler_overhead(args.iterations),
-        "arbiter_around_llm_call": arbiter_around_llm(20),
+        "scheduler_overhead": scheduler_overhead(200 if args.quick else args.iterations),
+        "arbiter_around_llm_call": arbiter_around_llm(5 if args.quick else 20),
     }
     with_r = replay_latency({})
     without_r = replay_latency({"retrieval.temporal": False, "retrieval.graph": False, "retrieval.visual": False})

@@ -144,6 +144,13 @@ class MemoryConfig:
     )
     summary_max_tokens: int = setting(128, "longest activity or session summary (tokens)", lo=16, hi=1024)
     entity_max_tokens: int = setting(256, "longest entity-extraction answer per caption (tokens)", lo=32, hi=2048)
+    ann_min_items: int = setting(
+        10000,
+        "a text search over fewer stored items stays exact; above, k-means lists in sqlite-vec answer; 0 = always exact (count)",
+        lo=0,
+    )
+    ann_list_size: int = setting(400, "target vectors per k-means list of the text index (count)", lo=16, hi=1000000)
+    ann_probe: int = setting(8, "k-means lists scanned per text search; more is slower and closer to exact (count)", lo=1, hi=4096)
 
 
 @dataclass(frozen=True)

@@ -45,23 +45,30 @@ MERGE_RELATED = (
     "ON CREATE SET r.t = $t"
 )
 
-# Entities whose key is a query key, or contains it as a whole word ("knife" finds "butter knife").
-FIND_ENTITIES = (
-    "MATCH (e:Entity) WHERE e.key = $key OR e.key ENDS WITH $suffix OR e.key STARTS WITH $prefix "
-    "OR e.key CONTAINS $infix RETURN e.key, e.name, e.kind"
+# The graph path (`EntityGraph.neighbourhood`) in three steps, each one query whatever the
+# number of names, every entity reached by its primary key (UNWIND + {key: ...}):
+# 1. per (entity, session): the latest sighting within the causal bound, aggregated in Kùzu,
+#    so an object seen in 30,000 clips costs one row per day, not 30,000;
+GROUP_LATEST = (
+    "UNWIND $keys AS k MATCH (e:Entity {key: k})-[:SEEN_IN]->(c:Clip) "
+    "WHERE c.t1 <= $bound AND (c.session_id <> $cur OR c.t1 <= $before_t) "
+    "RETURN e.key, c.session_id, max(c.t1)"
 )
-ENTITY_CLIPS = (
-    "MATCH (e:Entity)-[:SEEN_IN]->(c:Clip) WHERE e.key IN $keys AND c.t1 <= $before_t "
-    "RETURN e.key, c.session_id, c.clip_index, c.t1"
+# 2. for the k groups kept only: their clips, and their relations in that session;
+GROUP_CLIPS = (
+    "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[:SEEN_IN]->(c:Clip) "
+    "WHERE c.session_id = g.s AND c.t1 <= g.bound RETURN e.key, c.session_id, collect(c.clip_index), collect(c.t1)"
+)  # one row per group: a popular object's thousands of clips cross into Python as two lists, not rows
+GROUP_OUT = (
+    "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[r:RELATED]->(o:Entity) "
+    "WHERE r.session_id = g.s AND r.t <= g.bound RETURN e.key, r.session_id, r.relation, o.key, o.name, r.t"
 )
-OUT_RELATIONS = (
-    "MATCH (e:Entity)-[r:RELATED]->(o:Entity) WHERE e.key IN $keys AND r.t <= $before_t "
-    "RETURN e.key, r.relation, o.key, o.name, r.session_id, r.t, r.clip_index"
+GROUP_IN = (
+    "UNWIND $groups AS g MATCH (o:Entity)-[r:RELATED]->(e:Entity {key: g.key}) "
+    "WHERE r.session_id = g.s AND r.t <= g.bound RETURN e.key, r.session_id, r.relation, o.key, o.name, r.t"
 )
-IN_RELATIONS = (
-    "MATCH (o:Entity)-[r:RELATED]->(e:Entity) WHERE e.key IN $keys AND r.t <= $before_t "
-    "RETURN e.key, r.relation, o.key, o.name, r.session_id, r.t, r.clip_index"
-)
+# 3. the neighbours' clips in the same sessions: GROUP_CLIPS again, on their keys.
+ALL_KEYS = "MATCH (e:Entity) RETURN e.key, e.name, e.kind"
 
 DELETE_CLIPS = "MATCH (c:Clip) WHERE c.id IN $ids DETACH DELETE c"
 DELETE_RELATIONS = (

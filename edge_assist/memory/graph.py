@@ -38,6 +38,7 @@ class EntityGraph:
         self._db = db
         self._conn = conn
         self._lock = threading.Lock()
+        self._words: dict[str, dict[str, tuple[str, str]]] | None = None
 
     @classmethod
     def open(cls, path: Path) -> tuple[EntityGraph, bool]:
@@ -124,6 +125,11 @@ class EntityGraph:
                 except StoreError:
                     pass  # the failed statement already ended the transaction
                 raise
+            if self._words is not None:
+                # As MERGE ... ON CREATE does: a known key keeps the name it was created with.
+                for key, name, kind in ex.entities:
+                    for w in set(key.split()):
+                        self._words[w].setdefault(key, (name or key, kind))
 
     def forget(self, clips: Sequence[tuple[str, int]]) -> None:
         """Remove these clips, the relations seen in them, and entities left with nothing."""
@@ -144,22 +150,39 @@ class EntityGraph:
                 except StoreError:
                     pass  # already ended by the failing statement
                 raise
+            self._words = None  # entities left with nothing are gone: reload on the next read
 
     # -- reads -------------------------------------------------------------------------
+    def _key_index(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """word -> {entity key: (name, kind)} of every key holding that word; under the lock.
+
+        Name matching is whole-word ("knife" finds "butter knife"), which a scan of every key
+        per name made cost ~20 ms a name at 20k entities; this map is loaded once per open
+        and kept up to date by `apply` and `forget`."""
+        if self._words is None:
+            words: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+            for key, name, kind in self._q(cypher.ALL_KEYS):
+                for w in set(str(key).split()):
+                    words[w][str(key)] = (str(name), str(kind))
+            self._words = words
+        return self._words
+
     def find(self, names: Sequence[str]) -> dict[str, tuple[str, str, float]]:
         """Entities matching the names: key -> (name, kind, score); 1.0 exact, 0.6 whole-word part."""
         found: dict[str, tuple[str, str, float]] = {}
         with self._lock:
-            for n in names:
-                key = entity_key(n)
-                if not key:
+            index = self._key_index()
+        for n in names:
+            key = entity_key(n)
+            if not key:
+                continue
+            padded = f" {key} "
+            for k, (name, kind) in index.get(key.split()[0], {}).items():
+                if k != key and padded not in f" {k} ":
                     continue
-                for k, name, kind in self._q(cypher.FIND_ENTITIES, {
-                    "key": key, "suffix": f" {key}", "prefix": f"{key} ", "infix": f" {key} "
-                }):
-                    score = 1.0 if k == key else 0.6
-                    if k not in found or found[k][2] < score:
-                        found[k] = (name, kind, score)
+                score = 1.0 if k == key else 0.6
+                if k not in found or found[k][2] < score:
+                    found[k] = (name, kind, score)
         return found
 
     def neighbourhood(
@@ -175,61 +198,57 @@ class EntityGraph:
         found = self.find(names)
         if not found or k <= 0:
             return []
-        keys = list(found)
         earlier = frozenset(earlier_sessions) if session_id is not None else frozenset()
         bound = float("inf") if earlier else float(before_t)
+        # A session id never contains the separator of clip ids: "no current session".
+        cur = session_id if session_id is not None else "\x1f"
 
-        def past(s: str, t: float) -> bool:
-            if session_id is None:
-                return t <= before_t
-            return (s == session_id and t <= before_t) or s in earlier
+        def group_bound(s: str) -> float:
+            return float(before_t) if session_id is None or s == session_id else float("inf")
 
         with self._lock:
-            seen = self._q(cypher.ENTITY_CLIPS, {"keys": keys, "before_t": bound})
-            rels = self._q(cypher.OUT_RELATIONS, {"keys": keys, "before_t": bound})
-            rels += [
-                [e, f"inverse of {rel}", o, oname, s, t, ci]
-                for e, rel, o, oname, s, t, ci in self._q(cypher.IN_RELATIONS, {"keys": keys, "before_t": bound})
-            ]
-            rels = [r for r in rels if past(r[4], float(r[5]))]
-            other_keys = sorted({r[2] for r in rels})
-            other_seen = (
-                self._q(cypher.ENTITY_CLIPS, {"keys": other_keys, "before_t": bound}) if other_keys else []
-            )
-        seen = [r for r in seen if past(r[1], float(r[3]))]
-        other_seen = [r for r in other_seen if past(r[1], float(r[3]))]
-        own: dict[tuple[str, str], set[int]] = defaultdict(set)
-        latest: dict[tuple[str, str], float] = defaultdict(float)
-        for key, s, ci, t1 in seen:
-            if session_id is None or s == session_id or s in earlier:
-                own[(key, s)].add(int(ci))
-                latest[(key, s)] = max(latest[(key, s)], float(t1))
-        nb: dict[tuple[str, str], list[tuple[str, str, str, float]]] = defaultdict(list)
-        nb_keys: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for key, rel, o, oname, s, t, _ci in rels:
-            if (key, s) in own:
-                nb[(key, s)].append((rel, oname or o, s, float(t)))
-                nb_keys[(key, s)].add(o)
-        other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
-        for o, s, ci, t1 in other_seen:
-            other_clips[(o, s)].append((float(t1), int(ci)))
-        ranked: list[tuple[float, int, float, EntityHit]] = []
-        for (key, s), clips in own.items():
+            latest = {
+                (str(key), str(s)): float(t)
+                for key, s, t in self._q(cypher.GROUP_LATEST,
+                                         {"keys": list(found), "bound": bound, "cur": cur, "before_t": float(before_t)})
+                if session_id is None or s == session_id or s in earlier
+            }
+            # Best match first; among equals the most recently seen, which is what a reminder needs
+            # (today before an earlier day: stream times of two sessions do not compare).
+            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g]))[:k]
+            if not ranked:
+                return []
+            groups = [{"key": key, "s": s, "bound": group_bound(s)} for key, s in ranked]
+            own: dict[tuple[str, str], set[int]] = defaultdict(set)
+            for key, s, cis, _ts in self._q(cypher.GROUP_CLIPS, {"groups": groups}):
+                own[(key, s)].update(int(ci) for ci in cis)
+            nb: dict[tuple[str, str], set[tuple[str, str, str, float]]] = defaultdict(set)
+            nb_keys: dict[tuple[str, str], set[str]] = defaultdict(set)
+            for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
+                for key, s, rel, o, oname, t in self._q(query, {"groups": groups}):
+                    nb[(key, s)].add((f"inverse of {rel}" if inverse else rel, oname or o, s, float(t)))
+                    nb_keys[(key, s)].add(o)
+            other = sorted({(o, s) for (_key, s), os_ in nb_keys.items() for o in os_})
+            other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
+            if other:
+                for o, s, cis, ts in self._q(cypher.GROUP_CLIPS, {
+                    "groups": [{"key": o, "s": s, "bound": group_bound(s)} for o, s in other]
+                }):
+                    other_clips[(o, s)].extend(zip(map(float, ts), map(int, cis), strict=True))
+        hits = []
+        for key, s in ranked:
+            clips = own[(key, s)]
             nclips: set[tuple[float, int]] = set()
             for o in nb_keys[(key, s)]:
                 nclips.update(other_clips[(o, s)])
             ncl = [ci for _, ci in sorted(nclips, reverse=True) if ci not in clips][:MAX_NEIGHBOUR_CLIPS]
             name, kind, score = found[key]
-            hit = EntityHit(
+            hits.append(EntityHit(
                 name=name, kind=kind, clip_indices=tuple(sorted(clips)),
-                neighbours=tuple(sorted(set(nb[(key, s)]), key=lambda x: x[3])),
+                neighbours=tuple(sorted(nb[(key, s)], key=lambda x: x[3])),
                 neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
-            )
-            ranked.append((-score, 0 if s == session_id else 1, -latest[(key, s)], hit))
-        # Best match first; among equals the most recently seen, which is what a reminder needs
-        # (today before an earlier day: stream times of two sessions do not compare).
-        ranked.sort(key=lambda r: (r[0], r[1], r[2]))
-        return [h for *_, h in ranked[:k]]
+            ))
+        return hits
 
     def entities(self) -> list[tuple[str, str, str]]:
         with self._lock:

@@ -51,6 +51,7 @@ from edge_assist.memory import rollup
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
 from edge_assist.memory.entities import Extraction, extract
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.keyframes import KeyframeFiles
 from edge_assist.memory.store import BadCaptionError, KeyframeRow, MemoryStore, Windows
 
@@ -64,6 +65,7 @@ class IngestResult:
     stored: bool  # False: this (session, clip index) was already in memory
     llm_calls: dict[str, int] = field(default_factory=dict)
     summaries: list[tuple[str, int]] = field(default_factory=list)  # (level, window index) written now
+    index_pending: bool = False  # the text index has idle-time work to do (`maintain_index`)
 
 
 @dataclass
@@ -94,6 +96,9 @@ def usable_keyframes(caption: Caption) -> list[Any]:
             log.warning("keyframe %d of clip %d of %s is corrupt (%s); the caption is stored without it",
                         k, caption.index, caption.session_id, what)
     return out
+def ivf_settings(cfg: Config) -> IvfSettings:
+    m = cfg.memory
+    return IvfSettings(min_items=m.ann_min_items, list_size=m.ann_list_size, probe=m.ann_probe)
 
 
 def check_windows(cfg: Config) -> Windows:
@@ -151,6 +156,7 @@ class Memory:
             image_encoder=image_encoder.name if image_encoder is not None else None,
             image_dim=int(image_encoder.dim) if image_encoder is not None else None,
             max_store_mb=cfg.memory.max_store_mb,
+            ivf=ivf_settings(cfg),
         )
         return cls._finish_open(cfg, paths, store, llm, text_encoder, image_encoder)
 
@@ -173,6 +179,7 @@ class Memory:
             image_encoder=meta.get("image_encoder"),
             image_dim=int(meta["image_dim"]) if "image_dim" in meta else None,
             max_store_mb=cfg.memory.max_store_mb,
+            ivf=ivf_settings(cfg),
         )
         return cls._finish_open(cfg, paths, store, None, None, None)
 
@@ -363,7 +370,8 @@ class Memory:
         stored = self.store_caption(caption)
         self.update_graph(stop=stop)
         summaries = self.roll_up(caption.session_id, stop=stop)
-        return IngestResult(stored, {k: self.llm_calls[k] - before[k] for k in before}, summaries)
+        return IngestResult(stored, {k: self.llm_calls[k] - before[k] for k in before}, summaries,
+                            self.store.index_pending())
 
     def catch_up(self, stop: StopFlag | None = None) -> int:
         """Finish what a kill interrupted: graph updates and full windows of every session."""
@@ -379,6 +387,13 @@ class Memory:
         for s in session_ids if session_ids is not None else self.store.sessions():
             out += self.roll_up(s, flush=True, stop=stop)
         return out
+
+    def maintain_index(self, max_s: float = 0.5) -> bool:
+        """Idle-time work on the text index (training, backfill) for about `max_s`; True if more remains."""
+        return self.store.index_step(max_s)
+
+    def index_pending(self) -> bool:
+        return self.store.index_pending()
 
     def sweep_keyframes(self) -> int:
         """Delete keyframe files past retention; their vectors stay."""

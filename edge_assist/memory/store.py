@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 
 from edge_assist.errors import EdgeAssistError, ModelError, StoreError
+from edge_assist.memory import search
 from edge_assist.memory.api import LEVELS, CaptionRecord, KeyframeHit, TextHit, sessions_before
+from edge_assist.memory.ivf import BACKFILL_BATCH, IvfSettings, TextIvf
 from edge_assist.memory.store_check import creating_path, read_store_meta, remove_leftovers
 from edge_assist.sqlite import connect, sqlite_module
 
 SCHEMA_VERSION = "1"
-# vec0 refuses k above this; a search never needs more.
-MAX_K = 4096
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -128,6 +128,8 @@ class MemoryStore:
         self.text_dim = text_dim
         self.image_dim = image_dim
         self._errors: tuple[type[BaseException], ...] = (sqlite_module().Error,)
+        self.ivf: TextIvf | None = None
+        self.session_vectors = search.SessionVectors()
 
     # -- opening -----------------------------------------------------------------------
     @classmethod
@@ -140,6 +142,7 @@ class MemoryStore:
         image_encoder: str | None = None,
         image_dim: int | None = None,
         max_store_mb: float = 0.0,
+        ivf: IvfSettings | None = None,
     ) -> MemoryStore:
         """Open or create the store; check it is sound and made with these encoders.
 
@@ -175,6 +178,9 @@ class MemoryStore:
                 conn.execute(f"PRAGMA max_page_count={max(16, int(max_store_mb * 1024 * 1024 / page))}")
             store = cls(path, conn, text_dim, None)
             store._init_schema(text_encoder, text_dim, image_encoder, image_dim)
+            store.ivf = TextIvf(text_dim, ivf or IvfSettings())
+            with store._lock:
+                store.ivf.load(conn)
             return store
         except mod.DatabaseError as e:
             conn.close()
@@ -402,6 +408,7 @@ class MemoryStore:
                 "INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
                 (item_id, blob, session_id, t1),
             )
+            self._index_add(c, item_id, blob, "clip", session_id, t1)
             for kf in keyframes:
                 kcur = c.execute(
                     "INSERT OR IGNORE INTO keyframes(session_id, clip_index, k, stream_t, t1, path, bytes, written_wall)"
@@ -413,7 +420,35 @@ class MemoryStore:
                         "INSERT INTO keyframe_vec(rowid, embedding, session_id, t1) VALUES (?, ?, ?, ?)",
                         (kcur.lastrowid, _vec(kf.vector, self.image_dim, "keyframe"), session_id, t1),
                     )
+        self._committed(session_id, [(item_id, "clip", t1, blob)])
         return True
+
+    def add_clips(
+        self, rows: Sequence[tuple[str, int, float, float, str, np.ndarray]], *, windows: Windows, source: str = "bulk"
+    ) -> int:
+        """Many (session, clip index, t0, t1, text, vector) at once, in one transaction, without entity
+        extraction: bulk loads (benchmarks, soak fills, imports). Returns how many were new."""
+        for sid in dict.fromkeys(r[0] for r in rows):
+            self.session_windows(sid, windows)
+        new: list[tuple[int, np.ndarray, str, str, float]] = []
+        with self.transaction() as c:
+            for sid, idx, t0, t1, text, vec in rows:
+                blob = _vec(vec, self.text_dim, "text")
+                cur = c.execute(
+                    "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, entities, graph_done,"
+                    " written_wall) VALUES ('clip', ?, ?, ?, ?, ?, ?, ?, 'null', 1, ?)",
+                    (sid, idx, t0, t1, text, json.dumps([idx]), source, time.time()),
+                )
+                if cur.rowcount:
+                    c.execute("INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
+                              (cur.lastrowid, blob, sid, t1))
+                    new.append((int(cur.lastrowid), np.frombuffer(blob, np.float32), "clip", sid, float(t1)))
+            if self.ivf is not None:
+                self.ivf.add_many(c, new)
+        with self._lock:
+            for iid, v, lv, sid, t1 in new:
+                self.session_vectors.added(sid, iid, lv, t1, v)
+        return len(new)
 
     def add_summary(
         self,
@@ -446,6 +481,9 @@ class MemoryStore:
                 "INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, ?, ?, ?)",
                 (cur.lastrowid, blob, level, session_id, t1),
             )
+            self._index_add(c, cur.lastrowid, blob, level, session_id, t1)
+            item_id = cur.lastrowid
+        self._committed(session_id, [(item_id, level, t1, blob)])
         return True
 
     def set_entities(self, session_id: str, clip_index: int, entities: dict[str, Any]) -> None:
@@ -480,6 +518,76 @@ class MemoryStore:
             f"SELECT {_ITEM_COLS}, entities FROM items WHERE graph_done = 0 AND level = 'clip' ORDER BY id"
         )
         return [(_item(r[:-1]), None if r[-1] is None else json.loads(r[-1])) for r in rows]
+
+    # -- the IVF index (see ivf.py) ------------------------------------------------------
+    def _index_add(self, c: Any, item_id: int, blob: bytes, level: str, session_id: str, t1: float) -> None:
+        if self.ivf is not None:
+            self.ivf.add(c, item_id, blob, level, session_id, t1)
+
+    def _committed(self, session_id: str, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
+        with self._lock:
+            for iid, level, t1, blob in rows:
+                self.session_vectors.added(session_id, iid, level, t1, np.frombuffer(blob, np.float32))
+
+    def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored text vectors of these item ids (the index reads them to train and backfill)."""
+        if len(ids) > 2000:
+            fast = _chunk_vectors(c, ids, self.text_dim)
+            if fast is not None:
+                return fast
+        out: dict[int, np.ndarray] = {}
+        # vec0 answers a rowid lookup in ~0.1 ms: fine for a few thousand, slow for a million.
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            for rid, emb in c.execute(
+                f"SELECT rowid, embedding FROM text_vec WHERE rowid IN ({','.join('?' * len(part))})", list(part)
+            ):
+                out[int(rid)] = np.frombuffer(emb, np.float32)
+        return out
+
+    def index_pending(self) -> bool:
+        """Whether the IVF index has training or backfill to do (cheap: one count)."""
+        return self.ivf is not None and self.ivf.wants_work(self._items_written())
+
+    def index_step(self, max_s: float = 0.5) -> bool:
+        """Index work for about `max_s` seconds, in transactions of one batch each; True if more remains.
+
+        Runs in idle time (the memory writer calls it when its queue is empty); a kill between
+        two batches loses nothing, the next call resumes from the progress saved with the batch.
+        """
+        ivf = self.ivf
+        if ivf is None:
+            return False
+        deadline = time.perf_counter() + max_s
+        while True:
+            if not ivf.wants_work(self._items_written()):
+                return False
+            try:
+                with self.transaction() as c:
+                    if ivf.building is None:
+                        ids = [r[0] for r in c.execute("SELECT id FROM items ORDER BY id").fetchall()]
+                        n = len(ids)
+                        want = min(n, ivf.sample_size(n))
+                        pick = np.random.default_rng(len(ids)).choice(len(ids), want, replace=False)
+                        vecs = self._vectors(c, sorted(int(ids[i]) for i in pick))
+                        ivf.start(c, np.stack(list(vecs.values())), n, ids[-1])
+                    elif ivf.next_id > ivf.end_id:
+                        ivf.finish(c)
+                    else:
+                        rows = c.execute(
+                            "SELECT id, level, session_id, t1 FROM items WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
+                            (ivf.next_id, ivf.end_id, BACKFILL_BATCH),
+                        ).fetchall()
+                        vecs = self._vectors(c, [r[0] for r in rows])
+                        upto = rows[-1][0] if len(rows) == BACKFILL_BATCH else ivf.end_id
+                        ivf.backfill(c, [(r[0], vecs[r[0]], r[1], r[2], r[3]) for r in rows if r[0] in vecs], upto)
+            except BaseException:
+                # The transaction rolled back: the index state is what SQLite holds, not what we changed.
+                with self._lock:
+                    ivf.load(self._conn)
+                raise
+            if time.perf_counter() >= deadline:
+                return ivf.wants_work(self._items_written())
 
     # -- reads -------------------------------------------------------------------------
     def clip_items(self, session_id: str, *, t1_after: float = float("-inf"), t1_upto: float = float("inf")) -> list[Item]:
@@ -558,27 +666,10 @@ class MemoryStore:
         earlier_sessions: Sequence[str] = (),
     ) -> list[TextHit]:
         """The k nearest items that ended by `before_t` (in `session_id`, or in any session),
-        plus, with `earlier_sessions`, any item of those sessions: they are over, all past."""
-        levels = [lv for lv in levels if lv in LEVELS]
-        if not levels or k <= 0:
-            return []
-        sql = (
-            "SELECT v.distance, i.level, i.session_id, i.t0, i.t1, i.text, i.clips FROM text_vec v "
-            "JOIN items i ON i.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ? "
-            f"AND v.level IN ({','.join('?' * len(levels))})"
-        )
-        base: list[Any] = [_vec(vector, self.text_dim, "query"), min(int(k), MAX_K), *levels]
-        rows = self._read(sql + _scope_sql(session_id) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
-        if session_id is not None and earlier_sessions:
-            # Two KNN queries, each filtered inside vec0 (metadata columns), then merged:
-            # a long current session cannot crowd the earlier days out of the k.
-            rows = _merge_nearest(rows, self._read(
-                sql + _in_sql(earlier_sessions) + " ORDER BY v.distance", [*base, *earlier_sessions]), k)
-        return [
-            TextHit(level=r[1], session_id=r[2], t0=r[3], t1=r[4], text=r[5], clip_indices=tuple(json.loads(r[6])),
-                    score=1.0 - float(r[0]))
-            for r in rows
-        ]
+        plus, with `earlier_sessions`, any item of those sessions: they are over, all past.
+        Exact below `memory.ann_min_items` rows in scope, through the IVF index above (`search`)."""
+        return search.text_knn(self, _vec(vector, self.text_dim, "query"), k=k, before_t=before_t, levels=levels,
+                               session_id=session_id, earlier_sessions=earlier_sessions)
 
     def search_keyframes(
         self,
@@ -591,16 +682,15 @@ class MemoryStore:
     ) -> list[KeyframeHit]:
         if self.image_dim is None or k <= 0:
             return []
-        sql = (
-            "SELECT v.distance, f.session_id, f.clip_index, f.stream_t, f.path FROM keyframe_vec v "
-            "JOIN keyframes f ON f.id = v.rowid WHERE v.embedding MATCH ? AND v.k = ?"
-        )
-        base: list[Any] = [_vec(vector, self.image_dim, "query"), min(int(k), MAX_K)]
-        rows = self._read(sql + _scope_sql(session_id) + " ORDER BY v.distance", [*base, *_scope_args(session_id, before_t)])
-        if session_id is not None and earlier_sessions:
-            rows = _merge_nearest(rows, self._read(
-                sql + _in_sql(earlier_sessions) + " ORDER BY v.distance", [*base, *earlier_sessions]), k)
-        return [KeyframeHit(r[1], r[2], r[3], r[4], 1.0 - float(r[0])) for r in rows]
+        return search.keyframe_knn(self, _vec(vector, self.image_dim, "query"), k=k, before_t=before_t,
+                                   session_id=session_id, earlier_sessions=earlier_sessions)
+
+    def count_items(self, session_id: str) -> int:
+        return int(self._read("SELECT count(*) FROM items WHERE session_id = ?", (session_id,))[0][0])
+
+    def _items_written(self) -> int:
+        """Items ever written (ids only grow): O(log n), cheap enough to check after every caption."""
+        return int(self._read("SELECT coalesce(max(id), 0) FROM items")[0][0])
 
     def session_starts(self) -> dict[str, float]:
         """Wall-clock time each session began (its first stored clip), oldest first."""
@@ -633,6 +723,8 @@ class MemoryStore:
             ids, gone_clips = _forget_selection(c, cutoff_wall)
             for iid in ids:
                 c.execute("DELETE FROM text_vec WHERE rowid = ?", (iid,))
+                if self.ivf is not None:
+                    self.ivf.delete(c, iid)
                 c.execute("DELETE FROM items WHERE id = ?", (iid,))
             files: list[str] = []
             for sid, ci in gone_clips:
@@ -653,6 +745,7 @@ class MemoryStore:
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                     (tombstone_key, json.dumps(sorted(pending | gone_clips))),
                 )
+            self.session_vectors.clear()  # still under the lock: rebuilt from the store on the next search
         return sorted(gone_clips), files
 
     def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
@@ -696,6 +789,7 @@ class MemoryStore:
             "keyframes": {"count": kf[0], "files": kf[2], "jpeg_bytes": kf[1],
                           "vector_bytes": kf[0] * 4 * (self.image_dim or 0)},
             "graph_pending": pending,
+            "text_index": self.ivf.describe() if self.ivf is not None else None,
             "meta": self.meta(),
         }
 
@@ -737,19 +831,40 @@ def _forget_selection(c: Any, cutoff_wall: float) -> tuple[set[int], set[tuple[s
 
 def _scope_sql(session_id: str | None) -> str:
     return " AND v.t1 <= ?" + (" AND v.session_id = ?" if session_id is not None else "")
+def _chunk_vectors(c: Any, ids: Sequence[int], dim: int) -> dict[int, np.ndarray] | None:
+    """Bulk read of `text_vec` through sqlite-vec's chunk tables (a million rows in seconds).
 
-
-def _scope_args(session_id: str | None, before_t: float) -> list[Any]:
-    return [float(before_t), *([session_id] if session_id is not None else [])]
-
-
-def _in_sql(sessions: Sequence[str]) -> str:
-    return f" AND v.session_id IN ({','.join('?' * len(sessions))})"
-
-
-def _merge_nearest(a: Sequence[Any], b: Sequence[Any], k: int) -> list[Any]:
-    """Two distance-ordered result lists (distance first) → the k nearest of both."""
-    return sorted([*a, *b], key=lambda r: float(r[0]))[: int(k)]
+    This reads sqlite-vec 0.1's storage layout (`<t>_chunks`: capacity, validity bitmap,
+    int64 rowids; `<t>_vector_chunks00`: float32 vectors), so every chunk read is checked
+    against vec0's own answer for one of its rows; on any mismatch (another sqlite-vec
+    layout) it returns None and the caller falls back to rowid lookups.
+    """
+    want = np.unique(np.asarray(ids, np.int64))
+    lo, hi = int(want[0]), int(want[-1])
+    out: dict[int, np.ndarray] = {}
+    try:
+        chunks = c.execute("SELECT chunk_id, size, validity, rowids FROM text_vec_chunks ORDER BY chunk_id").fetchall()
+        for cid, size, validity, rowids in chunks:
+            rid = np.frombuffer(rowids, np.int64)
+            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[: int(size)].astype(bool)
+            if len(rid) != int(size):
+                return None
+            live = np.flatnonzero(valid & (rid >= lo) & (rid <= hi))
+            live = live[np.isin(rid[live], want)]
+            if not len(live):
+                continue
+            blob = c.execute("SELECT vectors FROM text_vec_vector_chunks00 WHERE rowid = ?", (cid,)).fetchone()
+            if blob is None or len(blob[0]) != int(size) * dim * 4:
+                return None
+            vecs = np.frombuffer(blob[0], np.float32).reshape(int(size), dim)
+            check = c.execute("SELECT embedding FROM text_vec WHERE rowid = ?", (int(rid[live[0]]),)).fetchone()
+            if check is None or np.frombuffer(check[0], np.float32).tobytes() != vecs[live[0]].tobytes():
+                return None
+            for j in live:
+                out[int(rid[j])] = vecs[j].copy()
+    except sqlite_module().Error:
+        return None
+    return out
 
 
 def _item(r: Sequence[Any]) -> Item:

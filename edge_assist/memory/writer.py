@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 PREEMPT_BACKOFF_S = 0.2
 # Keyframe retention is enforced this often while running (captions).
 SWEEP_EVERY = 360
+# One idle-time piece of text-index work (training, backfill); a caption waits at most this long.
+INDEX_STEP_S = 0.5
 
 
 class MemoryWriter:
@@ -67,7 +69,11 @@ class MemoryWriter:
     async def run(self, inbox: asyncio.Queue[Caption | StreamEnd]) -> None:
         """Consume the queue until `StreamEnd`. A `StoreError` (full disk) ends the stage: ingest stops."""
         await self._blocking(self.memory.catch_up, self._stop)
+        index_pending = bool(await self._blocking(self.memory.index_pending))
         while True:
+            # Idle: build or re-balance the text index in short steps, stopping when a caption arrives.
+            while index_pending and inbox.empty():
+                index_pending = bool(await self._blocking(self.memory.maintain_index, INDEX_STEP_S))
             event = await inbox.get()
             try:
                 if isinstance(event, StreamEnd):
@@ -92,6 +98,7 @@ class MemoryWriter:
                 else:
                     self.duplicates += 1
                 self.summaries += len(res.summaries)
+                index_pending = res.index_pending
                 if (self.written + 1) % SWEEP_EVERY == 0:
                     await self._blocking(self.memory.sweep_keyframes)
             finally:

@@ -1,0 +1,246 @@
+"""The approximate index of the text vectors: k-means lists kept as a sqlite-vec partition key.
+
+A year of clips is about 1M text vectors; an exact scan of them takes ~0.7 s in sqlite-vec.
+This index is the classic inverted file (IVF): the vectors are split into lists by their
+nearest k-means centroid, and a search scans only the `probe` lists nearest to the query.
+sqlite-vec does the storage and the scan: the lists are a `partition key` column of a
+`vec0` table, so one KNN query with `list_id IN (...)` reads only those partitions, and the
+level / session / end-time metadata filters (t' <= t) still apply exactly inside it. Only
+the k-means (numpy) and the choice of lists are ours.
+
+Lifecycle, all inside the store's SQLite file and transactions:
+- Below `min_items` text vectors nothing exists and every search is exact (`text_vec`).
+- `step()` (idle time) trains centroids on a sample, creates generation g's table, then
+  backfills every item that existed at that moment in batches, one transaction each with
+  its progress in `meta`; a kill resumes from the last committed batch.
+- From the moment generation g's centroids are committed, every new vector is put in its
+  nearest list in the same transaction as its item (`add`), so nothing is ever missing.
+- When the backfill ends, g becomes the active index (one transaction). When the memory
+  has grown `RETRAIN_GROWTH` times since g was trained, a new generation is built the same
+  way beside it while g keeps answering; the swap drops g.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+STATE_KEY = "ivf_state"
+CENTROIDS = "ivf_centroids"
+# Retrain when the memory has grown this much since the lists were trained, so lists stay
+# near their target size (the scan cost of one probe).
+RETRAIN_GROWTH = 2.0
+KMEANS_ITERS = 8
+SAMPLE_PER_LIST = 24
+BACKFILL_BATCH = 10000
+MIN_LISTS, MAX_LISTS = 16, 4096
+# Partitions hold few vectors each; smaller chunks than vec0's 1024 waste less space.
+CHUNK_SIZE = 256
+
+
+@dataclass(frozen=True)
+class IvfSettings:
+    min_items: int = 10_000  # below: exact brute force; 0: never build the index
+    list_size: int = 400  # target vectors per list when training
+    probe: int = 8  # lists scanned per search
+
+
+def table(gen: int) -> str:
+    return f"text_ivf_{int(gen)}"
+
+
+def lists_for(n: int, list_size: int) -> int:
+    """A power of two near n / list_size, so the scan per probe stays about list_size vectors."""
+    want = max(1.0, n / max(1, list_size))
+    return int(min(MAX_LISTS, max(MIN_LISTS, 2 ** round(math.log2(want)))))
+
+
+def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int = 0) -> np.ndarray:
+    """Spherical k-means (cosine): unit centroids. An emptied list is re-seeded from the worst-fit rows."""
+    rng = np.random.default_rng(seed)
+    x = np.asarray(x, np.float32)
+    n_lists = min(n_lists, len(x))
+    c = x[rng.choice(len(x), n_lists, replace=False)].copy()
+    for _ in range(iters):
+        sims = x @ c.T
+        a = np.argmax(sims, axis=1)
+        order = np.argsort(a, kind="stable")
+        counts = np.bincount(a, minlength=n_lists)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        sums = np.add.reduceat(x[order], starts[counts > 0], axis=0)
+        new = np.zeros_like(c)
+        new[counts > 0] = sums
+        empty = np.flatnonzero(counts == 0)
+        if len(empty):
+            worst = np.argsort(sims[np.arange(len(x)), a])[: len(empty)]
+            new[empty] = x[worst]
+        c = new / np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-12)
+    return c.astype(np.float32)
+
+
+@dataclass
+class _Gen:
+    gen: int
+    centroids: np.ndarray  # (lists, dim), unit rows
+    trained_n: int  # highest item id when trained
+
+
+class TextIvf:
+    """The IVF over `text_vec`; every method runs on the store's connection under its lock."""
+
+    def __init__(self, dim: int, settings: IvfSettings) -> None:
+        self.dim = dim
+        self.settings = settings
+        self.active: _Gen | None = None
+        self.building: _Gen | None = None
+        self.next_id = 0  # backfill: lowest item id of `building` not yet placed
+        self.end_id = 0  # backfill: highest item id that existed when `building` was trained
+
+    # -- state ---------------------------------------------------------------------------
+    def load(self, conn: Any) -> None:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (STATE_KEY,)).fetchone()
+        self.active = self.building = None
+        if row is None:
+            return
+        st = json.loads(row[0])
+        if st.get("active") is not None:
+            self.active = _Gen(int(st["active"]), self._centroids(conn, int(st["active"])), int(st["active_n"]))
+        if st.get("building") is not None:
+            self.building = _Gen(int(st["building"]), self._centroids(conn, int(st["building"])), int(st["building_n"]))
+            self.next_id, self.end_id = int(st["next_id"]), int(st["end_id"])
+
+    def _centroids(self, conn: Any, gen: int) -> np.ndarray:
+        rows = conn.execute(f"SELECT vector FROM {CENTROIDS} WHERE gen = ? ORDER BY list_id", (gen,)).fetchall()
+        return np.stack([np.frombuffer(r[0], np.float32) for r in rows]) if rows else np.zeros((0, self.dim), np.float32)
+
+    def _save_state(self, conn: Any) -> None:
+        st: dict[str, Any] = {"active": None, "building": None}
+        if self.active is not None:
+            st.update(active=self.active.gen, active_n=self.active.trained_n, active_lists=len(self.active.centroids))
+        if self.building is not None:
+            st.update(building=self.building.gen, building_n=self.building.trained_n,
+                      building_lists=len(self.building.centroids), next_id=self.next_id, end_id=self.end_id)
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (STATE_KEY, json.dumps(st)))
+
+    @property
+    def ready(self) -> bool:
+        # min_items = 0 turns searching through the index off; writes keep it whole for later.
+        return self.active is not None and self.settings.min_items > 0
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "active": None if self.active is None else {"lists": len(self.active.centroids), "trained_n": self.active.trained_n},
+            "building": None if self.building is None else {
+                "lists": len(self.building.centroids), "next_id": self.next_id, "end_id": self.end_id},
+            **self.settings.__dict__,
+        }
+
+    # -- writes (inside the caller's transaction) -------------------------------------------
+    def add(self, conn: Any, item_id: int, blob: bytes, level: str, session_id: str, t1: float) -> None:
+        """Put one new vector in its nearest list of every live generation: the same transaction as its item."""
+        if self.active is None and self.building is None:
+            return
+        v = np.frombuffer(blob, np.float32)
+        for g in (self.active, self.building):
+            if g is not None:
+                self._insert(conn, g, [(item_id, v, level, session_id, t1)])
+
+    def add_many(self, conn: Any, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
+        """`add` for a batch (bulk loads): grouped by list, so vec0 fills one partition at a time."""
+        for g in (self.active, self.building):
+            if g is not None and rows:
+                self._insert(conn, g, rows)
+
+    def _insert(self, conn: Any, g: _Gen, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
+        vecs = np.stack([r[1] for r in rows])
+        lists = np.argmax(vecs @ g.centroids.T, axis=1)
+        # Grouped by list: vec0 then fills one partition chunk after another, not all at once.
+        order = np.argsort(lists, kind="stable")
+        conn.executemany(
+            f"INSERT INTO {table(g.gen)}(rowid, list_id, embedding, level, session_id, t1) VALUES (?, ?, ?, ?, ?, ?)",
+            [(int(rows[i][0]), int(lists[i]), rows[i][1].astype(np.float32).tobytes(), rows[i][2], rows[i][3],
+              float(rows[i][4])) for i in order],
+        )
+
+    def delete(self, conn: Any, item_id: int) -> None:
+        for g in (self.active, self.building):
+            if g is not None:
+                conn.execute(f"DELETE FROM {table(g.gen)} WHERE rowid = ?", (int(item_id),))
+
+    # -- reads --------------------------------------------------------------------------
+    def lists_to_probe(self, q: np.ndarray) -> list[int]:
+        assert self.active is not None
+        sims = self.active.centroids @ np.asarray(q, np.float32).reshape(-1)
+        p = min(self.settings.probe, len(sims))
+        return [int(i) for i in np.argpartition(-sims, p - 1)[:p]]
+
+    def knn_sql(self, q: np.ndarray) -> tuple[str, list[int]]:
+        """The FROM/WHERE start of a KNN over the probed lists; vec0 answers k per list, so the caller cuts to k."""
+        assert self.active is not None
+        lists = self.lists_to_probe(q)
+        return table(self.active.gen), lists
+
+    # -- maintenance (idle time) -----------------------------------------------------------
+    def sample_size(self, n_items: int) -> int:
+        return SAMPLE_PER_LIST * lists_for(n_items, self.settings.list_size)
+
+    def wants_work(self, n_items: int) -> bool:
+        s = self.settings
+        if s.min_items <= 0:
+            return False
+        if self.building is not None:
+            return True
+        if self.active is None:
+            return n_items >= s.min_items
+        return n_items >= RETRAIN_GROWTH * self.active.trained_n
+
+    def start(self, conn: Any, sample: np.ndarray, n_items: int, end_id: int) -> None:
+        """Train a new generation on `sample` and create its table; the caller commits."""
+        gens = [g.gen for g in (self.active, self.building) if g is not None]
+        gen = max(gens) + 1 if gens else 0
+        t = time.perf_counter()
+        c = kmeans(sample, lists_for(n_items, self.settings.list_size), seed=gen)
+        log.info("memory index: trained %d lists on %d of %d vectors in %.1f s", len(c), len(sample), n_items,
+                 time.perf_counter() - t)
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {CENTROIDS}(gen INTEGER, list_id INTEGER, vector BLOB NOT NULL,"
+                     " PRIMARY KEY(gen, list_id))")
+        conn.execute(f"DELETE FROM {CENTROIDS} WHERE gen = ?", (gen,))
+        conn.executemany(f"INSERT INTO {CENTROIDS}(gen, list_id, vector) VALUES (?, ?, ?)",
+                         [(gen, i, c[i].tobytes()) for i in range(len(c))])
+        conn.execute(f"DROP TABLE IF EXISTS {table(gen)}")
+        conn.execute(
+            f"CREATE VIRTUAL TABLE {table(gen)} USING vec0(list_id integer partition key, "
+            f"embedding float[{self.dim}] distance_metric=cosine, level text, session_id text, t1 float, "
+            f"chunk_size={CHUNK_SIZE})"
+        )
+        # Growth is judged on item ids (they only grow), so a forget cannot trigger retraining in a loop.
+        self.building = _Gen(gen, c, end_id)
+        self.next_id, self.end_id = 0, end_id
+        self._save_state(conn)
+
+    def backfill(self, conn: Any, rows: list[tuple[int, np.ndarray, str, str, float]], upto_id: int) -> None:
+        """Place existing vectors (ids up to `upto_id`) in `building`; the caller commits."""
+        assert self.building is not None
+        if rows:
+            self._insert(conn, self.building, rows)
+        self.next_id = upto_id + 1
+        self._save_state(conn)
+
+    def finish(self, conn: Any) -> None:
+        """The backfill is complete: `building` answers from now on; the old generation goes."""
+        assert self.building is not None
+        old = self.active
+        self.active, self.building = self.building, None
+        if old is not None:
+            conn.execute(f"DROP TABLE IF EXISTS {table(old.gen)}")
+            conn.execute(f"DELETE FROM {CENTROIDS} WHERE gen = ?", (old.gen,))
+        self._save_state(conn)
+        log.info("memory index: generation %d with %d lists is active", self.active.gen, len(self.active.centroids))
