@@ -7,10 +7,13 @@ asks the scheduler's gate what it may run, retrieves (temporal, graph, visual at
 all bounded by the step's stream time), reconstructs and fuses, and pass 2 decides on
 that evidence. The policy may still suppress the response; the reason is kept.
 
-Reactive step (the wearer asked): the same path with d_t = 1, the answer cites the
-stream times of the clips it rests on. Offline questions over a finished recording go
-coarse to fine: session and activity summaries first, clip-level retrieval only when the
-model says they are not enough; a multiple-choice question returns one of its options.
+Reactive step (the wearer asked) and offline questions over a finished recording: by
+default a grounded answer (`answering.py`): the model chooses which remembered moment
+answers, the answer is composed from it with its time, or is "I don't remember you
+doing that". `reasoner.answerer = "free"` keeps the earlier path, measured beside it in
+`eval qa`: reactive = retrieval then a free-written answer citing its clips; offline =
+coarse to fine (summaries first, clip retrieval only when they are not enough). A
+multiple-choice question returns one of its options either way.
 
 Every step fills `Decision.timings_s` per section and `Decision.trace` with what each
 pass saw and said, what each path found and when it ran.
@@ -26,18 +29,19 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.answering import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
-from edge_assist.memory.api import MemoryReader, TextHit
+from edge_assist.memory.api import CaptionRecord, MemoryReader, TextHit
 from edge_assist.reasoning import prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.reasoning.task_progress import TaskProgress
 from edge_assist.reasoning.trace import TRACE_VERSION
-from edge_assist.retrieval.fusion import RetrievedContext
+from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
 from edge_assist.retrieval.retriever import Retrieval, Retriever
 
 log = logging.getLogger(__name__)
@@ -56,7 +60,7 @@ class Answer:
     text: str
     choice: str | None
     citation: str
-    stage: str  # "summaries" (coarse was enough) or "clips" (fine retrieval)
+    stage: str  # "moments" (grounded), "summaries" (coarse was enough) or "clips" (fine retrieval)
     context: RetrievedContext
     timings_s: dict[str, float] = field(default_factory=dict)
     trace: dict[str, Any] = field(default_factory=dict)
@@ -99,6 +103,7 @@ class EgoMemoAssistant:
         )
         self.policy = InterventionPolicy(cfg.policy, text_encoder=text_encoder, clock=clock)
         self.progress = TaskProgress(text_encoder, clock)
+        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
         # Every caption of the current session this assistant has stepped through, so task
         # progress covers the whole session, not only the few recent captions it is handed.
         self._session = ""
@@ -273,6 +278,17 @@ class EgoMemoAssistant:
         assert ctx.query is not None
         r = self.cfg.reasoner
         question = ctx.query.text
+        if r.answerer == "grounded":
+            # The captions in view count as memory too: the writer may not have stored them yet.
+            in_view = [CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)]
+            ga = await self.grounded.answer(
+                question, before_t=ctx.now_t, session_id=ctx.session_id, past_sessions=self.cfg.retrieval.past_sessions,
+                in_view=in_view,
+            )
+            timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
+            trace["answer"] = {**ga.trace, "cited_clips": _cited_clips(ga)}
+            reason = f"grounded: {ga.trace.get('outcome', '')}"
+            return self._answer_fields(ga.text, "", reason)
         query = question
         why = "the wearer asked"
         if r.query_search == "auto":
@@ -331,6 +347,19 @@ class EgoMemoAssistant:
             "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
             "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
         }
+        if self.cfg.reasoner.answerer == "grounded":
+            ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
+            trace.update(ga.trace)
+            trace["cited_clips"] = _cited_clips(ga)
+            context = RetrievedContext()
+            if ga.moment is not None:
+                m = ga.moment
+                context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+                                           spans=[(m.t0, m.t1, "clip")])
+            if choices:
+                trace["evidence"] = ga.text
+            text = (ga.choice or ga.text) if choices else ga.text
+            return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
             t = time.perf_counter()
@@ -397,6 +426,11 @@ class EgoMemoAssistant:
         vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
         sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
         return choices[int(np.argmax(sims))]
+
+
+def _cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
+    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
+    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]
 
 
 def _nonempty(text: str) -> str:

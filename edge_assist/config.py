@@ -159,6 +159,19 @@ class ReasonerConfig:
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
         choices=("always", "auto"),
     )
+    answerer: str = setting(
+        "grounded",
+        "how questions are answered: grounded (the model chooses a remembered moment, the answer is composed "
+        "from it, or 'I don't remember') or free (the model writes the answer from retrieved context)",
+        choices=("grounded", "free"),
+    )
+    answer_min_score: float = setting(
+        0.35, "grounded answers: a moment less similar than this to the question (text-encoder cosine) is not "
+        "offered as evidence (0-1)", lo=0, hi=1,
+    )
+    answer_rephrase: bool = setting(
+        False, "grounded answers: let the model rephrase the composed answer (kept only when faithful to it)"
+    )
     reconstruction_max_tokens: int = setting(256, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
     progress_cue: str = setting(
         "off",

@@ -78,6 +78,8 @@ def _ask(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
         print(out["answer"])
+        if out["evidence"]:
+            print(f"  {out['evidence']}")
         if out["citation"]:
             print(f"  ({out['citation']}; from {out['stage']})")
         else:
@@ -117,6 +119,7 @@ async def _answer(
         "question": question,
         "answer": ans.text,
         "choice": ans.choice,
+        "evidence": ans.trace.get("evidence", ""),
         "citation": ans.citation,
         "stage": ans.stage,
         "clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2)] for c in ans.context.clips],
