@@ -84,9 +84,10 @@ class GroundedAnswerer:
         # A 135M model picks nearly at random among far-apart options (measured), so a
         # clear winner is not put to it, and what is too far from the question is not evidence.
         top = found[0].score if found else 0.0
-        offered = [m for m in found if m.score >= r.answer_min_score and m.score >= top - CLOSE_MARGIN][:OFFERED]
-        trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text]
-                               for m in found]
+        backing = {m: answer_text.support(m.score, focus, m.text) for m in found}
+        offered = [m for m in found if backing[m] >= r.answer_min_score and m.score >= top - CLOSE_MARGIN][:OFFERED]
+        trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
+                                round(backing[m], 4)] for m in found]
         trace["min_score"] = r.answer_min_score
         chosen: Moment | None = None
         if not offered:

@@ -35,7 +35,7 @@ from edge_assist.config import Config
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
 from edge_assist.memory.api import CaptionRecord, MemoryReader, TextHit
-from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.reasoning.policy import InterventionPolicy
@@ -317,7 +317,8 @@ class EgoMemoAssistant:
         msgs = prompts.answer_messages(task=self._task(ctx), question=question, retrieved=context.text)
         p2 = await call_json(
             self.llm, self.clock, "pass 2 (answer)", msgs, schemas.answer_schema(),
-            lambda raw: _nonempty(str(raw.get("the_answer", ""))), max_tokens=r.max_tokens, temperature=r.temperature,
+            lambda raw: _nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
+            max_tokens=r.max_tokens, temperature=r.temperature,
         )
         timings["pass2"] = p2.seconds
         trace["pass2"] = p2.trace()

@@ -166,8 +166,9 @@ class ReasonerConfig:
         choices=("grounded", "free"),
     )
     answer_min_score: float = setting(
-        0.35, "grounded answers: a moment less similar than this to the question (text-encoder cosine) is not "
-        "offered as evidence (0-1)", lo=0, hi=1,
+        0.5, "grounded answers: a moment whose support is below this is not evidence; support = 0.6 x the "
+        "text-encoder cosine to the question + 0.4 x the share of the question's words in the caption (0-1)",
+        lo=0, hi=1,
     )
     answer_rephrase: bool = setting(
         False, "grounded answers: let the model rephrase the composed answer (kept only when faithful to it)"

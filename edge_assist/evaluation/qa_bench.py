@@ -102,7 +102,7 @@ async def _run_recording(
                         "correct_choice": q.correct_choice, "reference": q.reference, "cosine": round(cos, 3),
                         "abstained": is_abstention(said), "correct": score(q, said, ans.choice, cos),
                         "seconds": round(seconds, 3), "memory_captions": i,
-                        "candidates": [[c[2], c[4], c[5]] for c in ans.trace.get("candidates", [])[:3]],
+                        "candidates": [[c[2], c[4], c[5], c[6]] for c in ans.trace.get("candidates", [])[:3]],
                         "outcome": ans.trace.get("outcome", ""),
                     })
         finally:

@@ -155,12 +155,7 @@ def number_key(num: str) -> str:
 
 def says_number(text: str, key: str) -> bool:
     """The answer says the number `key` (in digits or in words)."""
-    words = {w: n for n, w in _NUM_WORDS.items()}
-    forms = {key}
-    if key in words.values():
-        forms |= {w for w, n in _NUM_WORDS.items() if n == key}
-    if key == "1/2":
-        forms |= {"half", "a half"}
+    forms = {key} | {w for w, n in _NUM_WORDS.items() if n == key}
     low = text.lower()
     return any(re.search(rf"(?<![\d/.]){re.escape(f)}(?![\d/.])", low) for f in forms)
 
@@ -215,7 +210,8 @@ def _for_stream(
 
     def later(i: int) -> float:
         """Ask a little after caption i ended: after one to three more captions."""
-        return caps[min(n - 1, i + rng.randint(1, 3))][1]
+        # the latest end so far: captions may overlap in time
+        return max(c[1] for c in caps[i: min(n, i + 1 + rng.randint(1, 3))])
 
     def add(template: str, form: str, text: str, ask_t: float, answerable: bool, **kw: Any) -> None:
         qs.append(Question(f"{s.recording}:{len(qs)}", s.recording, s.session_id, template, form, text,
@@ -229,11 +225,12 @@ def _for_stream(
     # after (multiple choice)
     pairs = [i for i in named if i + 1 < n and not _similar(texts[i + 1], texts[i])]
     for i in rng.sample(pairs, min(2, len(pairs))):
-        others = [t for j, t in enumerate(texts) if j not in (i, i + 1) and not _similar(t, texts[i + 1])]
+        others = list(dict.fromkeys(t for j, t in enumerate(texts)
+                                    if j not in (i, i + 1) and not _similar(t, texts[i + 1])))
         options = [texts[i + 1], *rng.sample(others, min(3, len(others)))]
         rng.shuffle(options)
         add("after", "mc", f"What did I do right after {as_first_person_past(texts[i])}?",
-            caps[min(n - 1, i + 1 + rng.randint(0, 2))][1], True, reference=texts[i + 1],
+            max(c[1] for c in caps[i: min(n, i + 2 + rng.randint(0, 2))]), True, reference=texts[i + 1],
             choices=tuple(options), correct_choice=texts[i + 1], other=texts[i])
     # did (yes: performed; no: skipped by the annotations)
     if named:
@@ -263,7 +260,9 @@ def _for_stream(
     for i, (q, key) in rng.sample(hm, min(2, len(hm))):
         add("howmuch", "free", q, later(i), True, reference=texts[i], key=key)
     # unanswerable: asked before the step happened, another recipe's step, an empty memory
-    future = [i for i in named if i >= 2 and not any(_similar(texts[i], t) for t in texts[:i])]
+    # Captions may overlap in time: "held" is every caption ended by the ask time.
+    future = [i for i in named if i >= 2 and caps[i][1] > caps[i - 1][1]
+              and not any(_similar(texts[i], c[2]) for c in caps if c[1] <= caps[i - 1][1])]
     if future:
         i = rng.choice(future)
         add("unanswerable", "free", f"When did I {short_step(texts[i])}?", caps[i - 1][1], False,
