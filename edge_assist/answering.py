@@ -31,7 +31,7 @@ from edge_assist.retrieval.moments import candidate_moments, neighbour
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5
-# Moments within this cosine of the best one are put to the model as a choice.
+# Moments within this support of the best one are put to the model as a choice.
 CLOSE_MARGIN = 0.05
 REPHRASE_TOKENS = 80
 
@@ -80,12 +80,14 @@ class GroundedAnswerer:
             graph=self.cfg.retrieval.graph,
         )
         timings["candidates"] = time.perf_counter() - t
-        # The encoder proposes; the model chooses among the moments close to the best one.
+        # Retrieval proposes, ranked by support (answer_text.support); the model chooses among
+        # the moments close to the best one.
         # A 135M model picks nearly at random among far-apart options (measured), so a
         # clear winner is not put to it, and what is too far from the question is not evidence.
-        top = found[0].score if found else 0.0
         backing = {m: answer_text.support(m.score, focus, m.text) for m in found}
-        offered = [m for m in found if backing[m] >= r.answer_min_score and m.score >= top - CLOSE_MARGIN][:OFFERED]
+        found.sort(key=lambda m: -backing[m])
+        top = backing[found[0]] if found else 0.0
+        offered = [m for m in found if backing[m] >= r.answer_min_score and backing[m] >= top - CLOSE_MARGIN][:OFFERED]
         trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
                                 round(backing[m], 4)] for m in found]
         trace["min_score"] = r.answer_min_score

@@ -280,9 +280,17 @@ _FUNCTION_WORDS = frozenset(
 
 
 def _stem(w: str) -> str:
+    """Naive: 'stirred', 'stirring', 'stir' -> 'stir'; 'placed', 'place' -> 'plac'."""
     for suf in ("ing", "ed", "es", "s", "ly"):
-        if w.endswith(suf) and len(w) - len(suf) >= 3:
-            return w[: -len(suf)]
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not (suf == "s" and w.endswith("ss")):
+            w = w[: -len(suf)]
+            break
+    if len(w) > 3 and w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]
     return w
 
 
