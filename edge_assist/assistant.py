@@ -349,18 +349,7 @@ class EgoMemoAssistant:
             "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
         }
         if self.cfg.reasoner.answerer == "grounded":
-            ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
-            trace.update(ga.trace)
-            trace["cited_clips"] = _cited_clips(ga)
-            context = RetrievedContext()
-            if ga.moment is not None:
-                m = ga.moment
-                context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
-                                           spans=[(m.t0, m.t1, "clip")])
-            if choices:
-                trace["evidence"] = ga.text
-            text = (ga.choice or ga.text) if choices else ga.text
-            return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
+            return await self._grounded_answer(question, choices, before_t, session_id, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
             t = time.perf_counter()
@@ -405,6 +394,21 @@ class EgoMemoAssistant:
         timings["total"] = time.perf_counter() - started
         return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
                       timings, trace)
+
+    async def _grounded_answer(
+        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, trace: dict[str, Any]
+    ) -> Answer:
+        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
+        trace.update(ga.trace)
+        trace["cited_clips"] = _cited_clips(ga)
+        context = RetrievedContext()
+        if (m := ga.moment) is not None:
+            context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+                                       spans=[(m.t0, m.t1, "clip")])
+        if choices:
+            trace["evidence"] = ga.text  # the option is the answer; the sentence says why
+        text = (ga.choice or ga.text) if choices else ga.text
+        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
 
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
         hits: list[TextHit] = []

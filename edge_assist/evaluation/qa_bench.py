@@ -29,7 +29,14 @@ from typing import Any
 import numpy as np
 
 from edge_assist.config import Config
-from edge_assist.evaluation.qa_questions import TEMPLATES, Question, Stream, generate, load_streams, says_number
+from edge_assist.evaluation.qa_questions import (
+    TEMPLATES,
+    Question,
+    Stream,
+    generate,
+    load_streams,
+    says_number,
+)
 from edge_assist.reasoning.answer_text import content_words, is_abstention
 
 CONTENT_THRESHOLD = 0.5

@@ -5,6 +5,7 @@ The HUD shows one page at a time; a wearer reads at a glance, so a page is short
 
 from __future__ import annotations
 
+
 def _split_words(text: str, limit: int) -> list[str]:
     out: list[str] = []
     line = ""
