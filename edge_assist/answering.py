@@ -31,8 +31,6 @@ from edge_assist.retrieval.moments import candidate_moments, neighbour
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5
-# Moments within this support of the best one are put to the model as a choice.
-CLOSE_MARGIN = 0.05
 REPHRASE_TOKENS = 80
 
 
@@ -87,7 +85,7 @@ class GroundedAnswerer:
         backing = {m: answer_text.support(m.score, focus, m.text) for m in found}
         found.sort(key=lambda m: -backing[m])
         top = backing[found[0]] if found else 0.0
-        offered = [m for m in found if backing[m] >= r.answer_min_score and backing[m] >= top - CLOSE_MARGIN][:OFFERED]
+        offered = [m for m in found if backing[m] >= r.answer_min_score and backing[m] >= top - r.answer_choice_margin][:OFFERED]
         trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
                                 round(backing[m], 4)] for m in found]
         trace["min_score"] = r.answer_min_score

@@ -170,6 +170,11 @@ class ReasonerConfig:
         "text-encoder cosine to the question + 0.4 x the share of the question's words in the caption (0-1)",
         lo=0, hi=1,
     )
+    answer_choice_margin: float = setting(
+        0.05, "grounded answers: moments within this support of the best one are put to the model to choose among; "
+        "a clear winner is taken as is (a 135M model chooses near chance among far-apart options); 1 = the model "
+        "always chooses (for a bigger model) (0-1)", lo=0, hi=1,
+    )
     answer_rephrase: bool = setting(
         False, "grounded answers: let the model rephrase the composed answer (kept only when faithful to it)"
     )
