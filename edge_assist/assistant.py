@@ -7,10 +7,13 @@ asks the scheduler's gate what it may run, retrieves (temporal, graph, visual at
 all bounded by the step's stream time), reconstructs and fuses, and pass 2 decides on
 that evidence. The policy may still suppress the response; the reason is kept.
 
-Reactive step (the wearer asked): the same path with d_t = 1, the answer cites the
-stream times of the clips it rests on. Offline questions over a finished recording go
-coarse to fine: session and activity summaries first, clip-level retrieval only when the
-model says they are not enough; a multiple-choice question returns one of its options.
+Reactive step (the wearer asked) and offline questions over a finished recording: by
+default a grounded answer (`answering.py`): the model chooses which remembered moment
+answers, the answer is composed from it with its time, or is "I don't remember you
+doing that". `reasoner.answerer = "free"` keeps the earlier path, measured beside it in
+`eval qa`: reactive = retrieval then a free-written answer citing its clips; offline =
+coarse to fine (summaries first, clip retrieval only when they are not enough). A
+multiple-choice question returns one of its options either way.
 
 Every step fills `Decision.timings_s` per section and `Decision.trace` with what each
 pass saw and said, what each path found and when it ran.
@@ -26,13 +29,14 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.answering import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.errors import ConfigError
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
-from edge_assist.memory.api import MemoryReader, TextHit
-from edge_assist.reasoning import prompts, schemas
+from edge_assist.memory.api import CaptionRecord, MemoryReader, TextHit
+from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
@@ -41,7 +45,7 @@ from edge_assist.reasoning.llm_call import call_json
 from edge_assist.reasoning.phrasing import Phraser
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.reasoning.trace import TRACE_VERSION
-from edge_assist.retrieval.fusion import RetrievedContext
+from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
 from edge_assist.retrieval.retriever import Retrieval, Retriever
 from edge_assist.scheduler import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
@@ -64,7 +68,7 @@ class Answer:
     text: str
     choice: str | None
     citation: str
-    stage: str  # "summaries" (coarse was enough) or "clips" (fine retrieval)
+    stage: str  # "moments" (grounded), "summaries" (coarse was enough) or "clips" (fine retrieval)
     context: RetrievedContext
     timings_s: dict[str, float] = field(default_factory=dict)
     trace: dict[str, Any] = field(default_factory=dict)
@@ -126,6 +130,7 @@ class EgoMemoAssistant:
             self.decider = GateDecider(gate, hazards, chattiness=cfg.policy.chattiness, llm_too=r.decider == "gate+llm",
                                        unsure_band=r.unsure_band)
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
+        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
 
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
@@ -319,6 +324,17 @@ class EgoMemoAssistant:
         if told is not None:
             trace["task_answer"] = told
             return self._answer_fields(told, "", "task tracker")
+        if r.answerer == "grounded":
+            # The captions in view count as memory too: the writer may not have stored them yet.
+            in_view = [CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)]
+            ga = await self.grounded.answer(
+                question, before_t=ctx.now_t, session_id=ctx.session_id, past_sessions=self.cfg.retrieval.past_sessions,
+                in_view=in_view,
+            )
+            timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
+            trace["answer"] = {**ga.trace, "cited_clips": _cited_clips(ga)}
+            reason = f"grounded: {ga.trace.get('outcome', '')}"
+            return self._answer_fields(ga.text, "", reason)
         query = question
         why = "the wearer asked"
         if r.query_search == "auto":
@@ -347,7 +363,8 @@ class EgoMemoAssistant:
         msgs = prompts.answer_messages(task=self._task(ctx), question=question, retrieved=context.text)
         p2 = await call_json(
             self.llm, self.clock, "pass 2 (answer)", msgs, schemas.answer_schema(),
-            lambda raw: _nonempty(str(raw.get("the_answer", ""))), max_tokens=r.max_tokens, temperature=r.temperature,
+            lambda raw: _nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
+            max_tokens=r.max_tokens, temperature=r.temperature,
         )
         timings["pass2"] = p2.seconds
         trace["pass2"] = p2.trace()
@@ -377,6 +394,8 @@ class EgoMemoAssistant:
             "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
             "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
         }
+        if self.cfg.reasoner.answerer == "grounded":
+            return await self._grounded_answer(question, choices, before_t, session_id, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
             t = time.perf_counter()
@@ -422,6 +441,21 @@ class EgoMemoAssistant:
         return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
                       timings, trace)
 
+    async def _grounded_answer(
+        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, trace: dict[str, Any]
+    ) -> Answer:
+        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
+        trace.update(ga.trace)
+        trace["cited_clips"] = _cited_clips(ga)
+        context = RetrievedContext()
+        if (m := ga.moment) is not None:
+            context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+                                       spans=[(m.t0, m.t1, "clip")])
+        if choices:
+            trace["evidence"] = ga.text  # the option is the answer; the sentence says why
+        text = (ga.choice or ga.text) if choices else ga.text
+        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
+
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
         hits: list[TextHit] = []
         for level in ("session", "activity"):
@@ -448,6 +482,11 @@ class EgoMemoAssistant:
 def _time_left_s() -> float | None:
     budget = CURRENT_STEP.get()
     return budget.remaining_s() if budget is not None else None
+
+
+def _cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
+    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
+    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]
 
 
 def _nonempty(text: str) -> str:

@@ -186,6 +186,25 @@ class ReasonerConfig:
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when it can",
         choices=("always", "auto"),
     )
+    answerer: str = setting(
+        "grounded",
+        "how questions are answered: grounded (the model chooses a remembered moment, the answer is composed "
+        "from it, or 'I don't remember') or free (the model writes the answer from retrieved context)",
+        choices=("grounded", "free"),
+    )
+    answer_min_score: float = setting(
+        0.5, "grounded answers: a moment whose support is below this is not evidence; support = 0.6 x the "
+        "text-encoder cosine to the question + 0.4 x the share of the question's words in the caption (0-1)",
+        lo=0, hi=1,
+    )
+    answer_choice_margin: float = setting(
+        0.05, "grounded answers: moments within this support of the best one are put to the model to choose among; "
+        "a clear winner is taken as is (a 135M model chooses near chance among far-apart options); 1 = the model "
+        "always chooses (for a bigger model) (0-1)", lo=0, hi=1,
+    )
+    answer_rephrase: bool = setting(
+        False, "grounded answers: let the model rephrase the composed answer (kept only when faithful to it)"
+    )
     reconstruction_max_tokens: int = setting(256, "longest reconstructed account per path group (tokens)", lo=16, hi=4096)
     progress_cue: str = setting(
         "off",

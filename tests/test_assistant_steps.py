@@ -46,9 +46,11 @@ def ctx_at(b: Built, i: int, query: str | None = None) -> StepContext:
 
 
 # -- the real model ------------------------------------------------------------------------
-async def test_reactive_question_answers_and_cites_clip_times(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                                              image_encoder: ImageEncoder) -> None:
-    a = build_assistant(mem.cfg, llm, text_encoder, mem.memory, image_encoder=image_encoder, clock=RealClock())
+async def test_free_reactive_answer_cites_clip_times(mem: Built, llm: LLM, text_encoder: TextEncoder,
+                                                     image_encoder: ImageEncoder) -> None:
+    # The free-writing path, kept as `reasoner.answerer = "free"` (eval qa compares it).
+    free = mem.cfg.replace(**{"reasoner.answerer": "free"})
+    a = build_assistant(free, llm, text_encoder, mem.memory, image_encoder=image_encoder, clock=RealClock())
     ctx = ctx_at(mem, 3, "What did I pour into the ramekin cup?")
     d = await a.step(ctx)
     assert d.speak and d.trigger == "query" and d.text
@@ -63,14 +65,18 @@ async def test_reactive_question_answers_and_cites_clip_times(mem: Built, llm: L
 
 
 async def test_offline_multiple_choice_returns_an_option(mem: Built, llm: LLM, text_encoder: TextEncoder) -> None:
-    a = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
+    grounded = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
+    g = await grounded.answer("What was poured into the ramekin cup?", choices=("an egg", "milk", "rice"))
+    assert g.choice == "an egg" and g.stage == "moments" and TIME.search(g.citation)
+    free_cfg = mem.cfg.replace(**{"reasoner.answerer": "free"})
+    a = build_assistant(free_cfg, llm, text_encoder, mem.memory, clock=RealClock())
     choices = ("an egg", "milk", "rice")
     ans = await a.answer("What was poured into the ramekin cup?", choices=choices, before_t=math.inf)
     assert ans.choice in choices and ans.text == ans.choice
     assert ans.stage in ("summaries", "clips")
     assert ans.trace["coarse"].get("summaries")  # summaries were read first
     # With multi-scale memory off, there are no summaries to start from: clips only.
-    flat = build_assistant(mem.cfg.replace(**{"retrieval.multiscale": False}), llm, text_encoder, mem.memory,
+    flat = build_assistant(free_cfg.replace(**{"retrieval.multiscale": False}), llm, text_encoder, mem.memory,
                            clock=RealClock())
     ans2 = await flat.answer("What was poured into the ramekin cup?", choices=choices)
     assert ans2.stage == "clips" and "skipped" in ans2.trace["coarse"] and ans2.choice in choices
@@ -277,8 +283,9 @@ async def test_an_empty_memory_still_answers_a_question(tmp_path: Path, llm: LLM
         a = build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
         cap = Caption(10.0, "s", 0, 0.0, 10.0, "opens the fridge")
         d = await a.step(StepContext("s", cap, query=UserQuery(10.0, "where are my keys?", stream_t=10.0)))
-    assert d.speak and d.trigger == "query" and d.text
-    assert d.trace["search"]["outcome"] == "nothing found"
+    # Nothing in memory, and the caption in view is about something else: no invented answer.
+    assert d.speak and d.trigger == "query" and d.text == "I don't remember you doing that."
+    assert d.trace["answer"]["outcome"] == "nothing in memory close enough"
 
 
 TEA = "Recipe: tea. Steps: boil water in the kettle; put a tea bag in the cup; pour the hot water into the cup; remove the tea bag"

@@ -59,3 +59,36 @@ def test_display_duration_grows_with_words_and_is_capped() -> None:
     assert display_duration_s("ok") == 3.0
     assert display_duration_s(" ".join(["word"] * 20)) == 8.0
     assert display_duration_s(" ".join(["word"] * 500)) == 20.0
+
+
+async def test_a_long_answer_is_paged_at_word_boundaries_and_a_new_message_replaces_the_rest() -> None:
+    key = generate_key()
+    server = UdpTransport("127.0.0.1", 0, mode="server")
+    link = BridgeLink(server, key, timing=FAST)
+    await link.start()
+    glasses = FakeGlasses(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key, timing=FAST)
+    await glasses.start()
+    hud = HudOutput(link, min_duration_s=0.5, page_chars=60, page_wait_s=0.05)
+    answer = ("At 1:40 you cut the English muffin into two pieces with a knife. "
+              "Right after that, at 2:30, you stirred the ramekin cup with a knife.")
+    try:
+        assert await link.wait_connected(5)
+        await hud.emit(_d(answer, SubType.MEMORY_RECALL, trigger="query"))
+        got = [await asyncio.wait_for(glasses.hud.get(), 5) for _ in range(3)]
+        texts = [m.text for m in got]
+        assert [t.rsplit(" (", 1)[1] for t in texts] == ["1/3)", "2/3)", "3/3)"]
+        bodies = [t.rsplit(" (", 1)[0] for t in texts]
+        assert " ".join(bodies).split() == answer.split()  # nothing lost, no word cut
+        assert all(len(b) <= 60 for b in bodies) and {m.priority for m in got} == {PRIORITY_ANSWER}
+        # A new answer while pages are pending replaces them.
+        hud2 = HudOutput(link, min_duration_s=0.5, page_chars=60, page_wait_s=5.0)
+        await hud2.emit(_d(answer, SubType.MEMORY_RECALL, trigger="query"))
+        await hud2.emit(_d("Knife near the edge of the counter", SubType.SAFETY))
+        first, alert = [await asyncio.wait_for(glasses.hud.get(), 5) for _ in range(2)]
+        assert first.text.endswith("(1/3)") and alert.text == "Knife near the edge of the counter"
+        assert hud2._pager is None
+        await hud2.close()
+    finally:
+        await hud.close()
+        await glasses.close()
+        await link.close()

@@ -3,8 +3,10 @@
 Without `--recording` the question goes to the configured wearer's live store. With
 `--recording` it goes to a recording: a memory store file (`NAME.sqlite`, as `run` or
 `memory ingest` leave it) or a caption stream (`.jsonl`), which is first built into a
-temporary memory in one pass. Answers go coarse to fine (summaries first, clips only if
-needed) and cite the clip times they rest on; with `--choices` the answer is one of them.
+temporary memory in one pass. The answer is composed from the remembered moment the
+model chose (or "I don't remember you doing that") and cites its clip time; with
+`--choices` it is the option that moment supports. `reasoner.answerer = "free"` keeps the
+earlier coarse-to-fine, free-written answers.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from edge_assist.events import Caption
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ask", help="ask a question about what the wearer did (live store or a recording)",
-        description="Answer a question from memory, coarse to fine, citing the clip times used.",
+        description="Answer a question from memory: the moment that answers it, with its time, or 'I don't remember'.",
     )
     add_config_args(p)
     p.add_argument("question", help="the question, in quotes")
@@ -78,6 +80,8 @@ def _ask(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
         print(out["answer"])
+        if out["evidence"]:
+            print(f"  {out['evidence']}")
         if out["citation"]:
             print(f"  ({out['citation']}; from {out['stage']})")
         else:
@@ -117,6 +121,7 @@ async def _answer(
         "question": question,
         "answer": ans.text,
         "choice": ans.choice,
+        "evidence": ans.trace.get("evidence", ""),
         "citation": ans.citation,
         "stage": ans.stage,
         "clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2)] for c in ans.context.clips],

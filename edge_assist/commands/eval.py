@@ -5,6 +5,8 @@
 - `eval run --dataset DIR --split val [--variant ...] [--ablations] --out DIR`: our rows and
   the baselines through the app, scored; writes results.json, report.md, runtime.json and a
   timeline PNG per recording.
+- `eval qa --split val --variant original --out DIR`: the question benchmark (template
+  questions from the step annotations), grounded and free-writing answerers side by side.
 - `eval score --gt FILE --predictions FILE`: score any decision log (or EgoServe-style
   predictions) against EgoServe annotations or our GT JSONL.
 """
@@ -58,6 +60,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'' = off): rows that share requests cost them once, and a rerun resumes")
     r.add_argument("--out", required=True, metavar="DIR", help="where to write results.json, report.md, plots")
     r.set_defaults(func=_run)
+
+    q = esub.add_parser("qa", help="the question benchmark: template questions from the annotations, answered from memory")
+    add_config_args(q)
+    q.add_argument("--dataset", default=str(DEFAULT_DATASET), metavar="DIR",
+                   help="a built benchmark (default: the shipped CaptainCook4D build)")
+    q.add_argument("--split", default="val", help="which split (default val; develop on train)")
+    q.add_argument("--variant", default="original", choices=("original", "paraphrased"),
+                   help="caption stream the memory is built from (questions keep the annotated wording)")
+    q.add_argument("--answerer", default="grounded,free",
+                   help="comma-separated rows: grounded (choose a moment, compose) and/or free (free-written, the old path)")
+    q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
+    q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
+    q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
+    q.set_defaults(func=_qa)
 
     s = esub.add_parser("score", help="score a decision log against annotations (EgoServe or our GT JSONL)")
     s.add_argument("--gt", required=True, metavar="FILE", help="annotations: EgoServe JSON/JSONL or GT JSONL")
@@ -164,6 +180,34 @@ def _run(args: argparse.Namespace) -> int:
             plot_timeline(out / "timelines" / f"{rid}.png", f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
                           [g for g in gt if g.session_id == sid], systems, caps, ds.duration_s(rid))
     print(report.table(results["rows"]))
+    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
+    return 0
+
+
+def _qa(args: argparse.Namespace) -> int:
+    from edge_assist.evaluation import qa_bench
+
+    cfg = config_from_args(args)
+    rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
+    bad = [r for r in rows if r not in qa_bench.ROWS]
+    if bad or not rows:
+        raise EdgeAssistError(f"unknown answerer {bad[0] if bad else args.answerer!r}; choose from grounded, free")
+    dataset = Path(args.dataset)
+    if not (dataset / args.split / "original").is_dir():
+        raise EdgeAssistError(f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval build-captaincook`")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
+    result = qa_bench.run(cfg, dataset, args.split, args.variant, rows, limit=args.limit, seed=args.seed,
+                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    overrides = dict(x.split("=", 1) for x in (getattr(args, "set", []) or []) if "=" in x)
+    result["command"] = command
+    result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
+    result["config_overrides"] = overrides
+    (out / "results.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    (out / "report.md").write_text(qa_bench.report_md(result, command, overrides), encoding="utf-8")
+    (out / "command.txt").write_text(command + "\n", encoding="utf-8")
+    print(qa_bench.report_md(result, command, overrides))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
 

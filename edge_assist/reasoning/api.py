@@ -70,3 +70,19 @@ class Timings:
 
     def add(self, name: str, seconds: float) -> None:
         self.sections[name] = self.sections.get(name, 0.0) + seconds
+
+
+@dataclass(frozen=True)
+class Moment:
+    """A remembered clip offered as evidence for an answer: what happened, when, how close.
+
+    Retrieval proposes moments; reasoning only reads them (it never opens the store).
+    """
+
+    session_id: str
+    clip_index: int
+    t0: float
+    t1: float
+    text: str
+    score: float  # text-encoder cosine between the question's focus and the caption
+    note: str = ""  # age of a moment of an earlier session ("yesterday"); "" in the current one

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge_assist.events import MainType, SubType
+from edge_assist.reasoning.answer_text import grammar_cut
 
 NOTE_CHARS = 90  # observation / problem / facts
 SAY_CHARS = 110  # what the glasses say
@@ -162,7 +163,7 @@ def _text(raw: dict[str, Any], key: str) -> str:
 
 def _sentence(raw: dict[str, Any], key: str) -> str:
     """What the glasses would say: at least two words, else nothing."""
-    text = _text(raw, key)
+    text = grammar_cut(_text(raw, key), SAY_CHARS)
     return text if len(text.split()) >= 2 else ""
 
 
@@ -189,7 +190,7 @@ def parse_query_pass1(raw: dict[str, Any], question: str) -> FirstPass:
     action = raw.get("reply")
     check = _text(raw, "facts")
     if action == "answer" and _text(raw, "say"):
-        return FirstPass("respond", text=_text(raw, "say"), why=check)
+        return FirstPass("respond", text=grammar_cut(_text(raw, "say"), SAY_CHARS), why=check)
     if action in ("answer", "search"):
         return FirstPass("search", query=_text(raw, "search_query") or question, why=check)
     raise AnswerFormatError(f"unknown action {action!r}")

@@ -1,0 +1,166 @@
+"""Grounded answers to the wearer's questions, live (`run`, `replay --ask`) and offline (`ask`).
+
+Retrieval proposes candidate moments (clips with their time and caption, up to now);
+the model chooses the one that answers, or none; the answer is composed from the chosen
+moment in the second person with its time. Nothing close enough in memory, or the model
+choosing none, is the honest "I don't remember you doing that". A yes/no question is
+yes exactly when a supporting moment is chosen; "what did I do right after X" finds X
+and tells the clip that followed it. Multiple-choice questions return the option the
+evidence supports.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.memory.api import CaptionRecord, MemoryReader
+from edge_assist.reasoning import answer_text, grounding
+from edge_assist.reasoning.api import Moment
+from edge_assist.reasoning.llm_call import call_json
+from edge_assist.retrieval.moments import candidate_moments, neighbour
+
+# Moments offered to the model: few, so a 135M model's short context holds them all.
+OFFERED = 5
+REPHRASE_TOKENS = 80
+
+
+@dataclass
+class GroundedAnswer:
+    text: str
+    kind: str  # answer_text.KINDS
+    moment: Moment | None  # what the answer rests on (None: abstained)
+    chosen: Moment | None  # the moment the model chose (for "after": the one before `moment`)
+    choice: str | None = None  # the option, for a multiple-choice question
+    candidates: list[Moment] = field(default_factory=list)
+    timings_s: dict[str, float] = field(default_factory=dict)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def abstained(self) -> bool:
+        return self.moment is None
+
+
+class GroundedAnswerer:
+    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, *, clock: Clock) -> None:
+        self.cfg, self.llm, self.text_encoder, self.memory, self.clock = cfg, llm, text_encoder, memory, clock
+
+    async def answer(
+        self,
+        question: str,
+        *,
+        before_t: float = math.inf,
+        session_id: str | None = None,
+        past_sessions: bool = False,
+        choices: Sequence[str] = (),
+        in_view: Sequence[CaptionRecord] = (),
+    ) -> GroundedAnswer:
+        r = self.cfg.reasoner
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        kind = answer_text.question_kind(question)
+        focus = answer_text.question_focus(question)
+        trace: dict[str, Any] = {"answerer": "grounded", "kind": kind, "focus": focus,
+                                 "before_t": None if math.isinf(before_t) else before_t}
+        t = time.perf_counter()
+        found = await candidate_moments(
+            self.memory, self.text_encoder, self.clock, focus, before_t=before_t, session_id=session_id,
+            k=max(OFFERED, self.cfg.retrieval.top_k), past_sessions=past_sessions, extra=in_view,
+            graph=self.cfg.retrieval.graph,
+        )
+        timings["candidates"] = time.perf_counter() - t
+        # Retrieval proposes, ranked by support (answer_text.support); the model chooses among
+        # the moments close to the best one.
+        # A 135M model picks nearly at random among far-apart options (measured), so a
+        # clear winner is not put to it, and what is too far from the question is not evidence.
+        backing = {m: answer_text.support(m.score, focus, m.text) for m in found}
+        found.sort(key=lambda m: -backing[m])
+        top = backing[found[0]] if found else 0.0
+        offered = [m for m in found if backing[m] >= r.answer_min_score and backing[m] >= top - r.answer_choice_margin][:OFFERED]
+        trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
+                                round(backing[m], 4)] for m in found]
+        trace["min_score"] = r.answer_min_score
+        chosen: Moment | None = None
+        if not offered:
+            trace["outcome"] = "nothing in memory close enough" if found else "memory holds nothing before now"
+        elif len(offered) == 1:
+            chosen = offered[0]
+            trace["outcome"] = "chosen (the only moment close enough)"
+        else:
+            pick = await grounding.choose_moment(self.llm, self.clock, question, offered, temperature=r.temperature)
+            timings["choose"] = pick.call.seconds
+            trace["choose"] = pick.call.trace()
+            chosen = pick.moment
+            trace["outcome"] = "chosen" if chosen is not None else (pick.call.error or "the model chose none")
+        moment = chosen
+        if chosen is not None and kind in ("after", "before"):
+            moment = await neighbour(self.memory, self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t)
+            if moment is None:
+                trace["outcome"] = f"no clip {kind} the chosen one in memory"
+        if moment is None:
+            text = answer_text.NOTHING_AFTER if (chosen is not None and kind == "after") else (
+                answer_text.NOTHING_BEFORE if (chosen is not None and kind == "before") else answer_text.abstention(kind))
+            timings["total"] = time.perf_counter() - started
+            return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
+        composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
+        trace["composed"] = composed
+        text = composed
+        if r.answer_rephrase:
+            text = await self._rephrase(question, composed, moment, timings, trace)
+        option = await self._option(choices, moment, composed) if choices else None
+        timings["total"] = time.perf_counter() - started
+        return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _rephrase(
+        self, question: str, composed: str, moment: Moment, timings: dict[str, float], trace: dict[str, Any]
+    ) -> str:
+        res = await call_json(
+            self.llm, self.clock, "rephrase answer", grounding.rephrase_messages(question, composed),
+            grounding.rephrase_schema(), lambda raw: " ".join(str(raw.get("sentence", "")).split()),
+            max_tokens=REPHRASE_TOKENS, temperature=self.cfg.reasoner.temperature,
+        )
+        timings["rephrase"] = res.seconds
+        trace["rephrase"] = res.trace()
+        if not res.value:
+            trace["rephrase"]["kept"] = "composed (no rephrasing)"
+            return composed
+        check = await self.clock.run_blocking(
+            grounding.check_faithful, self.text_encoder, composed, res.value, [moment.text]
+        )
+        trace["rephrase"]["check"] = check.reason()
+        return res.value if check.ok else composed
+
+    async def _option(self, choices: Sequence[str], moment: Moment, composed: str) -> str:
+        """The option the evidence names (all its content words in the caption), else the
+        one closest to the composed answer."""
+        evidence = answer_text.content_words(moment.text)
+        named = [c for c in choices if (w := answer_text.content_words(c)) and w <= evidence]
+        if len(named) == 1:
+            return named[0]
+        pool = named or list(choices)
+        vecs = np.asarray(await self.clock.run_blocking(self.text_encoder.encode, [composed, *pool]))
+        return pool[int(np.argmax(vecs[1:] @ vecs[0]))]
+
+
+def cited(moment: Moment | None) -> str:
+    if moment is None:
+        return ""
+    when = answer_text.clip_label(moment.t0, moment.t1)
+    return f"seen at {when}" + (f" ({moment.note})" if moment.note else "")
+
+
+_TIME = re.compile(r"\b(\d+):(\d\d)\b")
+
+
+def times_in(text: str) -> list[float]:
+    """Stream times ('1:40') said in an answer, in seconds."""
+    return [int(m) * 60 + int(s) for m, s in _TIME.findall(text)]

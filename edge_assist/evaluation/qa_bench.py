@@ -1,0 +1,227 @@
+"""`edge-assist eval qa`: the question benchmark (questions from `qa_questions`), scored.
+
+Per recording, memory is built causally: captions are ingested in time order and each
+question is asked, through `assistant.answer`, once memory holds exactly the captions
+that ended by its ask time (and `before_t` bounds every read). Every answerer row
+(`grounded`, `free`) answers the same question over the same memory.
+
+Scoring (per question; `abstained` = the answer says it does not remember):
+- when: a time said in the answer lies in the step's window (±2 s);
+- after, with (mc): the option returned is the right one;
+- did-yes / did-no: yes = an answer that neither abstains nor starts with "no";
+- with (free), howmuch: content match, the MiniLM cosine between the answer and the
+  annotated caption >= 0.5 (the eval's measure), and the tool / the quantity is said;
+- unanswerable: right when abstained; over an empty memory any other answer is invented.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from edge_assist.config import Config
+from edge_assist.evaluation.qa_questions import (
+    TEMPLATES,
+    Question,
+    Stream,
+    generate,
+    load_streams,
+    says_number,
+)
+from edge_assist.reasoning.answer_text import content_words, is_abstention
+
+CONTENT_THRESHOLD = 0.5
+WINDOW_SLACK_S = 2.0
+ROWS = ("grounded", "free")
+
+
+def said_yes(text: str) -> bool:
+    t = text.strip().lower()
+    return not is_abstention(t) and not t.startswith(("no", "i did not", "you did not", "you didn't"))
+
+
+def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
+    from edge_assist.answering import times_in
+
+    abstained = is_abstention(text)
+    if not q.answerable:
+        return abstained
+    if q.form == "yesno":
+        return said_yes(text) == bool(q.expect_yes)
+    if abstained:
+        return False
+    if q.form == "mc":
+        return choice == q.correct_choice
+    if q.template == "when":
+        assert q.window is not None
+        lo, hi = q.window
+        return any(lo - WINDOW_SLACK_S <= t <= hi + WINDOW_SLACK_S for t in times_in(text))
+    if cosine < CONTENT_THRESHOLD:
+        return False
+    if q.template == "howmuch":
+        return says_number(text, q.key)
+    if q.template == "with":
+        return bool(content_words(q.key) & content_words(text))
+    return True
+
+
+async def _run_recording(
+    cfg: Config, stream: Stream, questions: list[Question], rows: Sequence[str], llm: Any, enc: Any
+) -> list[dict[str, Any]]:
+    from edge_assist.assistant import build_assistant
+    from edge_assist.clock import RealClock
+    from edge_assist.events import Caption
+    from edge_assist.memory.memory import Memory
+
+    out: list[dict[str, Any]] = []
+    clock = RealClock()
+    with tempfile.TemporaryDirectory(prefix="edge-assist-qa-") as tmp:
+        mcfg = cfg.replace(**{"general.data_dir": tmp, "general.wearer": stream.recording})
+        memory = Memory.open(mcfg, llm, enc, None)
+        try:
+            assistants = {r: build_assistant(mcfg.replace(**{"reasoner.answerer": r}), llm, enc, memory, clock=clock)
+                          for r in rows}
+            i = 0
+            for q in sorted(questions, key=lambda q: (q.ask_t, q.qid)):
+                while i < len(stream.captions) and stream.captions[i][1] <= q.ask_t:
+                    t0, t1, text = stream.captions[i]
+                    await clock.run_blocking(memory.ingest, Caption(t1, stream.session_id, i, t0, t1, text))
+                    i += 1
+                for r, a in assistants.items():
+                    start = time.perf_counter()
+                    ans = await a.answer(q.text, choices=q.choices, before_t=q.ask_t, session_id=stream.session_id)
+                    seconds = time.perf_counter() - start
+                    said = ans.trace.get("evidence") or ans.text
+                    vecs = np.asarray(enc.encode([said, q.reference]))
+                    cos = float(vecs[0] @ vecs[1])
+                    out.append({
+                        "qid": q.qid, "row": r, "template": q.template, "form": q.form, "answerable": q.answerable,
+                        "why": q.why, "question": q.text, "answer": said, "choice": ans.choice,
+                        "correct_choice": q.correct_choice, "reference": q.reference, "cosine": round(cos, 3),
+                        "abstained": is_abstention(said), "correct": score(q, said, ans.choice, cos),
+                        "seconds": round(seconds, 3), "memory_captions": i,
+                        "candidates": [[c[2], c[4], c[5], c[6]] for c in ans.trace.get("candidates", [])[:3]],
+                        "outcome": ans.trace.get("outcome", ""),
+                    })
+        finally:
+            memory.close()
+    return out
+
+
+def _pct(n: int, d: int) -> float | None:
+    return round(100.0 * n / d, 1) if d else None
+
+
+def _p95(xs: list[float]) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)] if s else 0.0
+
+
+def summarise(records: list[dict[str, Any]], rows: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for r in rows:
+        mine = [x for x in records if x["row"] == r]
+        by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for x in mine:
+            key = x["template"] if x["template"] != "with" else f"with ({x['form']})"
+            by[key].append(x)
+        answerable = [x for x in mine if x["answerable"]]
+        unans = [x for x in mine if not x["answerable"]]
+        empty = [x for x in unans if x["why"] == "empty-memory"]
+        secs = [x["seconds"] for x in mine]
+        out[r] = {
+            "questions": len(mine),
+            "per_template": {k: {"n": len(v), "correct_pct": _pct(sum(x["correct"] for x in v), len(v))}
+                             for k, v in sorted(by.items())},
+            "answerable": {"n": len(answerable), "correct_pct": _pct(sum(x["correct"] for x in answerable), len(answerable)),
+                           "abstained_pct": _pct(sum(x["abstained"] for x in answerable), len(answerable))},
+            "unanswerable": {"n": len(unans), "correct_abstention_pct": _pct(sum(x["correct"] for x in unans), len(unans)),
+                             "by_why": {w: _pct(sum(x["correct"] for x in unans if x["why"] == w),
+                                                sum(1 for x in unans if x["why"] == w))
+                                        for w in sorted({x["why"] for x in unans})}},
+            "invented_over_empty_memory": sum(not x["abstained"] for x in empty),
+            "empty_memory_questions": len(empty),
+            "latency_s": {"median": round(statistics.median(secs), 3) if secs else 0.0, "p95": round(_p95(secs), 3)},
+        }
+    return out
+
+
+def run(
+    cfg: Config, dataset: Path, split: str, variant: str, rows: Sequence[str], *, limit: int = 0, seed: int = 0,
+    progress: Any = None,
+) -> dict[str, Any]:
+    from edge_assist.inference.loader import load_llm, load_text_encoder
+
+    # Questions use the annotated wording (original streams); memory holds the variant's captions.
+    annotated = load_streams(dataset, split, "original")
+    memory_streams = {s.recording: s for s in load_streams(dataset, split, variant)}
+    questions = generate(annotated, seed=seed)
+    recordings = [s.recording for s in annotated]
+    if limit:
+        recordings = recordings[:limit]
+    llm, enc = load_llm(cfg), load_text_encoder(cfg)
+    records: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    for k, rid in enumerate(recordings, 1):
+        qs = [q for q in questions if q.recording == rid]
+        records += asyncio.run(_run_recording(cfg, memory_streams[rid], qs, rows, llm, enc))
+        if progress is not None:
+            progress(f"[{k}/{len(recordings)}] {rid}: {len(qs)} questions, {time.perf_counter() - start:.0f} s")
+    return {
+        "split": split, "variant": variant, "rows": list(rows), "recordings": len(recordings), "seed": seed,
+        "templates": list(TEMPLATES), "summary": summarise(records, rows), "records": records,
+        "wall_s": round(time.perf_counter() - start, 1),
+    }
+
+
+def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) -> str:
+    rows = result["rows"]
+    s = result["summary"]
+    keys = sorted({k for r in rows for k in s[r]["per_template"]})
+    lines = [
+        f"# Question benchmark: CaptainCook4D {result['split']}, {result['variant']} streams",
+        "",
+        f"{result['recordings']} recordings, {s[rows[0]]['questions']} questions per row (seed {result['seed']}). "
+        "Command:",
+        "",
+        f"```\n{command}\n```",
+        "",
+        "Settings that differ from the defaults: " + (", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"),
+        "",
+        "| template | n | " + " | ".join(rows) + " |",
+        "|---|---|" + "---|" * len(rows),
+    ]
+    for k in keys:
+        n = s[rows[0]]["per_template"].get(k, {}).get("n", 0)
+        cells = [str(s[r]["per_template"].get(k, {}).get("correct_pct")) for r in rows]
+        lines.append(f"| {k} | {n} | " + " | ".join(cells) + " |")
+    lines += [
+        "| **answerable, correct %** | " + str(s[rows[0]]["answerable"]["n"]) + " | "
+        + " | ".join(f"**{s[r]['answerable']['correct_pct']}**" for r in rows) + " |",
+        "| answerable, abstained % |  | " + " | ".join(str(s[r]["answerable"]["abstained_pct"]) for r in rows) + " |",
+        "| **unanswerable, correct abstention %** | " + str(s[rows[0]]["unanswerable"]["n"]) + " | "
+        + " | ".join(f"**{s[r]['unanswerable']['correct_abstention_pct']}**" for r in rows) + " |",
+    ]
+    whys = sorted({w for r in rows for w in s[r]["unanswerable"]["by_why"]})
+    for w in whys:
+        lines.append(f"| … {w} |  | " + " | ".join(str(s[r]["unanswerable"]["by_why"].get(w)) for r in rows) + " |")
+    lines += [
+        "| **invented answers over an empty memory** | " + str(s[rows[0]]["empty_memory_questions"]) + " | "
+        + " | ".join(f"**{s[r]['invented_over_empty_memory']}**" for r in rows) + " |",
+        "| latency median / p95 (s) |  | "
+        + " | ".join(f"{s[r]['latency_s']['median']} / {s[r]['latency_s']['p95']}" for r in rows) + " |",
+        "",
+        "Targets (offline default models, val): answerable >= 80 %, correct abstentions >= 90 %, "
+        "0 invented answers over an empty memory.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,343 @@
+"""The words of a grounded answer: what kind of question it is, what to look up, how a
+remembered moment is told back to the wearer, and how a long answer is paged.
+
+Everything here is deterministic text work, no model: a caption (an imperative recipe
+step, a first-person note, a third-person VLM caption) becomes a second-person, past
+sentence with its time ("At 1:40 you cut the English muffin into two pieces with a
+knife."). A caption the rules cannot turn is quoted, never guessed at ("At 1:40 I saw:
+...") so the sentence never says more than the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from edge_assist.reasoning import prompts
+
+# What the wearer hears when memory holds nothing that answers: never an invented answer.
+DONT_REMEMBER = "I don't remember you doing that."
+NO_DONT_REMEMBER = "No, I don't remember you doing that."
+NOTHING_AFTER = "I don't remember what you did after that."
+NOTHING_BEFORE = "I don't remember what you did before that."
+ABSTAIN_MARKERS = ("don't remember", "do not remember", "could not work that out")
+
+# -- question kinds -------------------------------------------------------------------------
+KINDS = ("yesno", "after", "before", "when", "with", "howmuch", "what")
+
+_YESNO = re.compile(r"^(did|do|have|has|had|was|were|am)\s+(i|you)\b", re.I)
+_AFTER = re.compile(r"\b(?:right |just |straight |immediately )?after\b\s*(.*)$", re.I)
+_BEFORE = re.compile(r"\b(?:right |just |straight |immediately )?before\b\s*(.*)$", re.I)
+_LEAD = re.compile(r"^(?:when|what time|what|where|which|who|how (?:much|many|long|often)|how)\b\s*", re.I)
+_AUX = re.compile(r"\b(?:did|do|does|have|has|had|was|were|am|is|are)\s+(?:i|you|we)\b\s*", re.I)
+
+
+def question_kind(question: str) -> str:
+    q = " ".join(question.lower().split()).rstrip("?.! ")
+    if _YESNO.match(q):
+        return "yesno"
+    if q.startswith(("what", "which")) and _AFTER.search(q):
+        return "after"
+    if q.startswith(("what", "which")) and _BEFORE.search(q):
+        return "before"
+    if q.startswith(("when", "what time")):
+        return "when"
+    if q.startswith("how much") or q.startswith("how many") or q.startswith("how long"):
+        return "howmuch"
+    if q.startswith(("what", "which")) and q.endswith(" with"):
+        return "with"
+    return "what"
+
+
+def question_focus(question: str) -> str:
+    """The part of a question that names the moment to look up ("cut the English muffin")."""
+    q = " ".join(question.split()).rstrip("?.! ")
+    kind = question_kind(q)
+    if kind in ("after", "before"):
+        m = (_AFTER if kind == "after" else _BEFORE).search(q)
+        rest = m.group(1) if m else q
+        rest = re.sub(r"^(?:i|you)\s+", "", rest, flags=re.I)
+        return rest or q
+    if kind == "yesno":
+        rest = _YESNO.sub("", q).strip()
+        # "did I ever ..." / "did I already ..." name the same moment
+        return re.sub(r"^(?:ever|already|actually|really)\s+", "", rest, flags=re.I) or q
+    rest = " ".join(_AUX.sub(" ", _LEAD.sub("", q)).split())
+    rest = re.sub(r"\s+with$", "", rest, flags=re.I)
+    return rest or q
+
+
+# -- second person, past ----------------------------------------------------------------------
+_IRREGULAR = {
+    "be": "were", "beat": "beat", "become": "became", "begin": "began", "bend": "bent", "bite": "bit",
+    "blow": "blew", "break": "broke", "bring": "brought", "build": "built", "buy": "bought", "catch": "caught",
+    "choose": "chose", "come": "came", "cut": "cut", "deal": "dealt", "dig": "dug", "do": "did", "draw": "drew",
+    "drink": "drank", "drive": "drove", "eat": "ate", "fall": "fell", "feed": "fed", "feel": "felt",
+    "fight": "fought", "find": "found", "fit": "fit", "fling": "flung", "fly": "flew", "forget": "forgot",
+    "freeze": "froze", "get": "got", "give": "gave", "go": "went", "grind": "ground", "grow": "grew",
+    "hang": "hung", "have": "had", "hear": "heard", "hide": "hid", "hit": "hit", "hold": "held", "hurt": "hurt",
+    "keep": "kept", "know": "knew", "lay": "laid", "lead": "led", "leave": "left", "lend": "lent", "let": "let",
+    "lie": "lay", "light": "lit", "lose": "lost", "make": "made", "mean": "meant", "meet": "met", "pay": "paid",
+    "put": "put", "quit": "quit", "read": "read", "ride": "rode", "ring": "rang", "rise": "rose", "run": "ran",
+    "say": "said", "see": "saw", "seek": "sought", "sell": "sold", "send": "sent", "set": "set", "sew": "sewed",
+    "shake": "shook", "shed": "shed", "shine": "shone", "shoot": "shot", "show": "showed", "shred": "shredded",
+    "shut": "shut", "sing": "sang", "sink": "sank", "sit": "sat", "slide": "slid", "sling": "slung",
+    "slit": "slit", "speak": "spoke", "spend": "spent", "spin": "spun", "spit": "spat", "split": "split",
+    "spread": "spread", "spring": "sprang", "stand": "stood", "steal": "stole", "stick": "stuck",
+    "sting": "stung", "stir": "stirred", "strike": "struck", "swear": "swore", "sweep": "swept",
+    "swim": "swam", "swing": "swung", "take": "took", "teach": "taught", "tear": "tore", "tell": "told",
+    "think": "thought", "throw": "threw", "thrust": "thrust", "understand": "understood", "wake": "woke",
+    "wear": "wore", "weep": "wept", "win": "won", "wind": "wound", "wring": "wrung", "write": "wrote",
+    "transfer": "transferred", "refer": "referred", "prefer": "preferred", "zip": "zipped",
+    "overcook": "overcooked", "undercook": "undercooked", "rewrap": "rewrapped",
+}
+# Verbs a caption may start with (recipes, household tasks, VLM captions); any verb in
+# _IRREGULAR counts too. A first word not listed here is not taken for a verb.
+_REGULAR = frozenset(
+    """add adjust allow apply arrange assemble bake baste blanch blend blitz boil bounce braise brown brush
+    bake carry check chill chop clean clear close coat collect combine continue cook cool cover crack cross
+    crush cube dab dice dip discard dissolve drain drizzle drop dry dust empty extract fill filter finish
+    flatten flip float fold fry garnish glaze grab grate grease grill halve handle heat insert invert juice
+    knead ladle lift line load lower marinate mash measure melt mince mix move nudge open pack pat peel pick
+    pinch place plate plug poach pour preheat prepare press pull puree push rinse roast roll rub salt saute
+    scoop scrape scrub season secure serve shape shift simmer skim skip slice smash smear soak spiralize
+    splash spoon spray sprinkle squeeze stack start steam steep stop store strain stuff sweeten switch
+    taste tilt tip toast top toss transfer trim tuck turn twist unwrap use wait warm wash weigh whip
+    whisk wipe wrap zap zest microwave replace return increase check drop fetch hand mop swap set slide
+    dice dunk shave snip slather smooth stripe strip skin tap toss tug type walk watch look reach""".split()
+)
+_ADVERBS = frozenset(
+    "then next now slowly gently briefly quickly carefully finally first also again immediately directly "
+    "rapidly lightly thoroughly evenly fast partially improperly incompletely".split()
+)
+_SUBJECTS = re.compile(
+    r"^(?:#?c\b\s*c?|the wearer|the person|a person|the user|someone|somebody|a man|a woman|the man|the woman|"
+    r"person|he|she|they)\s+",
+    re.I,
+)
+_VOWELS = re.compile(r"[aeiouy]+")
+
+
+def past_tense(verb: str) -> str:
+    """Past tense of an English verb in its base form (rules plus a table of irregulars)."""
+    v = verb.lower()
+    if v in _IRREGULAR:
+        return _IRREGULAR[v]
+    if v.endswith("e"):
+        return v + "d"
+    if len(v) > 2 and v.endswith("y") and v[-2] not in "aeiou":
+        return v[:-1] + "ied"
+    # One syllable ending consonant-vowel-consonant doubles its last letter (stop, chop, pat).
+    if (len(_VOWELS.findall(v)) == 1 and len(v) >= 3 and v[-1] not in "aeiouwxy"
+            and v[-2] in "aeiou" and v[-3] not in "aeiou"):
+        return v + v[-1] + "ed"
+    return v + "ed"
+
+
+def _base_of_third_person(word: str) -> str:
+    w = word.lower()
+    for suffix, repl in (("ies", "y"), ("shes", "sh"), ("ches", "ch"), ("sses", "ss"), ("xes", "x"), ("zes", "z"),
+                         ("oes", "o")):
+        if w.endswith(suffix):
+            return w[: -len(suffix)] + repl
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
+def _is_verb(word: str) -> bool:
+    w = word.lower()
+    return w in _REGULAR or w in _IRREGULAR
+
+
+def _past_clause(words: list[str]) -> list[str] | None:
+    """`words` start with a verb (base, -s, -ed) or an adverb and a verb: the clause in the past."""
+    if not words:
+        return None
+    head = words[0].lower().strip(",")
+    lead: list[str] = []
+    if head in _ADVERBS and len(words) > 1:
+        lead, words, head = [head], words[1:], words[1].lower().strip(",")
+    if _is_verb(head):
+        rest = list(words[1:])
+        # "Measure and add", "Cut or tear": both verbs are the wearer's, both in the past.
+        if len(rest) >= 2 and rest[0].lower() in ("and", "or") and _is_verb(rest[1]):
+            rest[1] = past_tense(rest[1])
+        return [*lead, past_tense(head), *rest]
+    if head.endswith("ed") and len(head) > 4:  # already past: "Stirred ramekin cup with knife"
+        return [*lead, head, *words[1:]]
+    if head.endswith("s") and _is_verb(_base_of_third_person(head)):
+        return [*lead, past_tense(_base_of_third_person(head)), *words[1:]]
+    return None
+
+
+def _first_person(s: str) -> str:
+    s = re.sub(r"^(?:now|then|next|here),?\s+(?=I\b)", "", s, flags=re.I)
+    s = re.sub(r"\bI(?:'m| am| was)\b", "you were", s)
+    s = re.sub(r"\bI(?:'ve| have)\b", "you had", s)
+    s = re.sub(r"\bI'll\b", "you would", s)
+
+    def subject(m: re.Match[str]) -> str:
+        nxt = m.group(2)
+        if _is_verb(nxt):  # "I take" -> "you took"; "I tipped" stays
+            nxt = past_tense(nxt)
+        elif nxt.lower().endswith("s") and _is_verb(_base_of_third_person(nxt)):
+            nxt = past_tense(_base_of_third_person(nxt))
+        return f"you{m.group(1)}{nxt}"
+
+    s = re.sub(r"\bI(\s+)([A-Za-z]+)", subject, s)
+    s = re.sub(r"\bI\b", "you", s)
+    s = re.sub(r"\bmyself\b", "yourself", s, flags=re.I)
+    s = re.sub(r"\bmy\b", "your", s, flags=re.I)
+    s = re.sub(r"\bme\b", "you", s)
+    return s
+
+
+def second_person(caption: str) -> str | None:
+    """The caption as something the wearer did, in the second person and the past.
+
+    Returns the clause without a time ("you cut the English muffin ...", or "to scoop
+    jelly, you were taking a knife"), or None when no rule applies.
+    """
+    s = " ".join(caption.split()).strip().rstrip(".!;,")
+    if not s:
+        return None
+    if re.search(r"\bI\b|\bI'm\b|\bI've\b", s):
+        out = _first_person(s)
+        return out[0].lower() + out[1:] if out.startswith(("You", "To", "With", "In", "On", "For", "Once")) \
+            else out
+    m = _SUBJECTS.match(s)
+    if m:
+        rest = s[m.end():].split()
+        if len(rest) >= 2 and rest[0].lower() in ("is", "was", "are", "were") and rest[1].lower().endswith("ing"):
+            return "you were " + " ".join(rest[1:])
+        clause = _past_clause(rest)
+        return "you " + " ".join(clause) if clause else None
+    words = s.split()
+    clause = _past_clause(words)
+    if clause is not None:
+        return "you " + " ".join(clause)
+    # "In a bowl, add the flour": a leading phrase, then the imperative.
+    for i, w in enumerate(words[:-1]):
+        if w.endswith(","):
+            clause = _past_clause(words[i + 1:])
+            if clause is not None:
+                lead = " ".join(words[: i + 1])
+                return f"{lead[0].lower()}{lead[1:]} you {' '.join(clause)}"
+            break
+    return None
+
+
+def when_text(t0: float, note: str = "") -> str:
+    """'At 1:40' in the current session; the age ('Yesterday', '3 h earlier') for an earlier one."""
+    if note:
+        return note[0].upper() + note[1:]
+    s = max(0, int(round(t0)))
+    return f"At {s // 60}:{s % 60:02d}"
+
+
+def tell(caption: str, t0: float, note: str = "") -> str:
+    """One remembered moment as a sentence: 'At 1:40 you cut the English muffin in two.'"""
+    when = when_text(t0, note)
+    clause = second_person(caption)
+    if clause is None:
+        quoted = " ".join(caption.split()).rstrip(".")
+        return f"{when} I saw: {quoted[0].lower() + quoted[1:] if quoted[:2].istitle() else quoted}."
+    sep = " " if clause.startswith("you ") else ", "
+    return f"{when}{sep}{clause}."
+
+
+def compose(kind: str, caption: str, t0: float, note: str = "") -> str:
+    """The answer to a question of `kind` from the moment that answers it."""
+    sentence = tell(caption, t0, note)
+    if kind == "yesno":
+        return "Yes. " + sentence
+    if kind == "after":
+        return "Right after that: " + sentence[0].lower() + sentence[1:]
+    if kind == "before":
+        return "Just before that: " + sentence[0].lower() + sentence[1:]
+    return sentence
+
+
+def abstention(kind: str) -> str:
+    if kind == "yesno":
+        return NO_DONT_REMEMBER
+    return DONT_REMEMBER
+
+
+def is_abstention(text: str) -> bool:
+    t = text.lower().replace("’", "'")
+    return any(m in t for m in ABSTAIN_MARKERS)
+
+
+# -- faithfulness ----------------------------------------------------------------------------
+_FUNCTION_WORDS = frozenset(
+    """a an the this that these those i me my you your yours yourself we our he she it its they them their
+    is are was were be been being am do does did done have has had will would should could can may might
+    and or but if then so to of in on at by for with from into onto over under up down out off about
+    again there here just now right after before while when where what which who how yes no not
+    all any some one each every also very too first then later earlier ago min h yesterday days day
+    time moment saw see remember recall think okay ok well oh""".split()
+)
+
+
+def _stem(w: str) -> str:
+    """Naive: 'stirred', 'stirring', 'stir' -> 'stir'; 'placed', 'place' -> 'plac'."""
+    for suf in ("ing", "ed", "es", "s", "ly"):
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not (suf == "s" and w.endswith("ss")):
+            w = w[: -len(suf)]
+            break
+    if len(w) > 3 and w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]
+    return w
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case content words, naively stemmed; numbers kept (they are facts)."""
+    words = re.findall(r"[a-z]+|\d+(?:[.:/]\d+)*", text.lower())
+    return {_stem(w) for w in words if w not in _FUNCTION_WORDS and (len(w) > 1 or w.isdigit())}
+
+
+def new_content(rephrased: str, sources: Sequence[str]) -> set[str]:
+    """Content words of `rephrased` that none of `sources` (composed answer, evidence) contain."""
+    allowed: set[str] = set()
+    for s in sources:
+        allowed |= content_words(s)
+        # irregular pasts and bases are the same fact: "cut"/"cut", "took"/"take"
+        for w in re.findall(r"[a-z]+", s.lower()):
+            if w in _IRREGULAR:
+                allowed.add(_stem(_IRREGULAR[w]))
+    return content_words(rephrased) - allowed
+
+
+# -- how well a moment supports an answer ----------------------------------------------------------
+COSINE_WEIGHT = 0.6  # chosen on train (eval qa): the rest is the share of the question's words in the caption
+
+
+def support(cosine: float, focus: str, caption: str) -> float:
+    """How well a caption supports an answer to a question with this focus: the encoder's
+    cosine, plus the share of the focus's content words the caption says. Meaning alone
+    rates a sibling step ("add the pepper" for "add the salt") too close; words alone miss
+    a caption in other words; together they separate better on the train questions."""
+    words = content_words(focus)
+    share = len(words & content_words(caption)) / len(words) if words else 0.0
+    return COSINE_WEIGHT * cosine + (1 - COSINE_WEIGHT) * share
+
+
+# -- cutting ---------------------------------------------------------------------------------
+def grammar_cut(text: str, max_chars: int) -> str:
+    """A field a JSON grammar capped at `max_chars` may end inside a word: drop that word."""
+    text = " ".join(text.split())
+    if len(text) < max_chars:
+        return text
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text)]
+    if ends and ends[-1] >= len(text) // 2:
+        return text[: ends[-1]]
+    head = text.rsplit(" ", 1)[0].rstrip(",;:-") if " " in text else text
+    return head + "…"
+
+
+def clip_label(t0: float, t1: float) -> str:
+    return prompts.clip_time(t0, t1)

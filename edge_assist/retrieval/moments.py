@@ -1,0 +1,97 @@
+"""Candidate moments for a grounded answer: the clips of memory (up to now) whose caption is
+closest to what the question names, with their times, and a moment's neighbours.
+
+Two paths propose clips, both bounded by `before_t`: the clip-level text vectors (the
+question's focus against every caption) and the entity graph (things named in the
+question, the clips they were seen in). Every candidate is scored by the same measure,
+the text-encoder cosine between the focus and its caption, so one threshold
+(`reasoner.answer_min_score`) says what is too far to be evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.memory.api import CaptionRecord, MemoryReader, sessions_before
+from edge_assist.reasoning.api import Moment
+from edge_assist.retrieval.paths import query_terms
+from edge_assist.retrieval.when import SessionAges
+
+
+async def candidate_moments(
+    memory: MemoryReader,
+    encoder: TextEncoder,
+    clock: Clock,
+    focus: str,
+    *,
+    before_t: float,
+    session_id: str | None,
+    k: int,
+    past_sessions: bool = False,
+    extra: Sequence[CaptionRecord] = (),
+    graph: bool = True,
+) -> list[Moment]:
+    """Up to `k` moments, best first. `extra`: captions the caller already holds (the ones in
+    view, which the memory writer may not have stored yet); those after `before_t` are ignored."""
+    starts = await clock.run_blocking(memory.session_starts)
+    earlier: tuple[str, ...] = ()
+    if past_sessions and session_id is not None:
+        earlier = tuple(sessions_before(starts, session_id))
+    ages = SessionAges(starts, session_id, before_t)
+    qvec = (await clock.run_blocking(encoder.encode, [focus]))[0]
+    hits = await clock.run_blocking(
+        lambda: memory.search_text(qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id,
+                                   earlier_sessions=earlier)
+    )
+    records: dict[tuple[str, int], CaptionRecord] = {}
+    scores: dict[tuple[str, int], float] = {}
+    for h in hits:
+        for idx in h.clip_indices:
+            records[(h.session_id, idx)] = CaptionRecord(h.session_id, idx, h.t0, h.t1, h.text)
+            scores[(h.session_id, idx)] = h.score
+    if graph and (names := query_terms(focus)):
+        ents = await clock.run_blocking(
+            lambda: memory.graph_neighbourhood(names, before_t=before_t, k=k, session_id=session_id,
+                                               earlier_sessions=earlier)
+        )
+        by_session: dict[str, set[int]] = {}
+        for e in ents:
+            by_session.setdefault(e.session_id, set()).update(e.clip_indices)
+        for sid, idxs in by_session.items():
+            missing = [i for i in sorted(idxs) if (sid, i) not in records]
+            if missing:
+                for r in await clock.run_blocking(memory.captions, sid, missing):
+                    records[(r.session_id, r.clip_index)] = r
+    for r in extra:
+        if r.t1 <= before_t + 1e-6 and (session_id is None or r.session_id == session_id):
+            records.setdefault((r.session_id, r.clip_index), r)
+    unscored = [key for key in records if key not in scores]
+    if unscored:
+        vecs = await clock.run_blocking(encoder.encode, [records[key].text for key in unscored])
+        for key, v in zip(unscored, np.asarray(vecs), strict=True):
+            scores[key] = float(v @ qvec)
+    ranked = sorted(records, key=lambda key: -scores[key])[:k]
+    return [
+        Moment(records[key].session_id, records[key].clip_index, records[key].t0, records[key].t1,
+               records[key].text, round(scores[key], 4), ages.note(records[key].session_id, records[key].t0))
+        for key in ranked
+    ]
+
+
+async def neighbour(memory: MemoryReader, clock: Clock, m: Moment, *, step: int, before_t: float) -> Moment | None:
+    """The clip right after (`step` = 1) or before (-1) `m` in its session, if memory holds it by now."""
+    idx = m.clip_index + step
+    if idx < 0:
+        return None
+    rows = await clock.run_blocking(memory.captions, m.session_id, [idx])
+    if not rows:
+        return None
+    r = rows[0]
+    # Earlier sessions are wholly past; the current one only up to now.
+    if m.note == "" and r.t1 > before_t + 1e-6:
+        return None
+    return Moment(r.session_id, r.clip_index, r.t0, r.t1, r.text, m.score, m.note)
