@@ -85,12 +85,13 @@ async def test_offline_multiple_choice_returns_an_option(mem: Built, llm: LLM, t
 
 async def test_proactive_replay_fills_timings_and_traces(mem: Built, llm: LLM, text_encoder: TextEncoder,
                                                          tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
+    # The LLM decides here (the gate's own replay test is tests/test_gate_replay.py).
+    a = build_assistant(mem.cfg.replace(**{"reasoner.decider": "llm"}), llm, text_encoder, mem.memory, clock=RealClock())
     traces = tmp_path / "traces.jsonl"
     for i in range(len(mem.captions)):
         d = await a.step(ctx_at(mem, i))
         assert d.trigger == "proactive" and "pass1" in d.timings_s and d.trace["pass1"]["raw"] is not None
-        assert d.trace["prompt_version"] and d.trace["progress"]["now_step"]  # demo captions are recipe steps
+        assert d.trace["prompt_version"] and d.trace["task"]["step"]  # demo captions are recipe steps
         if d.speak:
             assert d.sub_type is not None and d.text
         write_trace(traces, d)
