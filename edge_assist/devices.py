@@ -38,6 +38,8 @@ def device_tasks(
     link = None
     if cfg.bridge.transport != "off":
         from edge_assist.events import ButtonEvent, GlassesStatus
+        from edge_assist.outputs.feedback import FILE as FEEDBACK_FILE
+        from edge_assist.outputs.feedback import SIGNALS, FeedbackLog
         from edge_assist.outputs.hud import HudOutput
         from firmware_bridge.link import BridgeLink
 
@@ -51,6 +53,10 @@ def device_tasks(
             where=f"{b.transport} {b.host}:{b.port}" if b.transport == "udp" else f"{b.transport} {b.serial_device}",
         ))
 
+        # "thanks" / "not now" on the glasses (or a spoken "stop") label the alert they answer.
+        feedback = FeedbackLog(cfg.data_path(FEEDBACK_FILE))
+        sinks.append(feedback)
+
         async def bridge(inbox: StepInbox) -> None:
             assert link is not None
             # Starting waits for late glasses instead of failing (headless boot order).
@@ -59,11 +65,17 @@ def device_tasks(
                 while True:
                     event = await link.inbound.get()
                     if isinstance(event, UserQuery):
+                        if event.text.strip().lower().rstrip(".!") == "stop":
+                            feedback.label("stop", clock.now())
+                            continue
                         inbox.put_query(event)
                     elif isinstance(event, GlassesStatus):
                         scheduler.update_device(event.budget_factor)
                     elif isinstance(event, ButtonEvent):
-                        log.debug("button %s %s", event.button, event.action)
+                        if event.button.lower() in SIGNALS and feedback.label(event.button, clock.now()):
+                            log.info("feedback %s stored for the last alert", event.button)
+                        else:
+                            log.debug("button %s %s", event.button, event.action)
             finally:
                 await link.close()
 

@@ -112,3 +112,53 @@ def test_replay_without_glasses_says_why_in_one_line(
     hud = [r.getMessage() for r in caplog.records if r.name == "edge_assist.outputs.hud" and r.levelno >= logging.WARNING]
     assert len(hud) == 1 and hud[0].startswith("HUD: no glasses connected on udp 127.0.0.1:")
     assert "within 0.5 s" in hud[0] and "edge-assist hud-emulator" in hud[0]
+
+
+class ThankingEmulator(EmulatorThread):
+    """The glasses, with a wearer who presses "thanks" after each alert they see."""
+
+    async def _main(self) -> None:
+        emu: HudEmulator
+        pressed: list[asyncio.Task[object]] = []
+
+        def on_change() -> None:
+            if emu.glasses.connected:
+                self.connected.set()
+            cur = emu.screen.current
+            if cur is not None and (not self.shown or self.shown[-1] != cur.msg.text):
+                self.shown.append(cur.msg.text)
+                pressed.append(asyncio.get_running_loop().create_task(emu.glasses.press("thanks", "tap")))
+
+        emu = HudEmulator(UdpTransport("127.0.0.1", self.port, mode="client"), self.key, on_change=on_change)
+        await emu.start()
+        try:
+            await asyncio.to_thread(self._quit.wait)
+        finally:
+            await asyncio.gather(*pressed, return_exceptions=True)
+            await emu.close()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_thanks_on_the_glasses_is_stored_as_a_label_on_the_alert(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    port = _free_udp_port()
+    s = ["--set", f"general.data_dir={data}", "--set", "bridge.transport=udp", "--set", f"bridge.port={port}",
+         "--set", "output.speech=off"]
+    assert main(["pair", *s]) == 0
+    stream = tmp_path / "pan.jsonl"
+    stream.write_text('{"meta": {"session_id": "pan"}}\n'
+                      '{"t0": 0, "t1": 10, "text": "I pour oil into the pan"}\n'
+                      '{"t0": 10, "t1": 20, "text": "The oil in the pan caught fire"}\n'
+                      '{"t0": 20, "t1": 30, "text": "I put the lid on the pan"}\n'
+                      '{"t0": 30, "t1": 40, "text": "I put the lid on the pan"}\n')
+    emulator = ThankingEmulator(port, load_key(data / "pairing.key"))
+    emulator.start()
+    try:
+        assert main(["replay", str(stream), "--no-progress", *s]) == 0
+    finally:
+        emulator.stop()
+    assert any(t.startswith("Fire risk") for t in emulator.shown)
+    labels = [json.loads(x) for x in (data / "feedback.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(r["signal"], r["label"], r["decision"]["sub_type"], r["decision"]["t0"]) for r in labels] == [
+        ("thanks", 1, "SA", 10.0)]

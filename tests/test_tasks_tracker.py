@@ -108,11 +108,14 @@ def test_recognition_names_the_task_and_says_none_for_unrelated_activity(lib: Ta
 def test_recognition_notices_a_switch(lib: TaskLibrary, vc: VectorCache) -> None:
     rec = TaskRecognizer(lib.tasks(), vc)
     caps = ["Take a microwavable mug", "Measure 4 tablespoons of flour and add it to the mug",
+            "Add in 3 tablespoons of milk to the mug",
             "Let all the air out of the old tube through the valve", "Lever the tyre off the rim with tyre levers",
             "Pull the old inner tube out of the tyre", "Pump the tyre to 4 bar"]
     seen = [rec.observe(vc.get([c])[0]) for c in caps]
-    assert seen[1].task == "microwavemugpizza"
-    assert seen[-1].task == "inner-tube" and any(r.switched for r in seen[2:])
+    assert [r.task for r in seen[:2]] == ["", ""]  # not named on one or two captions
+    assert seen[1].ranking[0][0] == "microwavemugpizza"  # though it is the best guess already
+    assert seen[2].task == "microwavemugpizza"
+    assert seen[-1].task == "inner-tube" and any(r.switched for r in seen[3:])
 
 
 async def test_progress_questions_are_answered_from_the_tracker(lib: TaskLibrary, text_encoder: TextEncoder) -> None:

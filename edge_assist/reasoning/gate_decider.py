@@ -87,6 +87,9 @@ class GateDecider:
         p = self.gate.probability("ER", feats)
         if p is None:
             return GateVerdict("silent", trace=trace | {"note": "the gate has no ER model"})
+        # The gate learned on streams that named their task; a task only recognised from the
+        # captions may be the wrong one, so what it finds counts only as far as it is sure.
+        p *= state.task_confidence
         thr = self.gate.threshold("ER", self.chattiness)
         trace.update({"ER": round(p, 4), "threshold": round(thr, 4),
                       "features": {k: round(v, 4) for k, v in feats.items()}})

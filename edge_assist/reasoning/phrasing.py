@@ -26,7 +26,7 @@ SENTENCE_CHARS = 120
 FAITHFUL_COS = 0.7  # a rephrasing this close to the template says the same thing
 MAX_WORDS = 25
 PHRASE_BUDGET_S = 2.0  # below this much time left in the step, the template goes out
-PHRASE_MAX_TOKENS = 64
+PHRASE_MAX_TOKENS = 96  # a 120-character sentence in JSON, with room: a cut answer is a wasted call
 
 SYSTEM = (
     "You are the voice of smart glasses that help someone follow a procedure. You get one finding "

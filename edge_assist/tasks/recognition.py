@@ -26,7 +26,11 @@ class RecognitionParams:
     none_cos: float = 0.5  # per-caption score of "no task"
     window: int = 3  # captions that decide a switch
     switch_margin: float = 0.25  # summed-cosine lead another task needs over the window
-    min_conf: float = 0.5  # below this the answer is "none"
+    min_conf: float = 0.8  # below this the answer is "none"
+    # Captions before a task may be named at all: a tracker started on one or two vague
+    # captions ("I pour oil into the pan") flags the recipe's earlier steps as skipped.
+    # Measured: right after 3 captions for 96.8 % of val recordings (paraphrased).
+    min_captions: int = 3
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class TaskRecognizer:
         self._evidence = np.zeros(len(tasks) + 1)  # last: none
         self._recent: deque[np.ndarray] = deque(maxlen=self.p.window)
         self.current = NONE
+        self._seen = 0
 
     def _scores(self, vec: np.ndarray) -> np.ndarray:
         sims = self._all @ vec
@@ -66,8 +71,9 @@ class TaskRecognizer:
         conf = _softmax(self._evidence / self.p.tau)
         best = int(np.argmax(conf))
         switched = False
+        self._seen += 1
         if self.current == NONE:
-            if best < len(self.names) and conf[best] >= self.p.min_conf:
+            if best < len(self.names) and conf[best] >= self.p.min_conf and self._seen >= self.p.min_captions:
                 self.current, switched = self.names[best], True
         else:
             cur = self.names.index(self.current)
