@@ -34,9 +34,10 @@ def _free_udp_port() -> int:
 class EmulatorThread(threading.Thread):
     """`edge-assist hud-emulator`'s core, connecting as the glasses with the paired key."""
 
-    def __init__(self, port: int, key: bytes) -> None:
+    def __init__(self, port: int, key: bytes, *, press: str = "") -> None:
         super().__init__(daemon=True)
         self.port, self.key = port, key
+        self.press = press  # a button the wearer presses after each new message they see
         self.shown: list[str] = []
         self.connected = threading.Event()
         self._quit = threading.Event()
@@ -46,6 +47,7 @@ class EmulatorThread(threading.Thread):
 
     async def _main(self) -> None:
         emu: HudEmulator
+        pressed: list[asyncio.Task[object]] = []
 
         def on_change() -> None:
             if emu.glasses.connected:
@@ -53,6 +55,8 @@ class EmulatorThread(threading.Thread):
             cur = emu.screen.current
             if cur is not None and (not self.shown or self.shown[-1] != cur.msg.text):
                 self.shown.append(cur.msg.text)
+                if self.press:
+                    pressed.append(asyncio.get_running_loop().create_task(emu.glasses.press(self.press, "tap")))
 
         emu = HudEmulator(UdpTransport("127.0.0.1", self.port, mode="client"), self.key, on_change=on_change)
         await emu.start()
@@ -60,6 +64,7 @@ class EmulatorThread(threading.Thread):
             # The stop comes from another thread: wait for it off the loop.
             await asyncio.to_thread(self._quit.wait)
         finally:
+            await asyncio.gather(*pressed, return_exceptions=True)
             await emu.close()
 
     def stop(self) -> None:
@@ -114,29 +119,6 @@ def test_replay_without_glasses_says_why_in_one_line(
     assert "within 0.5 s" in hud[0] and "edge-assist hud-emulator" in hud[0]
 
 
-class ThankingEmulator(EmulatorThread):
-    """The glasses, with a wearer who presses "thanks" after each alert they see."""
-
-    async def _main(self) -> None:
-        emu: HudEmulator
-        pressed: list[asyncio.Task[object]] = []
-
-        def on_change() -> None:
-            if emu.glasses.connected:
-                self.connected.set()
-            cur = emu.screen.current
-            if cur is not None and (not self.shown or self.shown[-1] != cur.msg.text):
-                self.shown.append(cur.msg.text)
-                pressed.append(asyncio.get_running_loop().create_task(emu.glasses.press("thanks", "tap")))
-
-        emu = HudEmulator(UdpTransport("127.0.0.1", self.port, mode="client"), self.key, on_change=on_change)
-        await emu.start()
-        try:
-            await asyncio.to_thread(self._quit.wait)
-        finally:
-            await asyncio.gather(*pressed, return_exceptions=True)
-            await emu.close()
-
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
@@ -152,7 +134,7 @@ def test_a_thanks_on_the_glasses_is_stored_as_a_label_on_the_alert(tmp_path: Pat
                       '{"t0": 10, "t1": 20, "text": "The oil in the pan caught fire"}\n'
                       '{"t0": 20, "t1": 30, "text": "I put the lid on the pan"}\n'
                       '{"t0": 30, "t1": 40, "text": "I put the lid on the pan"}\n')
-    emulator = ThankingEmulator(port, load_key(data / "pairing.key"))
+    emulator = EmulatorThread(port, load_key(data / "pairing.key"), press="thanks")
     emulator.start()
     try:
         assert main(["replay", str(stream), "--no-progress", *s]) == 0

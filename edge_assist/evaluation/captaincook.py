@@ -15,7 +15,6 @@ Recordings without events measure false alarms.
 from __future__ import annotations
 
 import csv
-import heapq
 import json
 import random
 import re
@@ -30,6 +29,8 @@ from edge_assist.evaluation.annotations import GTEvent, gt_to_json, write_jsonl
 from edge_assist.evaluation.paraphrase import clean_step, contains_verbatim, normalise, paraphrase
 from edge_assist.evaluation.scorer import DELTA_S
 from edge_assist.events import SubType
+from edge_assist.tasks.formats import from_captaincook
+from edge_assist.tasks.model import TaskFileError
 
 DATASET = "captaincook4d"
 SOURCE = "CaptainCook4D annotations (MIT), one caption per performed step"
@@ -97,25 +98,11 @@ def _load_json(path: Path) -> Any:
 
 def topological_steps(graph: dict[str, Any]) -> list[str]:
     """Recipe steps in a topological order of the DAG (smallest id first among the ready)."""
-    steps = {int(k): v for k, v in graph["steps"].items()}
-    succ: dict[int, list[int]] = {k: [] for k in steps}
-    indeg = dict.fromkeys(steps, 0)
-    for a, b in graph["edges"]:
-        succ[int(a)].append(int(b))
-        indeg[int(b)] += 1
-    ready = [k for k, d in indeg.items() if d == 0]
-    heapq.heapify(ready)
-    order: list[int] = []
-    while ready:
-        k = heapq.heappop(ready)
-        order.append(k)
-        for n in succ[k]:
-            indeg[n] -= 1
-            if indeg[n] == 0:
-                heapq.heappush(ready, n)
-    if len(order) != len(steps):
-        raise DatasetError("a task graph has a cycle; it is not a recipe DAG")
-    return [clean_step(steps[k]) for k in order if steps[k] not in ("START", "END")]
+    try:
+        task = from_captaincook(graph, "recipe")
+    except TaskFileError as e:
+        raise DatasetError(f"a task graph is not a recipe DAG ({e})") from None
+    return [task.steps[i].text for i in task.topological()]
 
 
 def _durations(path: Path) -> dict[str, float]:

@@ -144,6 +144,12 @@ def load_captaincook_json(path: str | Path, *, name: str | None = None, source: 
         raise TaskFileError(f"{p}: no such task graph") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise TaskFileError(f"{p}: not a readable JSON task graph ({e})") from None
+    return from_captaincook(doc, name or p.stem, source=source or str(p), where=str(p))
+
+
+def from_captaincook(doc: Any, name: str, *, source: str = "", where: str = "") -> Task:
+    """A task from a parsed CaptainCook4D task graph (START and END are anchors, not steps)."""
+    p = where or name
     if not isinstance(doc, dict) or not isinstance(doc.get("steps"), dict) or not isinstance(doc.get("edges"), list):
         raise TaskFileError(f"{p}: a CaptainCook4D task graph needs 'steps' (an object) and 'edges' (a list)")
     texts: dict[str, str] = {}
@@ -168,7 +174,7 @@ def load_captaincook_json(path: str | Path, *, name: str | None = None, source: 
         text = clean_step(texts[k])
         hazards = tuple(h for h, rx in _HAZARD_WORDS.items() if re.search(rx, text, re.IGNORECASE))
         steps.append(make_step(k, text, sorted(after[k], key=lambda x: (len(x), x)), hazards=hazards))
-    return Task.build(name or p.stem, name or p.stem, steps, source=source or str(p), kind="recipe", where=str(p))
+    return Task.build(name, name, steps, source=source, kind="recipe", where=p)
 
 
 def dump_toml(task: Task) -> str:
