@@ -134,3 +134,18 @@ async def test_progress_questions_are_answered_from_the_tracker(lib: TaskLibrary
     missed = await ts.answer("s1", "did I skip a step?")
     assert missed is not None and "stir the ramekin cup" in missed.lower()
     assert "cut the english muffin" not in missed.lower()
+
+
+def test_a_task_picked_up_mid_way_does_not_report_what_came_before(lib: TaskLibrary, vc: VectorCache) -> None:
+    t = lib.get("inner-tube")
+    assert t is not None
+    caps = ["Pull the old inner tube out of the tyre", "Pushing the valve through the rim hole and tucking the new tube in"]
+    named = [StepTracker(t, vc.get, vectors=vc).observe(c) for c in caps[:1]]
+    assert any(f.kind == F.PREREQUISITE for f in named[0].findings)  # named from the start: lever-tyre was skipped
+    tr = StepTracker(t, vc.get, vectors=vc, picked_up=True)
+    picked = [tr.observe(c) for c in caps]
+    assert not picked[0].findings
+    assert {"release-brake", "remove-wheel", "deflate", "lever-tyre", "pull-tube"} == set(picked[0].done)
+    # ...but what is skipped after the pick-up still is: checking the tyre and inflating the new tube.
+    pre = [f for f in picked[1].findings if f.kind == F.PREREQUISITE]
+    assert pre and any("sharp" in m or "air" in m for m in pre[0].missing)

@@ -121,7 +121,8 @@ class TaskSession:
             recognition = self._recognizer.observe(vec)
             if recognition.switched or (self._tracker is None and recognition.task):
                 task = self.library.get(recognition.task) if recognition.task else None
-                self._tracker = (StepTracker(task, self.vectors.get, params=self.params, vectors=self.vectors)
+                self._tracker = (StepTracker(task, self.vectors.get, params=self.params, vectors=self.vectors,
+                                             picked_up=True)
                                  if task is not None else None)
                 self._source = "recognised"
                 if recognition.switched:

@@ -106,8 +106,11 @@ class StepTracker:
     """One task, one session: feed it captions in order."""
 
     def __init__(self, task: Task, encode: Encode, *, params: TrackerParams | None = None,
-                 vectors: VectorCache | None = None) -> None:
+                 vectors: VectorCache | None = None, picked_up: bool = False) -> None:
         self.task = task
+        # A task recognised from the captions was picked up mid-way: what must come before the
+        # first step seen is presumed done before the glasses saw it, not reported skipped.
+        self._presume_before_first = picked_up
         self.p = params or TrackerParams()
         self._vectors = vectors or VectorCache(encode)
         self._encode = encode
@@ -149,6 +152,10 @@ class StepTracker:
                 if old is None or s > old.score:
                     best[key] = _Hyp(key[0], key[1], s, h.done, h.cur)
         ranked = sorted(best.values(), key=lambda h: -h.score)[: p.beam]
+        if self._presume_before_first and ranked[0].cur >= 0:
+            self._presume_before_first = False
+            ranked = [replace(h, done=h.done | self._anc[h.cur], prev_done=h.prev_done | self._anc[h.cur])
+                      if h.cur >= 0 else h for h in ranked]
         top = ranked[0].score
         # Keep scores bounded over a long session: only differences matter.
         self._beam = [replace(h, score=h.score - top) for h in ranked]
@@ -213,7 +220,9 @@ class StepTracker:
                 UNMATCHED, "", "", post.get(-1, 0.0),
                 f"matches no step (nearest: \"{steps[nearest].text}\", cosine {float(sims[nearest]):.2f})",
             ))
-        done_ids = [steps[i].id for i in self._order if h.done >> i & 1]
+        # Steps presumed done (before a picked-up task was seen) first, then in the order done.
+        presumed = [i for i in self.task.topological() if h.done >> i & 1 and i not in self._order]
+        done_ids = [steps[i].id for i in [*presumed, *self._order] if h.done >> i & 1]
         still_missing = tuple(steps[i].id for i in self._flagged_missing if not (h.done >> i & 1))
         available = [s.id for i, s in enumerate(steps)
                      if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0]
