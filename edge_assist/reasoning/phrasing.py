@@ -100,7 +100,8 @@ class Phraser:
                 {"role": "user", "content": _facts(finding, state) + f"\nPlain version: {base}\nYour sentence:"}]
         res = await call_json(self.llm, self.clock, "phrasing", msgs, _schema(),
                               lambda raw: " ".join(str(raw.get("sentence", "")).split()),
-                              max_tokens=PHRASE_MAX_TOKENS, attempts=1)
+                              max_tokens=PHRASE_MAX_TOKENS, attempts=1,
+                              setting="")  # a fixed allowance, and the template goes out anyway
         took = time.perf_counter() - start
         text = res.value or ""
         why = await self.clock.run_blocking(unfaithful, text, base, _facts(finding, state), self.encoder)
