@@ -23,6 +23,8 @@ from edge_assist.memory.entities import Extraction, entity_key
 
 # How many neighbour clips one hit carries: enough context, bounded prompt.
 MAX_NEIGHBOUR_CLIPS = 16
+# Names that only contain a query name ("butter knife" for "knife"), kept per query name.
+MAX_PARTIAL_MATCHES = 8
 STORE_ID_KEY = "store_id"
 
 
@@ -177,12 +179,15 @@ class EntityGraph:
             if not key:
                 continue
             padded = f" {key} "
-            for k, (name, kind) in index.get(key.split()[0], {}).items():
-                if k != key and padded not in f" {k} ":
-                    continue
-                score = 1.0 if k == key else 0.6
-                if k not in found or found[k][2] < score:
-                    found[k] = (name, kind, score)
+            candidates = index.get(key.split()[0], {})
+            if key in candidates:
+                found[key] = (*candidates[key], 1.0)
+            # A common word ("bowl") is part of many names after a year; the shortest are the
+            # closest, and a bounded number keeps the graph path's cost bounded too.
+            parts = sorted((k for k in candidates if k != key and padded in f" {k} "), key=lambda k: (len(k), k))
+            for k in parts[:MAX_PARTIAL_MATCHES]:
+                if k not in found:
+                    found[k] = (*candidates[k], 0.6)
         return found
 
     def neighbourhood(
