@@ -229,7 +229,7 @@ class EntityGraph:
             for key, s in ranked:
                 args = {"key": key, "s": s, "bound": group_bound(s)}
                 for cis, _ts in self._q(cypher.GROUP_CLIPS, args):
-                    own[(key, s)].update(int(ci) for ci in cis)
+                    own[(key, s)].update(int(ci) for ci in cis or ())  # collect() of nothing is null
                 for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
                     for rel, o, oname, t in self._q(query, args):
                         nb[(key, s)].add((f"inverse of {rel}" if inverse else rel, oname or o, s, float(t)))
@@ -245,7 +245,7 @@ class EntityGraph:
                         other_clips[(o, g[1])] = [
                             (float(t), int(ci))
                             for cis, ts in self._q(cypher.GROUP_CLIPS, {"key": o, "s": g[1], "bound": group_bound(g[1])})
-                            for ci, t in zip(cis, ts, strict=True)
+                            for ci, t in zip(cis or (), ts or (), strict=True)
                         ]
         hits = []
         for key, s in ranked:
