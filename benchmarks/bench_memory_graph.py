@@ -41,18 +41,41 @@ DAY = 5760
 RELATIONS = ("on", "in", "with", "near", "cut with", "poured into")
 
 
+# Caption words that are not objects: function words and the verbs of the recipes.
+_NOT_OBJECTS = frozenset(
+    "the a an and or of to in on into onto with from for by at over under off out up down then now one two three "
+    "four half it its this that these those some all any each both more less until while after before again also "
+    "place put add take cut pour use mix stir spread scoop remove open close turn set get let make cook heat "
+    "microwave wipe clean wash slice chop peel fold roll press transfer serve season sprinkle cover cool bake boil "
+    "fry drain whisk beat rinse dry keep hold leave move insert break measure repeat continue start finish wait "
+    "high low medium about inch inches cup cups minute minutes second seconds".split()
+)
+
+
 def entity_names(n: int) -> list[str]:
-    """Real names: caption words and adjacent pairs, most frequent first, then numbered variants."""
+    """Object-like names from the captions: nouns and two-word names ("butter knife"), most frequent first.
+
+    Function words, recipe verbs and -ing/-ed forms are dropped (an extractor names objects);
+    beyond the names the captions hold, new two-word names are made from their words
+    ("glass skillet"), as a year brings more objects than the recipes name.
+    """
+    def objecty(w: str) -> bool:
+        return len(w) > 2 and w not in _NOT_OBJECTS and not w.endswith(("ing", "ed", "ly"))
+
     counts: Counter[str] = Counter()
     for text in caption_vectors.caption_texts():
-        words = [w for w in re.findall(r"[a-z][a-z-]+", text.lower()) if len(w) > 2]
-        counts.update(words)
-        counts.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False))
-    names = [w for w, _ in counts.most_common()]
-    out, i = names[:n], 2
-    while len(out) < n:  # more distinct objects than the captions name: "bowl 2", "bowl 3"
-        out += [f"{w} {i}" for w in names[: n - len(out)]]
-        i += 1
+        words = re.findall(r"[a-z][a-z-]+", text.lower())
+        counts.update(w for w in words if objecty(w))
+        counts.update(f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if objecty(a) and objecty(b))
+    out = [w for w, _ in counts.most_common(n)]
+    singles = [w for w in out if " " not in w]
+    rng = np.random.default_rng(11)
+    seen = set(out)
+    while len(out) < n:
+        a, b = singles[int(rng.integers(len(singles)))], singles[int(rng.integers(len(singles)))]
+        if a != b and f"{a} {b}" not in seen:
+            seen.add(f"{a} {b}")
+            out.append(f"{a} {b}")
     return out
 
 

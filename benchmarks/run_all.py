@@ -178,7 +178,19 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
     return s
 
 
+def _round(x: Any) -> Any:
+    """Three significant figures are what a loaded 2-core machine can tell apart."""
+    if isinstance(x, float):
+        return float(f"{x:.3g}") if abs(x) < 1000 else round(x)
+    if isinstance(x, dict):
+        return {k: _round(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_round(v) for v in x]
+    return x
+
+
 def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
+    s = _round(s)
     L = [f"# Benchmarks on {head['machine']} ({head['date']}, {s['mode']})", "",
          f"`{head['command']}` — {head['cpus']} CPUs, {head['platform']}, load {head['load_start']:.1f} at start, "
          f"{head['total_s']:.0f} s in all. Raw JSON and logs: `raw.tar.gz`.", "",

@@ -107,3 +107,23 @@ def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, 
         assert all(set(h.clip_indices) <= {0, 1, 2, 3} for h in hits)
     direct = extract(bg_llm, "Pour 1 egg into the bowl")
     assert all(e[0] in {"egg", "bowl"} for e in direct.entities)
+
+
+def test_a_common_word_matches_a_bounded_number_of_names(tmp_path: Path) -> None:
+    from edge_assist.memory.entities import Extraction
+    from edge_assist.memory.graph import MAX_PARTIAL_MATCHES
+
+    g, _ = EntityGraph.open(tmp_path / "g.kuzu")
+    try:
+        kinds = ["glass", "mixing", "small", "big", "red", "blue", "soup", "salad", "cereal", "metal", "wooden", "steel"]
+        names = ["bowl"] + [f"{k} bowl" for k in kinds] + ["large glass salad bowl"]
+        g.apply("s", 0, 0.0, 10.0, Extraction(tuple((n, n, "object") for n in names), ()))
+        found = g.find(["bowl"])
+        assert found["bowl"][2] == 1.0
+        partial = sorted(k for k, v in found.items() if v[2] < 1.0)
+        # The shortest names first: the four-word one never crowds out a two-word one.
+        assert len(partial) == MAX_PARTIAL_MATCHES and "large glass salad bowl" not in partial
+        g.apply("s", 1, 10.0, 20.0, Extraction((("ladle", "ladle", "tool"),), ()))  # the word map follows writes
+        assert set(g.find(["ladle"])) == {"ladle"}
+    finally:
+        g.close()

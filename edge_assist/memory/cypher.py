@@ -45,29 +45,30 @@ MERGE_RELATED = (
     "ON CREATE SET r.t = $t"
 )
 
-# The graph path (`EntityGraph.neighbourhood`) in three steps, each one query whatever the
-# number of names, every entity reached by its primary key (UNWIND + {key: ...}):
-# 1. per (entity, session): the latest sighting within the causal bound, aggregated in Kùzu,
-#    so an object seen in 30,000 clips costs one row per day, not 30,000;
-GROUP_LATEST = (
-    "UNWIND $keys AS k MATCH (e:Entity {key: k})-[:SEEN_IN]->(c:Clip) "
+# The graph path (`EntityGraph.neighbourhood`) in small statements, one entity each, always
+# reached by its primary key: Kùzu plans `UNWIND $keys ... {key: k}` as a scan of every
+# mention (0.5 s at 600k), a scalar `{key: $key}` as an index lookup plus its adjacency.
+# 1. per session: the latest sighting within the causal bound, aggregated in Kùzu, so an
+#    object seen in 30,000 clips costs one row per day, not 30,000;
+KEY_LATEST = (
+    "MATCH (e:Entity {key: $key})-[:SEEN_IN]->(c:Clip) "
     "WHERE c.t1 <= $bound AND (c.session_id <> $cur OR c.t1 <= $before_t) "
-    "RETURN e.key, c.session_id, max(c.t1)"
+    "RETURN c.session_id, max(c.t1)"
 )
-# 2. for the k groups kept only: their clips, and their relations in that session;
+# 2. for the k (entity, session) groups kept only: their clips, and their relations there;
 GROUP_CLIPS = (
-    "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[:SEEN_IN]->(c:Clip) "
-    "WHERE c.session_id = g.s AND c.t1 <= g.bound RETURN e.key, c.session_id, collect(c.clip_index), collect(c.t1)"
-)  # one row per group: a popular object's thousands of clips cross into Python as two lists, not rows
+    "MATCH (e:Entity {key: $key})-[:SEEN_IN]->(c:Clip) "
+    "WHERE c.session_id = $s AND c.t1 <= $bound RETURN collect(c.clip_index), collect(c.t1)"
+)  # one row: a popular object's thousands of clips cross into Python as two lists, not rows
 GROUP_OUT = (
-    "UNWIND $groups AS g MATCH (e:Entity {key: g.key})-[r:RELATED]->(o:Entity) "
-    "WHERE r.session_id = g.s AND r.t <= g.bound RETURN e.key, r.session_id, r.relation, o.key, o.name, r.t"
+    "MATCH (e:Entity {key: $key})-[r:RELATED]->(o:Entity) "
+    "WHERE r.session_id = $s AND r.t <= $bound RETURN r.relation, o.key, o.name, r.t"
 )
 GROUP_IN = (
-    "UNWIND $groups AS g MATCH (o:Entity)-[r:RELATED]->(e:Entity {key: g.key}) "
-    "WHERE r.session_id = g.s AND r.t <= g.bound RETURN e.key, r.session_id, r.relation, o.key, o.name, r.t"
+    "MATCH (o:Entity)-[r:RELATED]->(e:Entity {key: $key}) "
+    "WHERE r.session_id = $s AND r.t <= $bound RETURN r.relation, o.key, o.name, r.t"
 )
-# 3. the neighbours' clips in the same sessions: GROUP_CLIPS again, on their keys.
+# 3. the clips of the most recently related neighbours, in the same session: GROUP_CLIPS again.
 ALL_KEYS = "MATCH (e:Entity) RETURN e.key, e.name, e.kind"
 
 DELETE_CLIPS = "MATCH (c:Clip) WHERE c.id IN $ids DETACH DELETE c"

@@ -23,6 +23,10 @@ from edge_assist.memory.entities import Extraction, entity_key
 
 # How many neighbour clips one hit carries: enough context, bounded prompt.
 MAX_NEIGHBOUR_CLIPS = 16
+# Names that only contain a query name ("butter knife" for "knife"), kept per query name.
+MAX_PARTIAL_MATCHES = 8
+# Neighbours whose clips a hit carries (the most recently related ones).
+MAX_NEIGHBOURS_WITH_CLIPS = 8
 STORE_ID_KEY = "store_id"
 
 
@@ -177,12 +181,15 @@ class EntityGraph:
             if not key:
                 continue
             padded = f" {key} "
-            for k, (name, kind) in index.get(key.split()[0], {}).items():
-                if k != key and padded not in f" {k} ":
-                    continue
-                score = 1.0 if k == key else 0.6
-                if k not in found or found[k][2] < score:
-                    found[k] = (name, kind, score)
+            candidates = index.get(key.split()[0], {})
+            if key in candidates:
+                found[key] = (*candidates[key], 1.0)
+            # A common word ("bowl") is part of many names after a year; the shortest are the
+            # closest, and a bounded number keeps the graph path's cost bounded too.
+            parts = sorted((k for k in candidates if k != key and padded in f" {k} "), key=lambda k: (len(k), k))
+            for k in parts[:MAX_PARTIAL_MATCHES]:
+                if k not in found:
+                    found[k] = (*candidates[k], 0.6)
         return found
 
     def neighbourhood(
@@ -207,39 +214,44 @@ class EntityGraph:
             return float(before_t) if session_id is None or s == session_id else float("inf")
 
         with self._lock:
-            latest = {
-                (str(key), str(s)): float(t)
-                for key, s, t in self._q(cypher.GROUP_LATEST,
-                                         {"keys": list(found), "bound": bound, "cur": cur, "before_t": float(before_t)})
-                if session_id is None or s == session_id or s in earlier
-            }
+            latest: dict[tuple[str, str], float] = {}
+            for key in found:
+                for s, t in self._q(cypher.KEY_LATEST, {"key": key, "bound": bound, "cur": cur,
+                                                        "before_t": float(before_t)}):
+                    if session_id is None or s == session_id or s in earlier:
+                        latest[(key, str(s))] = float(t)
             # Best match first; among equals the most recently seen, which is what a reminder needs
             # (today before an earlier day: stream times of two sessions do not compare).
             ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g]))[:k]
-            if not ranked:
-                return []
-            groups = [{"key": key, "s": s, "bound": group_bound(s)} for key, s in ranked]
             own: dict[tuple[str, str], set[int]] = defaultdict(set)
-            for key, s, cis, _ts in self._q(cypher.GROUP_CLIPS, {"groups": groups}):
-                own[(key, s)].update(int(ci) for ci in cis)
             nb: dict[tuple[str, str], set[tuple[str, str, str, float]]] = defaultdict(set)
-            nb_keys: dict[tuple[str, str], set[str]] = defaultdict(set)
-            for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
-                for key, s, rel, o, oname, t in self._q(query, {"groups": groups}):
-                    nb[(key, s)].add((f"inverse of {rel}" if inverse else rel, oname or o, s, float(t)))
-                    nb_keys[(key, s)].add(o)
-            other = sorted({(o, s) for (_key, s), os_ in nb_keys.items() for o in os_})
-            other_clips: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
-            if other:
-                for o, s, cis, ts in self._q(cypher.GROUP_CLIPS, {
-                    "groups": [{"key": o, "s": s, "bound": group_bound(s)} for o, s in other]
-                }):
-                    other_clips[(o, s)].extend(zip(map(float, ts), map(int, cis), strict=True))
+            nb_recent: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+            for key, s in ranked:
+                args = {"key": key, "s": s, "bound": group_bound(s)}
+                for cis, _ts in self._q(cypher.GROUP_CLIPS, args):
+                    own[(key, s)].update(int(ci) for ci in cis or ())  # collect() of nothing is null
+                for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
+                    for rel, o, oname, t in self._q(query, args):
+                        nb[(key, s)].add((f"inverse of {rel}" if inverse else rel, oname or o, s, float(t)))
+                        nb_recent[(key, s)][o] = max(float(t), nb_recent[(key, s)].get(o, float("-inf")))
+            other_clips: dict[tuple[str, str], list[tuple[float, int]]] = {}
+            nb_keys: dict[tuple[str, str], list[str]] = {}
+            for g, recent in nb_recent.items():
+                # The neighbours related most recently carry the clips; a bounded number of them,
+                # since a common object is related to hundreds of others after a year.
+                nb_keys[g] = sorted(recent, key=lambda o: -recent[o])[:MAX_NEIGHBOURS_WITH_CLIPS]
+                for o in nb_keys[g]:
+                    if (o, g[1]) not in other_clips:
+                        other_clips[(o, g[1])] = [
+                            (float(t), int(ci))
+                            for cis, ts in self._q(cypher.GROUP_CLIPS, {"key": o, "s": g[1], "bound": group_bound(g[1])})
+                            for ci, t in zip(cis or (), ts or (), strict=True)
+                        ]
         hits = []
         for key, s in ranked:
             clips = own[(key, s)]
             nclips: set[tuple[float, int]] = set()
-            for o in nb_keys[(key, s)]:
+            for o in nb_keys.get((key, s), []):
                 nclips.update(other_clips[(o, s)])
             ncl = [ci for _, ci in sorted(nclips, reverse=True) if ci not in clips][:MAX_NEIGHBOUR_CLIPS]
             name, kind, score = found[key]
