@@ -177,7 +177,9 @@ class ReasonerConfig:
         0.1, "gate+llm: a gate probability this close to the threshold is left to the LLM (probability)", lo=0, hi=1
     )
     phrasing: str = setting(
-        "llm", "how a gate decision is worded: llm (one sentence, checked against the template) or template",
+        "template",
+        "how a gate decision is worded: template (at once), or llm (one sentence checked against the template; "
+        "about 2 s more to the first word with SmolLM2 on 2 cores, benchmarks/results/bench_decider.json)",
         choices=("llm", "template"),
     )
     hazards: bool = setting(True, "Safety alerts from the hazard vocabulary (edge_assist/data/hazards.toml)")
