@@ -90,8 +90,8 @@ def full_disk(work: Path, *, limit_bytes: int = 1_900_000, recordings: int = 3) 
 
     Then the limit is lifted and the same replay is started again: it must resume and end
     with every caption stored once and the stores consistent. The store's first vector
-    chunk makes its file about 1.7 MB at once; at 1.9 MB the limit is reached mid-stream,
-    by the write-ahead log, after about two dozen captions.
+    chunk makes its file about 1.7 MB at once, so the limit is reached early (in the
+    committed run after 2 captions); which file reaches it first is recorded in the line.
     """
     work.mkdir(parents=True, exist_ok=True)
     stream = stitched_stream(work / "stream.jsonl", recordings)

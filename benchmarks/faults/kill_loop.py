@@ -124,7 +124,7 @@ def kill_loop(
     with Memory.open(cfg, None, load_text_encoder(cfg)) as mem:
         check = mem.consistency()
         sid = load_caption_stream(stream).session_id
-        indices = [c.index for c in mem.captions(sid, list(range(captions + 5)))]
+        indices = [c.clip_index for c in mem.captions(sid, list(range(captions + 5)))]
     killed = sum(1 for r in rounds if r["ended"] == "SIGKILL")
     # What the restarted runs said (their stderr): a warning on resume is expected, a traceback never.
     said = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines()
