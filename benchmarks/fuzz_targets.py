@@ -370,6 +370,85 @@ def check_annotations(loaded: Any) -> None:
 
 # -- the registry ---------------------------------------------------------------------------
 
+# -- task files (edge_assist/tasks/formats.py) -----------------------------------------------
+
+_step_ids = st.sampled_from(["a", "b", "c", "d", "", "a b", "ü", "1"])
+_task_step = st.fixed_dictionaries(
+    {"id": st.one_of(_step_ids, json_scalars), "text": st.one_of(st.text(max_size=40), json_scalars)},
+    optional={"after": st.one_of(st.lists(st.one_of(_step_ids, json_scalars), max_size=3), json_scalars),
+              "tools": st.one_of(st.lists(st.text(max_size=10), max_size=2), json_scalars),
+              "amounts": st.lists(st.sampled_from(["1/2 tsp", "nan ml", "1e999 g", "two cups", "-3 s", "½ cup"]), max_size=2),
+              "hazards": st.lists(st.sampled_from(["hot", "sharp", "lava", ""]), max_size=2)},
+)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(str(v))
+
+
+def _render_task(parts: tuple[Any, list[dict[str, Any]]]) -> str:
+    name, steps = parts
+    out = ["[task]", f"name = {_toml_value(name)}"]
+    for s in steps:
+        out.append("[[step]]")
+        out += [f"{k} = {_toml_value(v)}" for k, v in s.items() if v is not None]
+    return "\n".join(out) + "\n"
+
+
+# Mostly well-formed tasks (a chain of steps, amounts in the text), then anything at all.
+_valid_task = st.tuples(
+    st.sampled_from(["tea", "x"]),
+    st.lists(st.tuples(st.sampled_from(["Boil", "Add", "Stir for", "Heat on"]),
+                       st.sampled_from(["1/2 cup", "two tbsp", "30 seconds", "high", "1e999 g", "nan ml", "½ tsp", ""])),
+             min_size=2, max_size=6),
+).map(lambda t: (t[0], [{"id": f"s{i}", "text": f"{verb} {amt} water".replace("  ", " "),
+                         "after": [f"s{i - 1}"] if i else []} for i, (verb, amt) in enumerate(t[1])]))
+task_doc = st.one_of(
+    _valid_task,
+    st.tuples(st.one_of(st.sampled_from(["tea", "x"]), json_scalars), st.lists(_task_step, max_size=5)),
+).map(_render_task)
+task_graph_doc = st.fixed_dictionaries(
+    {"steps": st.one_of(st.dictionaries(st.sampled_from(["0", "1", "2", "3", "9"]),
+                                        st.one_of(st.sampled_from(["START", "END", "Cut-Cut it", "Eat-Eat it"]), json_scalars),
+                                        max_size=5), json_values),
+     "edges": st.one_of(st.lists(st.lists(st.one_of(st.integers(0, 9), json_scalars), max_size=3), max_size=6), json_values)},
+).map(lambda d: json.dumps(d, allow_nan=True))
+
+
+def parse_task_toml(text: str) -> Any:
+    from edge_assist.tasks.formats import load_toml
+
+    return load_toml("fuzz.toml", text)
+
+
+def parse_task_graph(data: bytes) -> Any:
+    from edge_assist.tasks.formats import load_captaincook_json
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "fuzz.json"
+        p.write_bytes(data)
+        return load_captaincook_json(p)
+
+
+def check_task(task: Any) -> None:
+    ids = [s.id for s in task.steps]
+    assert len(ids) == len(set(ids)) >= 2, ids
+    assert len(task.topological()) == task.n  # a DAG: every step has a place in the order
+    for s in task.steps:
+        assert all(a in ids for a in s.after)
+        assert all(math.isfinite(a.value) for a in s.details.amounts), s.details
+
+
 TARGETS: list[Target] = [
     Target("caption-jsonl", as_bytes(with_noise(jsonl_doc)), parse_caption_jsonl, (EdgeAssistError,), check_captions),
     Target("caption-srt", as_bytes(with_noise(srt_doc)), parse_caption_srt, (EdgeAssistError,), check_captions),
@@ -379,7 +458,8 @@ TARGETS: list[Target] = [
     Target("bridge-message", st.tuples(st.sampled_from(sorted(_MESSAGES)), message_payload), parse_message,
            (ValueError,), check_message),
     Target("annotations", as_bytes(with_noise(annotation_doc)), parse_annotations, (AnnotationError,), check_annotations),
-    # Task files (edge_assist/tasks/, another branch) join here with their parser and TaskError.
+    Target("task-toml", with_noise(task_doc), parse_task_toml, (EdgeAssistError,), check_task),
+    Target("task-graph-json", as_bytes(with_noise(task_graph_doc)), parse_task_graph, (EdgeAssistError,), check_task),
 ]
 
 

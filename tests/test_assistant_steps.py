@@ -295,7 +295,8 @@ TEA = "Recipe: tea. Steps: boil water in the kettle; put a tea bag in the cup; p
 def tea_ctx(b: Built) -> StepContext:
     sid = "tea-session"
     boiled = Caption(40.0, sid, 0, 0.0, 40.0, "I boil water in the kettle")
-    now = Caption(55.0, sid, 1, 41.0, 55.0, "I lift the used tea bag out of the mug and throw it away")
+    # Pouring needs the tea bag in the cup first (MiniLM cannot tell "take the bag out" from "put it in").
+    now = Caption(55.0, sid, 1, 41.0, 55.0, "I pour the hot water from the kettle into the cup")
     return StepContext(session_id=sid, caption=now, recent=(boiled,), task_context=TEA)
 
 
@@ -307,7 +308,7 @@ async def test_progress_cue_speaks_when_pass1_stays_silent(mem: Built, server: S
     assert found[0]["kind"] == "prerequisite_missing" and found[0]["missing"][:1] == ["put a tea bag in the cup"]
     cue = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(tea_ctx(mem))
     assert cue.speak and cue.sub_type is SubType.ERROR_RECOVERY and cue.reason.startswith("progress cue")
-    assert "put a tea bag in the cup" in cue.text and cue.trace["progress_cue"]["step_text"] == "remove the tea bag"
+    assert "put a tea bag in the cup" in cue.text and cue.trace["progress_cue"]["step_text"] == "pour the hot water into the cup"
     # The model's own decision comes first: a respond from pass 1 is what is spoken.
     server.reply = scripted({"observation": "hot kettle", "problem": "burn risk", "reply": "respond",
                              "say": "Careful, the kettle is hot.", "search_query": "", "service": "SA"})

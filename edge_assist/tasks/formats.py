@@ -75,6 +75,8 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise TaskFileError(f"{p}: not valid TOML ({e})") from None
+    except RecursionError:
+        raise TaskFileError(f"{p}: not a task file (nesting too deep)") from None
     unknown = set(doc) - {"task", "step"}
     if unknown:
         key = sorted(unknown)[0]
@@ -144,6 +146,9 @@ def load_captaincook_json(path: str | Path, *, name: str | None = None, source: 
         raise TaskFileError(f"{p}: no such task graph") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise TaskFileError(f"{p}: not a readable JSON task graph ({e})") from None
+    except (ValueError, RecursionError):
+        # A number of thousands of digits, or arrays nested thousands deep: not a task graph.
+        raise TaskFileError(f"{p}: not a task graph (a number too long or nesting too deep)") from None
     return from_captaincook(doc, name or p.stem, source=source or str(p), where=str(p))
 
 
