@@ -56,7 +56,8 @@ class CameraStage:
             try:
                 raw = await self.clock.run_blocking(self.source.read)
             except SourceError as e:
-                if not self.source.live or failed_in_a_row >= MAX_RECONNECTS_IN_A_ROW:
+                if (not self.source.live or not getattr(self.source, "reconnectable", True)
+                        or failed_in_a_row >= MAX_RECONNECTS_IN_A_ROW):
                     raise
                 failed_in_a_row += 1
                 lost_at = self.clock.now()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 import cv2
@@ -24,6 +25,9 @@ class OpenCVCamera:
     def __init__(self, device: str, width_px: int, height_px: int, fps: float, open_timeout_s: float) -> None:
         self.device = device
         self.name = f"opencv:{device}"
+        # A regular file opened as a camera (a recording, tests) ends for good: reopening it
+        # would play it again from the start, not bring a camera back.
+        self.reconnectable = not os.path.isfile(device)
         self._size = (width_px, height_px)
         self._fps = fps
         self._open_timeout_s = open_timeout_s
