@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-import edge_assist
 from edge_assist.cli import main
 from edge_assist.commands.bench import checkout
 from edge_assist.errors import EdgeAssistError
@@ -29,9 +28,9 @@ def test_bench_writes_summary_and_one_archive(tmp_path: Path) -> None:
     assert "hud_ack_udp" in (out / "summary.md").read_text()
 
 
-def test_bench_outside_a_checkout_says_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench_outside_a_checkout_says_what_to_do(tmp_path: Path) -> None:
+    # A package installed without the repository around it (a wheel in site-packages).
     (tmp_path / "edge_assist").mkdir()
-    monkeypatch.setattr(edge_assist, "__file__", str(tmp_path / "edge_assist" / "__init__.py"))
     with pytest.raises(EdgeAssistError, match="source checkout"):
-        checkout()
-    assert main(["bench", "--quick"]) == 2
+        checkout(tmp_path / "edge_assist")
+    assert checkout() == Path(__file__).resolve().parents[1]  # this checkout is one

@@ -18,8 +18,9 @@ import edge_assist
 from edge_assist.errors import EdgeAssistError
 
 
-def checkout() -> Path:
-    root = Path(edge_assist.__file__).resolve().parents[1]
+def checkout(package_dir: Path | None = None) -> Path:
+    """The source checkout the installed package runs from (`package_dir`: where edge_assist/ is)."""
+    root = (package_dir or Path(edge_assist.__file__).parent).resolve().parent
     if not (root / "benchmarks" / "run_all.py").is_file():
         raise EdgeAssistError(
             f"edge-assist bench needs a source checkout (benchmarks/ beside edge_assist/, not found in {root}); "
