@@ -51,6 +51,8 @@ _add("rate", 1.0, "rpm", "g-force", "xg", "× g", "x g")
 _add("count", 1.0, "piece", "pieces", "slice", "slices", "clove", "cloves", "pinch", "pinches", "drop", "drops",
      "times", "scoop", "scoops", "sheet", "sheets", "pinwheel", "pinwheels", "toothpick", "toothpicks")
 
+UNIT_NAMES = frozenset(_UNITS)
+
 _WORD_NUMBERS = {
     "zero": 0, "one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "couple": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,

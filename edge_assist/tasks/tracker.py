@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from edge_assist.tasks.details import Difference, parse_details, value_differences
+from edge_assist.tasks.details import UNIT_NAMES, Difference, parse_details, value_differences
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -83,12 +83,10 @@ _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
 def content_words(text: str) -> list[str]:
-    from edge_assist.tasks.details import _UNITS  # units are amounts, compared by value elsewhere
-
     out = []
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
-        if len(w) > 2 and w not in _STOP and w not in _UNITS:
+        if len(w) > 2 and w not in _STOP and w not in UNIT_NAMES:  # units are amounts, compared by value
             out.append(w)
     return list(dict.fromkeys(out))
 
@@ -117,7 +115,8 @@ class StepTracker:
         self._anc = task.ancestor_masks()
         self._pre = task.prereq_masks()
         self._step_vecs = self._vectors.get([s.text for s in task.steps])
-        self._step_words = [content_words(s.text)[1:] if content_words(s.text) else [] for s in task.steps]
+        # The step's words after its verb: the things it names.
+        self._step_words = [content_words(s.text)[1:] for s in task.steps]
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
         self._order: list[int] = []  # steps in the order the best path did them
         self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
