@@ -82,3 +82,19 @@ def test_new_content_words_are_found() -> None:
     composed = "At 0:41 you cut the English muffin into two pieces with a knife."
     assert at.new_content("You cut the English muffin in two pieces with a knife at 0:41.", [composed]) == set()
     assert at.new_content("At 0:41 you buttered the English muffin.", [composed]) == {"butter"}
+
+
+def test_trace_shows_what_a_grounded_answer_rested_on() -> None:
+    from edge_assist.reasoning.trace import render
+
+    rec = {
+        "decision": {"decision": "speak", "clip_index": 4, "t0": 164.0, "t1": 194.0, "trigger": "query",
+                     "text": "At 0:41 you cut the English muffin into two pieces with a knife.", "latency_s": 0.3},
+        "query": "what did I do with the English muffin?", "caption": "Continue to Microwave",
+        "answer": {"answerer": "grounded", "kind": "what", "focus": "do with the English muffin",
+                   "outcome": "chosen (the only moment close enough)",
+                   "candidates": [["s", 1, 40.8, 83.39, 0.79, "Cut the English muffin into two pieces with a knife", 0.87]]},
+    }
+    text = render(rec)
+    assert "grounded answer (what; looked up 'do with the English muffin'): chosen" in text
+    assert "clip 1 [0:41] cosine 0.79, support 0.87: Cut the English muffin" in text and "pass 2" not in text

@@ -99,3 +99,15 @@ def test_scoring_rules() -> None:
     assert not score(tool, "At 0:41 you cut the muffin with a knife.", None, 0.3)  # and the content match
     un = _q(template="unanswerable", answerable=False, why="future")
     assert score(un, "I don't remember you doing that.", None, 0.0) and not score(un, "At 0:10 you did it.", None, 0.0)
+
+
+def test_results_file_is_one_json_document(tmp_path: Path) -> None:
+    import json
+
+    from edge_assist.evaluation.qa_bench import write_results
+
+    path = tmp_path / "results.json"
+    write_results(path, {"split": "val", "records": [{"qid": "a:0", "correct": True}, {"qid": "a:1", "correct": False}]})
+    assert json.loads(path.read_text()) == {"split": "val", "records": [{"qid": "a:0", "correct": True},
+                                                                         {"qid": "a:1", "correct": False}]}
+    assert len(path.read_text().splitlines()) == 7  # one line per record

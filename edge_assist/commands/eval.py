@@ -204,7 +204,7 @@ def _qa(args: argparse.Namespace) -> int:
     result["command"] = command
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
     result["config_overrides"] = overrides
-    (out / "results.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    qa_bench.write_results(out / "results.json", result)
     (out / "report.md").write_text(qa_bench.report_md(result, command, overrides), encoding="utf-8")
     (out / "command.txt").write_text(command + "\n", encoding="utf-8")
     print(qa_bench.report_md(result, command, overrides))

@@ -183,6 +183,16 @@ def run(
     }
 
 
+def write_results(path: Path, result: dict[str, Any]) -> None:
+    """results.json: the summary indented, then one line per answered question."""
+    import json
+
+    head = {k: v for k, v in result.items() if k != "records"}
+    lines = ",\n".join(json.dumps(x, ensure_ascii=False) for x in result.get("records", []))
+    text = json.dumps(head, indent=1)
+    path.write_text(text[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n", encoding="utf-8")
+
+
 def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) -> str:
     rows = result["rows"]
     s = result["summary"]

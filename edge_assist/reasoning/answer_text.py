@@ -202,8 +202,8 @@ def second_person(caption: str) -> str | None:
         return None
     if re.search(r"\bI\b|\bI'm\b|\bI've\b", s):
         out = _first_person(s)
-        return out[0].lower() + out[1:] if out.startswith(("You", "To", "With", "In", "On", "For", "Once")) \
-            else out
+        # It follows "At 1:40, ...": a leading capital goes, unless the word is all capitals.
+        return out if out[1:2].isupper() else out[0].lower() + out[1:]
     m = _SUBJECTS.match(s)
     if m:
         rest = s[m.end():].split()

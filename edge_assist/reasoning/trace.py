@@ -122,7 +122,18 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
         if verbose and r.get("context"):
             out.append("    context:")
             out.extend(f"      {line}" for line in str(r["context"]).splitlines())
-    p2 = rec.get("pass2") or rec.get("answer")
+    ga = rec.get("answer")
+    if isinstance(ga, dict) and ga.get("answerer") == "grounded":
+        out.append(f"  grounded answer ({ga.get('kind')}; looked up {_short(ga.get('focus'), 80)!r}): {ga.get('outcome', '')}")
+        for c in ga.get("candidates", [])[: 5 if verbose else 3]:
+            # [session, clip, t0, t1, cosine, text, support]
+            support = f", support {c[6]:.2f}" if len(c) > 6 else ""
+            out.append(f"    clip {c[1]} [{_mmss(c[2])}] cosine {c[4]:.2f}{support}: {_short(c[5], 90)}")
+        if isinstance(ga.get("choose"), dict):
+            out.append(f"    model chose: {_short(json.dumps(ga['choose'].get('raw') or {}), 80)}")
+        if isinstance(ga.get("rephrase"), dict):
+            out.append(f"    rephrasing: {ga['rephrase'].get('check', ga['rephrase'].get('kept', ''))}")
+    p2 = rec.get("pass2") or (rec.get("answer") if not (isinstance(ga, dict) and ga.get("answerer")) else None)
     if isinstance(p2, dict):
         out.append(f"  pass 2 ({p2.get('seconds', 0):.2f} s): {_short(json.dumps(p2.get('raw') or {}, ensure_ascii=False), 300)}")
         for e in p2.get("errors", []):
