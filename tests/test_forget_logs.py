@@ -109,3 +109,31 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
     assert not any(r.get("session_id") == "yesterday" for r in kept)
     assert main(["memory", "stats", "--json", *s]) == 0
     assert json.loads(capsys.readouterr().out)["items"]["clip"] == 2
+
+
+@pytest.mark.slow  # the real text encoder
+def test_forget_leaves_no_forgotten_entity_name_in_the_graph_file(tmp_path: Path, text_encoder: object) -> None:
+    from edge_assist.config import Config
+    from edge_assist.events import Caption
+    from edge_assist.memory.entities import Extraction
+    from edge_assist.memory.memory import Memory
+
+    cfg = Config().replace(**{"general.data_dir": str(tmp_path), "memory.extract_entities": False})
+    said = {
+        "a": (GONE, Extraction((("blue flowerpot", "blue flowerpot", "container"),), ())),
+        "b": (KEPT, Extraction((("wooden board", "wooden board", "tool"),), ())),
+    }
+    with Memory.open(cfg, None, text_encoder) as mem:  # type: ignore[arg-type]
+        for sid, (text, ex) in said.items():
+            mem.store_caption(Caption(t=10.0, session_id=sid, index=0, t0=0.0, t1=10.0, text=text))
+            mem.store.set_entities(sid, 0, ex.to_json())  # as the writer saves an LLM extraction
+            mem.store.reset_graph_flags()  # no LLM here: mark the saved extraction as due for the graph
+            mem.update_graph()
+            if sid == "a":
+                cutoff = float(math.ceil(time.time()))
+                time.sleep(cutoff - time.time() + 0.2)
+        assert [n for _, n, _ in mem.graph.entities()] == ["blue flowerpot", "wooden board"]
+        assert mem.forget_before(cutoff)["clips"] == 1
+        assert [n for _, n, _ in mem.graph.entities()] == ["wooden board"]
+    assert _grep(tmp_path, "blue flowerpot") == [] and _grep(tmp_path, GONE) == []
+    assert _grep(tmp_path, "wooden board")

@@ -25,7 +25,8 @@ Consistency across a kill (SQLite is the source of truth, the graph a derived in
    from the store, so a summary interrupted by a kill is simply written on the next
    caption; UNIQUE(session, level, window) makes it written once.
 6. `forget` deletes in SQLite first (one transaction, plus a tombstone), then in the
-   graph; a tombstone left by a kill is replayed on the next open.
+   graph; a tombstone left by a kill is replayed on the next open. The graph is then
+   rebuilt from the kept extractions, since Kùzu leaves deleted names in freed pages.
 The resume point of a session is `next_clip_index`: one past the highest stored clip.
 """
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import shutil
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -534,4 +536,19 @@ class Memory:
             self.store.set_meta(FORGET_TOMBSTONE, None)
         removed = KeyframeFiles.delete(files)
         self.store.vacuum()
+        if clips:
+            self._rebuild_graph()
         return {"clips": len(clips), "keyframe_files": removed}
+
+    def _rebuild_graph(self) -> None:
+        """Kùzu keeps deleted names in its freed pages: after a forget the graph is rebuilt
+        from the extractions the store kept, so the file holds nothing forgotten. A kill in
+        between leaves no graph, which the next open rebuilds the same way (point 4 above)."""
+        self.graph.close()
+        for p in self.paths.graph.parent.glob(self.paths.graph.name + "*"):
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        self.graph, _ = EntityGraph.open(self.paths.graph)
+        self._reconcile()
