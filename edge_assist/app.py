@@ -208,6 +208,8 @@ class Pipeline:
             first_index = int(await self.clock.run_blocking(self.memory.next_clip_index, self.session_id))
             self.stats.resumed_at = first_index
 
+        if hasattr(self.assistant, "warm"):
+            await self.assistant.warm()
         memory_inbox: asyncio.Queue[Caption | StreamEnd] | None = None
         writer = self.memory_writer
         if writer is not None:

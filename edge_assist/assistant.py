@@ -132,6 +132,10 @@ class EgoMemoAssistant:
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
         self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
 
+    async def warm(self) -> None:
+        """What the first step would otherwise pay for: the task library's step vectors."""
+        await self.clock.run_blocking(self.tasks.warm)
+
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
         started = time.perf_counter()

@@ -81,6 +81,11 @@ class TaskSession:
         i = task.index().get(step_id)
         return task.steps[i].hazards if i is not None else ()
 
+    def warm(self) -> None:
+        """Encode every library step once, before the first caption: done lazily, it made the
+        first decision of a run cost ~200 ms instead of ~20 (bench_decider)."""
+        self.vectors.get([s.text for t in self.library.tasks() for s in t.steps])
+
     def _reset(self, session_id: str) -> None:
         self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""
         self.last = None
