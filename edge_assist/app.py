@@ -209,7 +209,7 @@ class Pipeline:
             self.stats.resumed_at = first_index
 
         if hasattr(self.assistant, "warm"):
-            await self.assistant.warm()
+            await self.assistant.warm(self.task, self.task_context)
         memory_inbox: asyncio.Queue[Caption | StreamEnd] | None = None
         writer = self.memory_writer
         if writer is not None:

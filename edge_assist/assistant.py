@@ -42,7 +42,7 @@ from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
 from edge_assist.reasoning.hazards import HazardMatcher
 from edge_assist.reasoning.llm_call import call_json
-from edge_assist.reasoning.phrasing import Phraser
+from edge_assist.reasoning.phrasing import Phraser, repeat_key
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.reasoning.trace import TRACE_VERSION
 from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
@@ -132,9 +132,10 @@ class EgoMemoAssistant:
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
         self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
 
-    async def warm(self) -> None:
-        """What the first step would otherwise pay for: the task library's step vectors."""
-        await self.clock.run_blocking(self.tasks.warm)
+    async def warm(self, task: str = "", task_context: str = "") -> None:
+        """What the first step would otherwise pay for: the step vectors of the task."""
+        await self.clock.run_blocking(self.tasks.warm, task or self.cfg.reasoner.task,
+                                      task_context or self.cfg.reasoner.task_context)
 
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
@@ -207,7 +208,8 @@ class EgoMemoAssistant:
                     timings["phrasing"] = phrased.seconds
                     text, how = phrased.text, phrased.how
                 trace["phrasing"] = how
-                return await self._admit(ctx, verdict.sub_type, text, verdict.reason, timings, trace)
+                return await self._admit(ctx, verdict.sub_type, text, verdict.reason, timings, trace,
+                                         about=repeat_key(verdict.finding, state))
             trace["gate"]["handed_to"] = "llm pass 1"
         recent = list(ctx.recent)[-PROGRESS_RECENT:] if state is not None else list(ctx.recent)
         msgs = prompts.pass1_messages(
@@ -262,11 +264,12 @@ class EgoMemoAssistant:
 
     async def _admit(
         self, ctx: StepContext, sub_type: SubType, text: str, reason: str, timings: dict[str, float],
-        trace: dict[str, Any],
+        trace: dict[str, Any], *, about: str = "",
     ) -> dict[str, Any]:
         start = time.perf_counter()
         verdict = await self.policy.admit(
-            session_id=ctx.session_id, sub_type=sub_type, text=text, now_t=ctx.caption.t1, trigger="proactive"
+            session_id=ctx.session_id, sub_type=sub_type, text=text, now_t=ctx.caption.t1, trigger="proactive",
+            about=about,
         )
         timings["policy"] = time.perf_counter() - start
         trace["policy"] = {"allowed": verdict.allowed, "reason": verdict.reason}

@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
     r.add_argument("--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant")
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
-    r.add_argument("--rows", default="", help="comma-separated subset of: ours,no-memory,never,er,cue,chatty,gate+llm,llm (default all)")
+    r.add_argument("--rows", default="", help="comma-separated rows: ours,no-memory,never,er,cue,normal,chatty,gate+llm,llm (the default), "
+                        "caption-only, no-graph-order, no-deviation, no-alignment, no-timing, no-hazard, "
+                        "no-session-history (gates written by `edge-assist gate train`)")
     r.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     r.add_argument("--delta-s", type=float, default=0.0, help="matching tolerance δ in seconds (0 = the dataset's)")
     r.add_argument("--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)")
@@ -92,8 +94,6 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-_ROW_KEYS = {"ours": 0, "no-memory": 1, "never": 2, "er": 3, "cue": 4, "chatty": 5, "gate+llm": 6, "llm": 7}
-
 
 def _run(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import harness, report
@@ -110,11 +110,17 @@ def _run(args: argparse.Namespace) -> int:
     recordings = ds.recordings(args.split, args.limit)
     rows = harness.standard_rows()
     if args.rows:
+        keyed = dict(harness.keyed_rows())
         wanted = [x.strip() for x in args.rows.split(",") if x.strip()]
-        bad = [w for w in wanted if w not in _ROW_KEYS]
+        bad = [w for w in wanted if w not in keyed]
         if bad:
-            raise EdgeAssistError(f"unknown row {bad[0]!r} for --rows; choose from {', '.join(_ROW_KEYS)}")
-        rows = [rows[_ROW_KEYS[w]] for w in wanted]
+            raise EdgeAssistError(f"unknown row {bad[0]!r} for --rows; choose from {', '.join(keyed)}")
+        rows = [keyed[w] for w in wanted]
+        for r in rows:
+            gate_file = r.overrides.get("reasoner.gate_file")
+            if gate_file and not Path(gate_file).exists():
+                raise EdgeAssistError(f"row {r.name!r} needs {gate_file}; write it with `edge-assist gate train` "
+                                      "from a checkout of the repository")
     ablations = harness.ablation_rows() if args.ablations else []
     needs_models = any(not r.baseline for r in rows + ablations) or args.judge_max_pairs > 0
 

@@ -33,6 +33,7 @@ CHOOSE_ON = "paraphrased"  # thresholds are chosen on val's paraphrased streams 
 PAIRS: tuple[tuple[str, str], ...] = ()
 CAPTION_L2 = 10.0
 FOLDS = 4
+VARIANTS_DIR = "models"  # under the report directory: caption-only.json, without-<group>.json
 # Not a group of its own but across two: what the session has shown so far. CaptainCook4D's
 # error recordings were scripted to hold many errors, so "an error earlier" predicts "an
 # error now" far more than it will for a wearer; this row shows what the gate is without it.
@@ -93,6 +94,9 @@ def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_pat
     for v in VARIANTS:
         res["rows"][f"caption-only, val {v}"] = _points(cap.probabilities(rows[("val", v)].caption_vecs),
                                                         rows[("val", v)], val, cthr)
+    cap.thresholds = cthr
+    variants: dict[str, Gate] = {"caption-only": Gate({"ER": cap}, {"command": command, "baseline": "caption-only"},
+                                                      inputs="caption_embedding")}
     # Each feature group removed (refit, thresholds chosen the same way).
     for g, names in [*GROUPS.items(), ("session history", SESSION_HISTORY)]:
         keep = [n for n in NAMES if n not in names]
@@ -100,6 +104,8 @@ def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_pat
         t, _ = _thresholds(_probs(m, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val)
         res["rows"][f"gate without {g}, val {CHOOSE_ON}"] = _points(_probs(m, rows[("val", CHOOSE_ON)]),
                                                                    rows[("val", CHOOSE_ON)], val, t)
+        m.thresholds = t
+        variants[f"without-{g.replace(' ', '-')}"] = Gate({"ER": m}, {"command": command, "ablation": f"without {g}"})
     res["leave_recipes_out"] = leave_recipes_out(ds, rows)
     res["hazards"] = hazard_rates(ds, rows, HazardMatcher.load(encoder))
     model_gate = Gate({"ER": model}, {
@@ -109,6 +115,9 @@ def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_pat
         "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
     })
     model_gate.save(model_path)
+    # The baseline and ablation gates, for the pipeline's report rows (`eval run --rows`).
+    for name, variant in variants.items():
+        variant.save(out_dir / VARIANTS_DIR / f"{name}.json")
     res["model"] = str(model_path)
     res["seconds"] = round(time.time() - started, 1)
     out_dir.mkdir(parents=True, exist_ok=True)

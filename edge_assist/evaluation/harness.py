@@ -62,17 +62,36 @@ class Row:
 
 
 def standard_rows() -> list[Row]:
-    return [
-        Row("edge-assist (gate, quiet)"),
-        Row("no memory (current caption only)", dict(NO_MEMORY)),
-        Row("never speak", baseline="never-speak", kind="baseline"),
-        Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline"),
+    """The default rows of `eval run`, in report order (`row_keys()` names them for --rows)."""
+    return [row for _, row in keyed_rows() if row.kind != "gate variant"]
+
+
+# The gates `edge-assist gate train` writes beside its report: the caption-only baseline and
+# the gate refitted without each feature group (thresholds chosen on val the same way).
+GATE_VARIANTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "gate" / "models"
+GATE_ABLATIONS = ("graph-order", "deviation", "alignment", "timing", "hazard", "session-history")
+
+
+def keyed_rows() -> list[tuple[str, Row]]:
+    rows = [
+        ("ours", Row("edge-assist (gate, quiet)")),
+        ("no-memory", Row("no memory (current caption only)", dict(NO_MEMORY))),
+        ("never", Row("never speak", baseline="never-speak", kind="baseline")),
+        ("er", Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline")),
         # The LLM decides (EgoMemo's pass 1), plus the tracker's findings when it stays silent.
-        Row("LLM pass 1 + tracker cue", {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"}),
-        Row("gate, chatty", {"policy.chattiness": "chatty"}),
-        Row("gate+llm (LLM where the gate is unsure)", {"reasoner.decider": "gate+llm"}),
-        Row("LLM pass 1", {"reasoner.decider": "llm"}),
+        ("cue", Row("LLM pass 1 + tracker cue", {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"})),
+        ("normal", Row("gate, normal", {"policy.chattiness": "normal"})),
+        ("chatty", Row("gate, chatty", {"policy.chattiness": "chatty"})),
+        ("gate+llm", Row("gate+llm (LLM where the gate is unsure)", {"reasoner.decider": "gate+llm"})),
+        ("llm", Row("LLM pass 1", {"reasoner.decider": "llm"})),
+        ("caption-only", Row("caption-only learned baseline (quiet)",
+                             {"reasoner.gate_file": str(GATE_VARIANTS / "caption-only.json")}, kind="gate variant")),
     ]
+    for g in GATE_ABLATIONS:
+        rows.append((f"no-{g}", Row(f"gate without {g.replace('-', ' ')} (quiet)",
+                                    {"reasoner.gate_file": str(GATE_VARIANTS / f"without-{g}.json")},
+                                    kind="gate variant")))
+    return rows
 
 
 def ablation_rows() -> list[Row]:

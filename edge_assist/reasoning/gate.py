@@ -23,6 +23,10 @@ from edge_assist.errors import ModelError
 FORMAT = "edge-assist-gate/1"
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "gate.json"
 CHATTINESS = ("quiet", "normal", "chatty")
+# What a gate file's models read. "features": the tracker's findings, timing and hazards (the
+# product). "caption_embedding": the caption's own encoder vector and nothing else, the
+# caption-only baseline that measures what the captions' style alone scores (reports only).
+INPUTS = ("features", "caption_embedding")
 
 
 @dataclass
@@ -80,6 +84,7 @@ class Gate:
     services: dict[str, ServiceModel]
     training: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    inputs: str = "features"
 
     @classmethod
     def load(cls, path: str | Path = SHIPPED) -> Gate:
@@ -93,18 +98,25 @@ class Gate:
             raise ModelError(f"{p}: the gate model is unreadable ({e}); retrain it with `edge-assist gate train`") from None
         if not isinstance(o, dict) or o.get("format") != FORMAT or not isinstance(o.get("services"), dict):
             raise ModelError(f"{p}: not an edge-assist gate model (format {FORMAT}); retrain it with `edge-assist gate train`")
+        inputs = str(o.get("inputs", "features"))
+        if inputs not in INPUTS:
+            raise ModelError(f"{p}: gate inputs {inputs!r} unknown (known: {', '.join(INPUTS)}); retrain it with "
+                             "`edge-assist gate train`")
         services = {str(k): ServiceModel.from_json(v, str(p)) for k, v in o["services"].items()}
         for name, m in services.items():
             missing = [c for c in CHATTINESS if c not in m.thresholds]
             if missing:
                 raise ModelError(f"{p}: service {name} has no {missing[0]!r} threshold; retrain it with `edge-assist gate train`")
-        return cls(services, dict(o.get("training", {})), str(p))
+        return cls(services, dict(o.get("training", {})), str(p), inputs)
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_suffix(p.suffix + ".tmp")
-        doc = {"format": FORMAT, "services": {k: v.to_json() for k, v in self.services.items()}, "training": self.training}
+        doc: dict[str, Any] = {"format": FORMAT}
+        if self.inputs != "features":
+            doc["inputs"] = self.inputs
+        doc |= {"services": {k: v.to_json() for k, v in self.services.items()}, "training": self.training}
         tmp.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         tmp.replace(p)
         return p

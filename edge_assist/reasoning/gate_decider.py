@@ -83,7 +83,10 @@ class GateDecider:
         if state is None:
             return GateVerdict("silent", trace=trace)
         hz = self.hazards.cosine(caption_vec) if self.hazards is not None else 0.0
-        feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=hz)
+        if self.gate.inputs == "caption_embedding":  # the caption-only baseline
+            feats = {f"e{i}": float(x) for i, x in enumerate(caption_vec)}
+        else:
+            feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=hz)
         p = self.gate.probability("ER", feats)
         if p is None:
             return GateVerdict("silent", trace=trace | {"note": "the gate has no ER model"})

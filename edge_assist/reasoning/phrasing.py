@@ -20,7 +20,7 @@ import numpy as np
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning.llm_call import call_json
-from edge_assist.tasks.findings import Finding, TrackerState, skipped_sentence
+from edge_assist.tasks.findings import PREREQUISITE, Finding, TrackerState, skipped_sentence
 
 SENTENCE_CHARS = 120
 FAITHFUL_COS = 0.7  # a rephrasing this close to the template says the same thing
@@ -46,10 +46,20 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
     if finding is not None:
         return finding.say()
     if state is not None and state.missing:
-        return skipped_sentence(state.text_of(state.missing[0]))
+        return skipped_sentence(state.text_of(state.missing[0]), before=state.step_text)
     if state is not None and state.step_text:
-        return f"Check this step: {state.step_text.rstrip('.')}."
+        return f"Check this step: \"{state.step_text.rstrip('.')}\"."
     return "Something may have gone wrong in this step."
+
+
+def repeat_key(finding: Finding | None, state: TrackerState | None) -> str:
+    """What an alert is about, for the policy's repeat check: a missing step is the same advice
+    whichever step it is noticed at (the sentence also names that step, so texts differ)."""
+    if finding is not None and finding.kind == PREREQUISITE and finding.missing:
+        return skipped_sentence(finding.missing[0])
+    if finding is None and state is not None and state.missing:
+        return skipped_sentence(state.text_of(state.missing[0]))
+    return ""
 
 
 def _facts(finding: Finding | None, state: TrackerState | None) -> str:

@@ -72,13 +72,16 @@ class InterventionPolicy:
         return np.asarray(vecs[0], dtype=np.float32)
 
     async def admit(
-        self, *, session_id: str, sub_type: SubType, text: str, now_t: float, trigger: str = "proactive"
+        self, *, session_id: str, sub_type: SubType, text: str, now_t: float, trigger: str = "proactive",
+        about: str = "",
     ) -> Verdict:
-        """Decide whether this response may be spoken now; remember it when it is."""
+        """Decide whether this response may be spoken now; remember it when it is. `about`, when
+        given, is what the advice is about (e.g. one missing step however the sentence names
+        the step in progress): repeats are judged on it instead of the text."""
         if trigger == "query":
             return Verdict(True)  # the wearer asked: always answer
         async with self._lock:
-            return await self._admit(session_id, sub_type, text, now_t)
+            return await self._admit(session_id, sub_type, about or text, now_t)
 
     async def _admit(self, session_id: str, sub_type: SubType, text: str, now_t: float) -> Verdict:
         if session_id != self._session:

@@ -38,22 +38,28 @@ class Finding:
         return out
 
     def say(self) -> str:
-        """A template sentence for the wearer (the LLM may phrase it better; never decides it)."""
+        """A template sentence for the wearer (the LLM may phrase it better; never decides it).
+
+        Each names the step(s) it is about and what differs, in that order: "this step" alone
+        leaves the wearer to guess which one, and a glance at the HUD must be enough."""
         if self.kind == PREREQUISITE and self.missing:
-            return skipped_sentence(self.missing[0])
+            return skipped_sentence(self.missing[0], before=self.step_text)
         if self.kind == ORDER and self.missing:
-            return f"Note: \"{_short(self.step_text)}\" was meant to come before \"{_short(self.missing[0])}\"."
+            return f"\"{_short(self.step_text)}\" was meant to come before \"{_short(self.missing[0])}\", not after it."
         if self.kind == DEVIATION and self.differences:
             d = self.differences[0]
-            return f"Check this step: it says {d.expected}, not {d.observed}."
+            said = d.say()
+            return f"{said[:1].upper()}{said[1:]}? The step says \"{_short(self.step_text)}\"."
         if self.kind == REPEATED:
-            return f"You already did \"{_short(self.step_text)}\"."
+            return f"You already did \"{_short(self.step_text)}\" earlier."
         return "That does not look like a step of this task."
 
 
-def skipped_sentence(step_text: str) -> str:
-    """One wording for a missing step, whenever it is said: a second alert about the same
-    step is then the same advice, which the intervention policy holds back as a repeat."""
+def skipped_sentence(step_text: str, before: str = "") -> str:
+    """One wording for a missing step: a second alert about the same step is then nearly the
+    same advice, which the intervention policy holds back as a repeat (encoder cosine)."""
+    if before:
+        return f"Did you skip \"{_short(step_text)}\"? It comes before \"{_short(before)}\"."
     return f"Did you skip \"{_short(step_text)}\"? It comes before this step."
 
 

@@ -81,10 +81,13 @@ class TaskSession:
         i = task.index().get(step_id)
         return task.steps[i].hazards if i is not None else ()
 
-    def warm(self) -> None:
-        """Encode every library step once, before the first caption: done lazily, it made the
-        first decision of a run cost ~200 ms instead of ~20 (bench_decider)."""
-        self.vectors.get([s.text for t in self.library.tasks() for s in t.steps])
+    def warm(self, task_name: str = "", task_context: str = "") -> None:
+        """Encode, before the first caption, the steps the first decision would otherwise wait
+        for (~200 ms instead of ~20 ms, bench_decider): the named task's, or every library
+        task's when the stream names none and recognition will need them all."""
+        task = self.library.resolve(task_context, name=task_name) if task_name or task_context else None
+        tasks = [task] if task is not None else self.library.tasks()
+        self.vectors.get([s.text for t in tasks for s in t.steps])
 
     def _reset(self, session_id: str) -> None:
         self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""
