@@ -1,19 +1,17 @@
-"""The real assistant: EgoMemo's two reasoner passes around three-path retrieval,
-reconstruction and fusion, with the intervention policy on the way out.
+"""The real assistant: one step per caption, or per question.
 
-Proactive step: pass 1 reads the current caption and the short-term context and says
-silent, respond (Instant and Short-Term services need nothing more) or search. A search
-asks the scheduler's gate what it may run, retrieves (temporal, graph, visual at once,
-all bounded by the step's stream time), reconstructs and fuses, and pass 2 decides on
-that evidence. The policy may still suppress the response; the reason is kept.
+Proactive step: the step tracker reads the caption against the task; by default
+(`reasoner.decider = "gate"`) the learned gate decides from its reading whether speaking
+helps, a hazard match is an Instant Safety alert, and the sentence is a template from the
+finding (or the LLM's, checked against it). With "llm" EgoMemo's pass 1 decides: silent,
+respond, or search (the scheduler's gate says what may run; temporal, graph and visual
+paths at once, bounded by the step's stream time; reconstruction and fusion) and pass 2
+decides on that evidence; "gate+llm" hands the gate's unsure cases to pass 1. The policy
+may still suppress the response; the reason is kept.
 
-Reactive step (the wearer asked) and offline questions over a finished recording: by
-default a grounded answer (`answering.py`): the model chooses which remembered moment
-answers, the answer is composed from it with its time, or is "I don't remember you
-doing that". `reasoner.answerer = "free"` keeps the earlier path, measured beside it in
-`eval qa`: reactive = retrieval then a free-written answer citing its clips; offline =
-coarse to fine (summaries first, clip retrieval only when they are not enough). A
-multiple-choice question returns one of its options either way.
+Reactive step (the wearer asked): progress questions are answered by the tracker, others
+by a grounded answer (`answering.py`) or, with `reasoner.answerer = "free"`, the earlier
+free-written path. Offline questions over a store: `reasoning/offline_answer.py`.
 
 Every step fills `Decision.timings_s` per section and `Decision.trace` with what each
 pass saw and said, what each path found and when it ran.
@@ -24,28 +22,26 @@ from __future__ import annotations
 import logging
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from edge_assist.answering import GroundedAnswer, GroundedAnswerer, cited
+from edge_assist.answering import GroundedAnswerer
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.errors import ConfigError
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
-from edge_assist.memory.api import CaptionRecord, MemoryReader, TextHit
+from edge_assist.memory.api import CaptionRecord, MemoryReader
 from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
 from edge_assist.reasoning.hazards import HazardMatcher
 from edge_assist.reasoning.llm_call import call_json
+from edge_assist.reasoning.offline_answer import NO_ANSWER, Answer, OfflineAnswerer, cited_clips, nonempty
 from edge_assist.reasoning.phrasing import Phraser, repeat_key
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.reasoning.trace import TRACE_VERSION
-from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
+from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.retriever import Retrieval, Retriever
 from edge_assist.scheduler import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
@@ -54,27 +50,7 @@ from edge_assist.tasks.session import TaskSession
 
 log = logging.getLogger(__name__)
 
-# An answer must always come back to a question (d_t = 1); when the model cannot give
-# one twice, this is what the wearer hears instead of nothing.
-NO_ANSWER = "Sorry, I could not work that out from what I remember."
-OFFLINE_MAX_TOKENS = 128
 PROGRESS_RECENT = 2
-
-
-@dataclass
-class Answer:
-    """An answer to a question (reactive or offline) and the clips it rests on."""
-
-    text: str
-    choice: str | None
-    citation: str
-    stage: str  # "moments" (grounded), "summaries" (coarse was enough) or "clips" (fine retrieval)
-    context: RetrievedContext
-    timings_s: dict[str, float] = field(default_factory=dict)
-    trace: dict[str, Any] = field(default_factory=dict)
-
-    def spoken(self) -> str:
-        return f"{self.text} ({self.citation})" if self.citation else self.text
 
 
 def cue_finding(findings: tuple[Finding, ...], kinds: tuple[str, ...]) -> Finding | None:
@@ -131,6 +107,7 @@ class EgoMemoAssistant:
                                        unsure_band=r.unsure_band)
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
         self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
+        self.offline = OfflineAnswerer(cfg, llm, text_encoder, memory, clock, self.retriever, self.grounded)
 
     async def warm(self, task: str = "", task_context: str = "") -> None:
         """What the first step would otherwise pay for: the step vectors of the task."""
@@ -339,7 +316,7 @@ class EgoMemoAssistant:
                 in_view=in_view,
             )
             timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
-            trace["answer"] = {**ga.trace, "cited_clips": _cited_clips(ga)}
+            trace["answer"] = {**ga.trace, "cited_clips": cited_clips(ga)}
             reason = f"grounded: {ga.trace.get('outcome', '')}"
             return self._answer_fields(ga.text, "", reason)
         query = question
@@ -370,7 +347,7 @@ class EgoMemoAssistant:
         msgs = prompts.answer_messages(task=self._task(ctx), question=question, retrieved=context.text)
         p2 = await call_json(
             self.llm, self.clock, "pass 2 (answer)", msgs, schemas.answer_schema(),
-            lambda raw: _nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
+            lambda raw: nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
             max_tokens=r.max_tokens, temperature=r.temperature,
         )
         timings["pass2"] = p2.seconds
@@ -394,123 +371,13 @@ class EgoMemoAssistant:
         before_t: float = math.inf,
         session_id: str | None = None,
     ) -> Answer:
-        """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
-        started = time.perf_counter()
-        timings: dict[str, float] = {}
-        trace: dict[str, Any] = {
-            "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
-            "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
-        }
-        if self.cfg.reasoner.answerer == "grounded":
-            return await self._grounded_answer(question, choices, before_t, session_id, trace)
-        n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
-        if self.cfg.retrieval.multiscale:
-            t = time.perf_counter()
-            summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
-            timings["summaries"] = time.perf_counter() - t
-            coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
-            trace["coarse"] = {"summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]}
-            if summaries:
-                res = await call_json(
-                    self.llm, self.clock, "coarse answer",
-                    prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
-                    schemas.sufficiency_schema(choices), lambda raw: raw, max_tokens=n_tokens,
-                )
-                timings["coarse"] = res.seconds
-                trace["coarse"].update(res.trace())
-                raw = res.value
-                if raw is not None and raw.get("is_enough") is True and str(raw.get("the_answer", "")).strip():
-                    coarse_text = str(raw["the_answer"]).strip()
-                    timings["total"] = time.perf_counter() - started
-                    return Answer(coarse_text, coarse_text if choices else None, coarse.citation(), "summaries", coarse,
-                                  timings, trace)
-        else:
-            trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
-
-        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id)
-        timings.update(retrieval.timings_s)
-        trace["retrieval"] = retrieval.trace()
-        context = retrieval.context
-        res2 = await call_json(
-            self.llm, self.clock, "fine answer",
-            prompts.answer_messages(task=self.cfg.reasoner.task_context, question=question,
-                                    retrieved=context.text, choices=choices),
-            schemas.answer_schema(choices), lambda raw: _nonempty(str(raw.get("the_answer", ""))), max_tokens=n_tokens,
-        )
-        timings["answer"] = res2.seconds
-        trace["answer"] = res2.trace()
-        text: str | None = res2.value
-        if text is None and choices:
-            # A multiple-choice question still gets one of its options: the one closest to the evidence.
-            text = await self._closest_choice(choices, context.text or question)
-            trace["answer"]["fallback"] = f"closest option by text similarity ({res2.error})"
-        timings["total"] = time.perf_counter() - started
-        return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
-                      timings, trace)
-
-    async def _grounded_answer(
-        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, trace: dict[str, Any]
-    ) -> Answer:
-        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
-        trace.update(ga.trace)
-        trace["cited_clips"] = _cited_clips(ga)
-        context = RetrievedContext()
-        if (m := ga.moment) is not None:
-            context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
-                                       spans=[(m.t0, m.t1, "clip")])
-        if choices:
-            trace["evidence"] = ga.text  # the option is the answer; the sentence says why
-        text = (ga.choice or ga.text) if choices else ga.text
-        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
-
-    async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
-        hits: list[TextHit] = []
-        for level in ("session", "activity"):
-            hits.extend(await self.clock.run_blocking(
-                lambda lv=level: self.memory.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
-            ))
-        if sum(len(h.text) for h in hits) <= self.cfg.retrieval.context_chars:
-            return hits
-        # Too many to show: the sessions, plus the activities nearest the question.
-        vec = (await self.clock.run_blocking(self.text_encoder.encode, [question]))[0]
-        near = await self.clock.run_blocking(
-            lambda: self.memory.search_text(
-                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, levels=("activity",), session_id=session_id
-            )
-        )
-        return [h for h in hits if h.level == "session"] + list(near)
-
-    async def _closest_choice(self, choices: tuple[str, ...], evidence: str) -> str:
-        vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
-        sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
-        return choices[int(np.argmax(sims))]
+        """A question over what memory holds (`edge-assist ask`, `eval qa`): offline_answer.py."""
+        return await self.offline.answer(question, choices=choices, before_t=before_t, session_id=session_id)
 
 
 def _time_left_s() -> float | None:
     budget = CURRENT_STEP.get()
     return budget.remaining_s() if budget is not None else None
-
-
-def _cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
-    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
-    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]
-
-
-def _nonempty(text: str) -> str:
-    text = " ".join(text.split())
-    if not text:
-        raise schemas.AnswerFormatError("empty answer")
-    return text
-
-
-def _summary_context(hits: list[TextHit], max_chars: int) -> RetrievedContext:
-    order = {"session": 0, "activity": 1}
-    ordered = sorted(hits, key=lambda h: (order.get(h.level, 2), h.session_id, h.t0))
-    lines = [f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}" for h in ordered]
-    text = "\n".join(lines)
-    if len(text) > max_chars:
-        text = text[: max_chars - 1] + "…"
-    return RetrievedContext(text=text, spans=[(h.t0, h.t1, h.level) for h in ordered])
 
 
 def build_assistant(

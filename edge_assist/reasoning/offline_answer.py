@@ -1,0 +1,183 @@
+"""Questions over what memory holds, asked offline (`edge-assist ask`, `eval qa`).
+
+By default a grounded answer (`answering.py`): retrieval proposes moments, the model
+chooses among them, the answer is composed from the chosen one with its time, or is "I
+don't remember you doing that". `reasoner.answerer = "free"` keeps the earlier path,
+measured beside it in `eval qa`: coarse to fine (summaries first, clip retrieval only when
+they are not enough), then a free-written answer citing its clips. A multiple-choice
+question returns one of its options either way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from edge_assist.answering import GroundedAnswer, GroundedAnswerer, cited
+from edge_assist.clock import Clock
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.memory.api import MemoryReader, TextHit
+from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning.llm_call import call_json
+from edge_assist.reasoning.trace import TRACE_VERSION
+from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
+from edge_assist.retrieval.retriever import Retriever
+
+# An answer must always come back to a question (d_t = 1); when the model cannot give
+# one twice, this is what the wearer hears instead of nothing.
+NO_ANSWER = "Sorry, I could not work that out from what I remember."
+OFFLINE_MAX_TOKENS = 128
+
+
+@dataclass
+class Answer:
+    """An answer to a question (reactive or offline) and the clips it rests on."""
+
+    text: str
+    choice: str | None
+    citation: str
+    stage: str  # "moments" (grounded), "summaries" (coarse was enough) or "clips" (fine retrieval)
+    context: RetrievedContext
+    timings_s: dict[str, float] = field(default_factory=dict)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def spoken(self) -> str:
+        return f"{self.text} ({self.citation})" if self.citation else self.text
+
+
+class OfflineAnswerer:
+    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, clock: Clock,
+                 retriever: Retriever, grounded: GroundedAnswerer) -> None:
+        self.cfg = cfg
+        self.llm = llm
+        self.text_encoder = text_encoder
+        self.memory = memory
+        self.clock = clock
+        self.retriever = retriever
+        self.grounded = grounded
+
+    async def answer(
+        self,
+        question: str,
+        *,
+        choices: tuple[str, ...] = (),
+        before_t: float = math.inf,
+        session_id: str | None = None,
+    ) -> Answer:
+        """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        trace: dict[str, Any] = {
+            "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
+            "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
+        }
+        if self.cfg.reasoner.answerer == "grounded":
+            return await self._grounded_answer(question, choices, before_t, session_id, trace)
+        n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
+        if self.cfg.retrieval.multiscale:
+            t = time.perf_counter()
+            summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
+            timings["summaries"] = time.perf_counter() - t
+            coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
+            trace["coarse"] = {"summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]}
+            if summaries:
+                res = await call_json(
+                    self.llm, self.clock, "coarse answer",
+                    prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
+                    schemas.sufficiency_schema(choices), lambda raw: raw, max_tokens=n_tokens,
+                )
+                timings["coarse"] = res.seconds
+                trace["coarse"].update(res.trace())
+                raw = res.value
+                if raw is not None and raw.get("is_enough") is True and str(raw.get("the_answer", "")).strip():
+                    coarse_text = str(raw["the_answer"]).strip()
+                    timings["total"] = time.perf_counter() - started
+                    return Answer(coarse_text, coarse_text if choices else None, coarse.citation(), "summaries", coarse,
+                                  timings, trace)
+        else:
+            trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
+
+        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id)
+        timings.update(retrieval.timings_s)
+        trace["retrieval"] = retrieval.trace()
+        context = retrieval.context
+        res2 = await call_json(
+            self.llm, self.clock, "fine answer",
+            prompts.answer_messages(task=self.cfg.reasoner.task_context, question=question,
+                                    retrieved=context.text, choices=choices),
+            schemas.answer_schema(choices), lambda raw: nonempty(str(raw.get("the_answer", ""))), max_tokens=n_tokens,
+        )
+        timings["answer"] = res2.seconds
+        trace["answer"] = res2.trace()
+        text: str | None = res2.value
+        if text is None and choices:
+            # A multiple-choice question still gets one of its options: the one closest to the evidence.
+            text = await self._closest_choice(choices, context.text or question)
+            trace["answer"]["fallback"] = f"closest option by text similarity ({res2.error})"
+        timings["total"] = time.perf_counter() - started
+        return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
+                      timings, trace)
+
+    async def _grounded_answer(
+        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, trace: dict[str, Any]
+    ) -> Answer:
+        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
+        trace.update(ga.trace)
+        trace["cited_clips"] = cited_clips(ga)
+        context = RetrievedContext()
+        if (m := ga.moment) is not None:
+            context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+                                       spans=[(m.t0, m.t1, "clip")])
+        if choices:
+            trace["evidence"] = ga.text  # the option is the answer; the sentence says why
+        text = (ga.choice or ga.text) if choices else ga.text
+        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
+
+    async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
+        hits: list[TextHit] = []
+        for level in ("session", "activity"):
+            hits.extend(await self.clock.run_blocking(
+                lambda lv=level: self.memory.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
+            ))
+        if sum(len(h.text) for h in hits) <= self.cfg.retrieval.context_chars:
+            return hits
+        # Too many to show: the sessions, plus the activities nearest the question.
+        vec = (await self.clock.run_blocking(self.text_encoder.encode, [question]))[0]
+        near = await self.clock.run_blocking(
+            lambda: self.memory.search_text(
+                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, levels=("activity",), session_id=session_id
+            )
+        )
+        return [h for h in hits if h.level == "session"] + list(near)
+
+    async def _closest_choice(self, choices: tuple[str, ...], evidence: str) -> str:
+        vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
+        sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
+        return choices[int(np.argmax(sims))]
+
+
+def cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
+    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
+    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]
+
+
+def nonempty(text: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise schemas.AnswerFormatError("empty answer")
+    return text
+
+
+def _summary_context(hits: list[TextHit], max_chars: int) -> RetrievedContext:
+    order = {"session": 0, "activity": 1}
+    ordered = sorted(hits, key=lambda h: (order.get(h.level, 2), h.session_id, h.t0))
+    lines = [f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}" for h in ordered]
+    text = "\n".join(lines)
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return RetrievedContext(text=text, spans=[(h.t0, h.t1, h.level) for h in ordered])
