@@ -162,17 +162,19 @@ class EgoMemoAssistant:
                                            task_context=self._task(ctx), index=ctx.caption.index,
                                            earlier=tuple((c.index, c.text) for c in ctx.recent))
         timings["tracker"] = time.perf_counter() - start
+        timings["tracker_cpu"] = self.tasks.last_cpu_s
         state = reading.state if reading is not None else None
         if reading is not None:
             trace["task"] = reading.to_json()
         # With the tracker's reading in the prompt the done steps are already listed: two
         # earlier captions suffice for continuity, and every token saved is prompt time on a Pi.
         if self.decider is not None:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             vec = self.tasks.vectors.get([ctx.caption.text])[0]
             verdict = self.decider.decide(ctx.session_id, ctx.caption.t0, ctx.caption.t1, state,
                                           self.tasks.step_hazards(state.step_id) if state is not None else (), vec)
             timings["gate"] = time.perf_counter() - start
+            timings["gate_cpu"] = time.thread_time() - cpu
             trace["gate"] = verdict.trace | {"action": verdict.action}
             if verdict.action == "silent":
                 return {"speak": False, "reason": verdict.reason}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -69,6 +70,7 @@ class TaskSession:
         self.last: TaskReading | None = None
         self._last_index = -1
         self._intent_vecs: dict[str, np.ndarray] | None = None
+        self.last_cpu_s = 0.0  # CPU seconds the last observe() took
 
     @property
     def current_task(self) -> Task | None:
@@ -99,6 +101,14 @@ class TaskSession:
         """Feed one caption (and any `earlier` (index, text) captions not seen yet, e.g. after a
         resume or when steps start mid-session) and read the tracker."""
         def run() -> TaskReading | None:
+            cpu = time.thread_time()
+            try:
+                return feed()
+            finally:
+                # CPU time of this thread: on a loaded machine the wall clock also counts waiting.
+                self.last_cpu_s = time.thread_time() - cpu
+
+        def feed() -> TaskReading | None:
             if session_id != self._session:
                 self._reset(session_id)
             for i, t in earlier:
