@@ -117,3 +117,25 @@ def test_an_unfaithful_rephrasing_is_not_said(text_encoder: TextEncoder) -> None
     assert "one plain sentence" in unfaithful("It says 30 seconds. The sentence is wrong. {", base, facts, text_encoder)
     assert "not faithful" in unfaithful("Great job, the sandwich looks delicious!", base, facts, text_encoder)
     assert json.loads(SHIPPED.read_text())["format"] == "edge-assist-gate/1"
+
+
+def test_caption_only_baseline_gate_reads_the_caption_vector_and_nothing_else(tmp_path: Path) -> None:
+    from edge_assist.reasoning.gate import ServiceModel
+    from edge_assist.reasoning.gate_decider import GateDecider
+    from edge_assist.tasks.findings import TrackerState
+
+    dim = 4
+    m = ServiceModel([f"e{i}" for i in range(dim)], [], np.zeros(dim), np.ones(dim), np.array([4.0, 0, 0, 0]), 0.0,
+                     {"quiet": 0.9, "normal": 0.7, "chatty": 0.5})
+    path = Gate({"ER": m}, {"baseline": "caption-only"}, inputs="caption_embedding").save(tmp_path / "cap.json")
+    g = Gate.load(path)
+    assert g.inputs == "caption_embedding"
+    d = GateDecider(g, None, chattiness="quiet", llm_too=False, unsure_band=0.0)
+    state = TrackerState("t", "T", "1", "step", 1.0, 0.5, 0.1, (), ("1",), 3)
+    speak = d.decide("s", 0.0, 10.0, state, (), np.array([1.0, 0, 0, 0], dtype=np.float32))
+    silent = d.decide("s", 10.0, 20.0, state, (), np.array([-1.0, 0, 0, 0], dtype=np.float32))
+    assert speak.action == "speak" and silent.action == "silent"
+    bad = json.loads(path.read_text()) | {"inputs": "the weather"}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(ModelError, match="inputs 'the weather' unknown"):
+        Gate.load(tmp_path / "bad.json")

@@ -94,3 +94,16 @@ async def test_two_steps_at_once_cannot_both_pass_a_cooldown(text_encoder: TextE
         admit(p, SubType.NEXT_STEP_GUIDANCE, "Now stir the pot.", 100.5),
     )
     assert [a.allowed, b.allowed].count(True) == 1
+
+
+async def test_the_same_missing_step_is_one_piece_of_advice_whatever_step_names_it() -> None:
+    # The sentences differ (each names the step in progress); what they are about does not.
+    p = policy(cooldown_s={"ER": 0.0})
+    about = 'Did you skip "Add the salt"? It comes before this step.'
+    first = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=10.0, about=about,
+                          text='Did you skip "Add the salt"? It comes before "Stir the pot".')
+    again = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=40.0, about=about,
+                          text='Did you skip "Add the salt"? It comes before "Serve the soup".')
+    other = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=50.0,
+                          text='Did you skip "Chop the onion"? It comes before "Serve the soup".')
+    assert first.allowed and not again.allowed and "repeat" in again.reason and other.allowed
