@@ -24,7 +24,7 @@ from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.api import CaptionRecord, MemoryReader
-from edge_assist.reasoning import answer_text, grounding
+from edge_assist.reasoning import answer_support, answer_text, grounding
 from edge_assist.reasoning.api import Moment
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.retrieval.moments import candidate_moments, neighbour
@@ -53,6 +53,17 @@ class GroundedAnswer:
 class GroundedAnswerer:
     def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, *, clock: Clock) -> None:
         self.cfg, self.llm, self.text_encoder, self.memory, self.clock = cfg, llm, text_encoder, memory, clock
+        self.gate = answer_support.load_gate(cfg.reasoner.answer_gate_file)
+
+    def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
+        """P(the moment is what the question is about), per candidate."""
+        if not found:
+            return {}
+        words: list[answer_support.Words | None] = [None] * (len(found) + 1)
+        if hasattr(self.text_encoder, "encode_words"):
+            words = list(self.text_encoder.encode_words([focus, *(m.text for m in found)]))
+        return {m: self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
+                for m, w in zip(found, words[1:], strict=True)}
 
     async def answer(
         self,
@@ -78,17 +89,18 @@ class GroundedAnswerer:
             graph=self.cfg.retrieval.graph,
         )
         timings["candidates"] = time.perf_counter() - t
-        # Retrieval proposes, ranked by support (answer_text.support); the model chooses among
-        # the moments close to the best one.
-        # A 135M model picks nearly at random among far-apart options (measured), so a
-        # clear winner is not put to it, and what is too far from the question is not evidence.
-        backing = {m: answer_text.support(m.score, focus, m.text) for m in found}
+        # Retrieval proposes; the answer gate (answer_support) says how likely each moment is to
+        # be the one the question is about, and moments are ranked by that. What is below the
+        # threshold is not evidence. A 135M model picks nearly at random among far-apart
+        # options (measured), so only moments close to the best are put to it.
+        backing = await self.clock.run_blocking(self._backing, focus, found)
         found.sort(key=lambda m: -backing[m])
         top = backing[found[0]] if found else 0.0
-        offered = [m for m in found if backing[m] >= r.answer_min_score and backing[m] >= top - r.answer_choice_margin][:OFFERED]
+        threshold = r.answer_min_score or self.gate.threshold
+        offered = [m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin][:OFFERED]
         trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
                                 round(backing[m], 4)] for m in found]
-        trace["min_score"] = r.answer_min_score
+        trace["min_score"] = threshold
         chosen: Moment | None = None
         if not offered:
             trace["outcome"] = "nothing in memory close enough" if found else "memory holds nothing before now"

@@ -195,12 +195,16 @@ class ReasonerConfig:
         choices=("grounded", "free"),
     )
     answer_min_score: float = setting(
-        0.5, "grounded answers: a moment whose support is below this is not evidence; support = 0.6 x the "
-        "text-encoder cosine to the question + 0.4 x the share of the question's words in the caption (0-1)",
+        0.0, "grounded answers: a moment whose probability of being what the question is about (the answer gate, "
+        "reasoner.answer_gate_file) is below this is not evidence; 0 = the gate's own threshold, chosen on val (0-1)",
         lo=0, hi=1,
     )
+    answer_gate_file: str = setting(
+        "", "grounded answers: trained answer gate (path); empty: the one that ships (edge_assist/data/answer_gate.json, "
+        "`python -m edge_assist.evaluation.qa_tune`)"
+    )
     answer_choice_margin: float = setting(
-        0.05, "grounded answers: moments within this support of the best one are put to the model to choose among; "
+        0.05, "grounded answers: moments within this probability of the best one are put to the model to choose among; "
         "a clear winner is taken as is (a 135M model chooses near chance among far-apart options); 1 = the model "
         "always chooses (for a bigger model) (0-1)", lo=0, hi=1,
     )

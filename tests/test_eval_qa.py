@@ -74,6 +74,10 @@ def test_question_wording() -> None:
     assert how_much_question("Stir the cup") is None
     assert says_number("you added two tablespoons", "2") and says_number("you added 2 tbsp", "2")
     assert not says_number("you added 12 tbsp", "2") and not says_number("you added 1/2 tbsp", "2")
+    assert says_number("for about thirty secs", "30") and says_number("tossing in a quarter tbsp of salt", "1/4")
+    assert says_number("an eighth of a tbsp", "1/8") and not says_number("a quarter tbsp", "1/8")
+    assert not says_number("thirty seconds", "3") and not says_number("half an hour", "1/4")
+    assert not says_number("until tender", "10") and says_number("you added 2.", "2")
 
 
 def _q(**kw: object) -> Question:

@@ -153,11 +153,22 @@ def number_key(num: str) -> str:
     return _NUM_WORDS.get(num.lower(), num)
 
 
+# Said forms a key's number takes beyond one..ten: tens and common fractions, as an answer
+# composed from a caption in other words says them ("about thirty secs", "a quarter tbsp").
+_SAID_FORMS = {"20": ("twenty",), "30": ("thirty",), "40": ("forty",), "45": ("forty-five", "forty five"),
+               "50": ("fifty",), "60": ("sixty",), "90": ("ninety",), "1/2": ("a half", "one half", "half a"),
+               "1/3": ("a third", "one third"), "2/3": ("two thirds", "two-thirds"),
+               "1/4": ("a quarter", "one quarter", "one fourth"), "3/4": ("three quarters", "three-quarters"),
+               "1/8": ("an eighth", "one eighth"), "1/6": ("a sixth", "one sixth")}
+
+
 def says_number(text: str, key: str) -> bool:
     """The answer says the number `key` (in digits or in words)."""
-    forms = {key} | {w for w, n in _NUM_WORDS.items() if n == key}
+    forms = {key} | {w for w, n in _NUM_WORDS.items() if n == key} | set(_SAID_FORMS.get(key, ()))
     low = text.lower()
-    return any(re.search(rf"(?<![\d/.]){re.escape(f)}(?![\d/.])", low) for f in forms)
+    # whole words and numbers only: "ten" is not in "tender", "2" not in "12" or "1/2"; a
+    # number may end a sentence ("2.")
+    return any(re.search(rf"(?<![\w/.]){re.escape(f)}(?!\w|[/.]\d)", low) for f in forms)
 
 
 def how_much_question(caption: str) -> tuple[str, str] | None:

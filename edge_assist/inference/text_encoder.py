@@ -3,6 +3,11 @@
 Mean pooling over real tokens (the attention mask keeps padding out of the average;
 models trained on the first token, like bge, pool that instead), then L2 normalisation,
 so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a batch pads to its own longest text, not the global one.
+
+`encode_words` keeps what pooling throws away: one contextual vector per word (its word
+pieces averaged), so a caller can ask whether each word of a question is covered by some
+word of a caption (a BERTScore-style recall) rather than only whether the two sentences
+are close overall.
 """
 
 from __future__ import annotations
@@ -67,14 +72,17 @@ class OnnxTextEncoder:
         # onnxruntime sessions are thread-safe, but the tokenizer's padding state is not.
         self.lock = threading.Lock()
 
-    def _run(self, texts: Sequence[str]) -> np.ndarray:
+    def _hidden(self, texts: Sequence[str]) -> tuple[Any, np.ndarray, np.ndarray]:
         enc = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        return enc, mask, self._session.run(None, feeds)[0]
+
+    def _run(self, texts: Sequence[str]) -> np.ndarray:
+        _, mask, hidden = self._hidden(texts)
         if hidden.ndim == 2:  # the model pools itself
             pooled = hidden.astype(np.float32)
         elif self.pooling == "cls":  # bge-style models are trained on the first token
@@ -97,3 +105,39 @@ class OnnxTextEncoder:
                 idx = order[start : start + self.batch_size]
                 out[idx] = self._run([texts[i] or " " for i in idx])
         return out
+
+    def encode_words(self, texts: Sequence[str]) -> list[tuple[list[str], np.ndarray]]:
+        """Per text: its words (as the tokenizer splits them, lower-cased) and one L2-normalised
+        contextual vector per word, (n_words, dim). Empty for a model that pools itself."""
+        if isinstance(texts, str):
+            raise TypeError("encode_words() takes a list of texts, not one string")
+        out: list[tuple[list[str], np.ndarray]] = [([], np.zeros((0, self.dim), np.float32)) for _ in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        with self.lock:
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                batch = [texts[i] or " " for i in idx]
+                enc, _, hidden = self._hidden(batch)
+                if hidden.ndim != 3:
+                    continue
+                for row, i in enumerate(idx):
+                    out[i] = _word_vectors(batch[row], enc[row], hidden[row])
+        return out
+
+
+def _word_vectors(text: str, enc: Any, hidden: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Average the word pieces of each word (special tokens have no word id)."""
+    spans: dict[int, list[int]] = {}
+    bounds: dict[int, tuple[int, int]] = {}
+    for pos, (wid, (a, b)) in enumerate(zip(enc.word_ids, enc.offsets, strict=True)):
+        if wid is None:
+            continue
+        spans.setdefault(wid, []).append(pos)
+        lo, hi = bounds.get(wid, (a, b))
+        bounds[wid] = (min(lo, a), max(hi, b))
+    words = [text[bounds[w][0]:bounds[w][1]].lower() for w in spans]
+    if not words:
+        return [], np.zeros((0, hidden.shape[-1]), np.float32)
+    vecs = np.stack([hidden[spans[w]].mean(axis=0) for w in spans]).astype(np.float32)
+    vecs /= np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
+    return words, vecs

@@ -312,20 +312,6 @@ def new_content(rephrased: str, sources: Sequence[str]) -> set[str]:
     return content_words(rephrased) - allowed
 
 
-# -- how well a moment supports an answer ----------------------------------------------------------
-COSINE_WEIGHT = 0.6  # chosen on train (eval qa): the rest is the share of the question's words in the caption
-
-
-def support(cosine: float, focus: str, caption: str) -> float:
-    """How well a caption supports an answer to a question with this focus: the encoder's
-    cosine, plus the share of the focus's content words the caption says. Meaning alone
-    rates a sibling step ("add the pepper" for "add the salt") too close; words alone miss
-    a caption in other words; together they separate better on the train questions."""
-    words = content_words(focus)
-    share = len(words & content_words(caption)) / len(words) if words else 0.0
-    return COSINE_WEIGHT * cosine + (1 - COSINE_WEIGHT) * share
-
-
 # -- cutting ---------------------------------------------------------------------------------
 def grammar_cut(text: str, max_chars: int) -> str:
     """A field a JSON grammar capped at `max_chars` may end inside a word: drop that word."""

@@ -4,7 +4,8 @@ closest to what the question names, with their times, and a moment's neighbours.
 Two paths propose clips, both bounded by `before_t`: the clip-level text vectors (the
 question's focus against every caption) and the entity graph (things named in the
 question, the clips they were seen in). Every candidate is scored by the same measure,
-the text-encoder cosine between the focus and its caption, so one threshold
+the text-encoder cosine between the focus and its caption; the answerer then weighs each
+one by the answer gate (reasoning/answer_support.py), whose threshold
 (`reasoner.answer_min_score`) says what is too far to be evidence.
 """
 
