@@ -42,6 +42,12 @@ def test_baselines_through_the_pipeline(dataset: harness.Dataset, tmp_path: Path
         "judge_max_pairs": 0, "rows": [er.result, never.result], "ablations": [], "problems": [], "command": "x",
     })
     assert "| Error Recovery at every caption | 51.6 |" in md  # F1 = 2·(8/23)·1/(8/23+1)
+    # An interrupted run resumes: a recording whose decisions are written is read back, not replayed.
+    (tmp_path / "decisions" / "error-recovery-at-every-caption" / "1_37.jsonl").unlink()
+    again = harness.run_row(Config(), dataset, "val", "paraphrased", rows["er-every-caption"], ids, out_dir=tmp_path,
+                            read_back=True)
+    assert again.runtime["recordings"]["1_10"] == {"read_back": True} and "read_back" not in again.runtime["recordings"]["1_37"]
+    assert again.result == er.result and again.decisions["1_10"] == er.decisions["1_10"]
 
 
 def test_false_alarms_and_timeline(dataset: harness.Dataset, tmp_path: Path) -> None:

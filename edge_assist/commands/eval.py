@@ -57,6 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--no-plots", action="store_true", help="skip the timeline PNGs")
     r.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="recordings replayed at once, one worker process each (default 1; give each a core)")
+    r.add_argument("--read-back", action="store_true",
+                   help="resume an interrupted run: recordings whose decisions are already in --out are read, "
+                        "not replayed (same code and configuration only)")
     r.add_argument("--response-cache", default=None, metavar="FILE",
                    help="replay identical model requests from this SQLite file (default OUT/model-cache.sqlite; "
                         "'' = off): rows that share requests cost them once, and a rerun resumes")
@@ -145,6 +148,7 @@ def _run(args: argparse.Namespace) -> int:
                 cfg, ds, args.split, args.variant, row, recordings, text_encoder=encoder, judge_llm=judge,
                 judge_max_pairs=args.judge_max_pairs, content_threshold=args.content_threshold,
                 delta_s=args.delta_s or None, out_dir=out, progress=progress, executor=pool,
+                read_back=args.read_back,
             ))
     finally:
         if pool is not None:

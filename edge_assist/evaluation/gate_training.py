@@ -40,7 +40,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, names: Sequence[str], *, l2: floa
     else:
         mean = D.mean(axis=0)
         scale = D.std(axis=0)
-        scale[scale < 1e-9] = 1.0
+        scale[scale < 1e-6] = 1.0  # no spread, no information (and a rounded 0 would not load)
     Z = (D - mean) / scale
     n, k = Z.shape
     A = np.column_stack([Z, np.ones(n)])

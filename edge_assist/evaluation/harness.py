@@ -210,21 +210,33 @@ def run_row(
     out_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
     executor: Executor | None = None,
+    read_back: bool = False,
 ) -> RowResult:
     """Replay every recording through `row` and score it.
 
     With an `executor` (a process pool) recordings run in parallel workers; the numbers
     are the same as a serial run, since every recording replays on its own virtual clock
-    with its own memory. Results are kept in recording order either way.
+    with its own memory. Results are kept in recording order either way. With `read_back`,
+    a recording whose decisions an earlier run wrote to `out_dir` is read, not replayed:
+    for resuming an interrupted run of the same code and configuration.
     """
     delta = ds.delta_s if not delta_s else delta_s
     decisions: dict[str, list[Decision]] = {}
     runtime: dict[str, Any] = {"recordings": {}}
     row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides})
+    kept: dict[str, list[Decision]] = {}
+    if read_back and out_dir is not None:
+        for rid in recordings:
+            f = out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl"
+            if f.exists():
+                kept[rid] = [Decision.from_json(json.loads(x)) for x in f.read_text(encoding="utf-8").splitlines() if x]
     if executor is not None:
-        futures = {rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row) for rid in recordings}
+        futures = {rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row)
+                   for rid in recordings if rid not in kept}
     for rid in recordings:
-        if executor is not None:
+        if rid in kept:
+            decs, stats = kept[rid], {"read_back": True}
+        elif executor is not None:
             decs, stats = futures[rid].result()
         else:
             decs, stats = replay_recording(row_cfg, ds.stream(split, variant, rid), row)
