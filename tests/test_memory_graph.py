@@ -10,8 +10,8 @@ from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
 from edge_assist.memory.entities import entity_key, extract, resolve
-from edge_assist.memory.lexical import extract_lexical
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.lexical import extract_lexical
 from tests.test_memory_streams import SHORT, memory_config, stream
 
 
