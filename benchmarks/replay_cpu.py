@@ -71,7 +71,11 @@ def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_s
     real_time = time.time
 
     def sim_time() -> float:
-        return wall_start + clock_box[0].now() if clock_box and wall_start is not None else real_time()
+        if wall_start is None:
+            return real_time()
+        # Before the pipeline (and its clock) exists, memory is opened at the stream's start:
+        # its retention sweep must see the simulated day, not today's date.
+        return wall_start + (clock_box[0].now() if clock_box else 0.0)
 
     patch = mock.patch("time.time", sim_time) if wall_start is not None else None
     if patch is not None:
