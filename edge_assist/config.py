@@ -138,7 +138,20 @@ class MemoryConfig:
     write_queue: int = setting(64, "captions waiting for the memory writer; the producer waits when full (count)", lo=1, hi=100000)
     keyframe_retention_days: float = setting(30.0, "keyframe JPEGs older than this are deleted; 0 keeps none (days)", lo=0)
     keyframe_jpeg_quality: int = setting(80, "JPEG quality of stored keyframes (0-100)", lo=1, hi=100)
-    extract_entities: bool = setting(True, "build the entity graph from captions with the LLM")
+    extract_entities: bool = setting(True, "build the entity graph from captions")
+    entity_extractor: str = setting(
+        "lexical",
+        "how captions become graph entities: llm (one LLM call per caption), llm-batch (one call per "
+        "memory.entity_batch captions), lexical (the caption's shallow parse, no LLM)",
+        choices=("llm", "llm-batch", "lexical"),
+    )
+    summaries: str = setting(
+        "llm",
+        "activity and session summaries: llm (SmolLM2 writes them), extractive (the captions' own words joined, "
+        "no LLM: what a summary falls back to when the LLM fails; for bulk imports and slow devices)",
+        choices=("llm", "extractive"),
+    )
+    entity_batch: int = setting(6, "captions per LLM call when memory.entity_extractor = llm-batch (count)", lo=1, hi=64)
     max_store_mb: float = setting(
         0.0, "cap on the SQLite store size; ingest stops with an error when reached; 0 = no cap (MB)", lo=0
     )

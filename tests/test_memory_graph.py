@@ -11,6 +11,7 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
 from edge_assist.memory.entities import entity_key, extract, resolve
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.lexical import extract_lexical
 from tests.test_memory_streams import SHORT, memory_config, stream
 
 
@@ -95,7 +96,7 @@ def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, 
     from edge_assist.memory.memory import Memory
 
     caps = stream(SHORT)[:4]  # egg, microwave ramekin cup, stir ramekin cup, oil into ramekin cup
-    with Memory.open(memory_config(tmp_path), bg_llm, text_encoder) as mem:
+    with Memory.open(memory_config(tmp_path, **{"memory.entity_extractor": "llm"}), bg_llm, text_encoder) as mem:
         for c in caps:
             mem.store_caption(c)
         assert mem.update_graph() == 4 and mem.update_graph() == 0  # one LLM call per caption, once
@@ -107,6 +108,66 @@ def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, 
         assert all(set(h.clip_indices) <= {0, 1, 2, 3} for h in hits)
     direct = extract(bg_llm, "Pour 1 egg into the bowl")
     assert all(e[0] in {"egg", "bowl"} for e in direct.entities)
+
+
+@pytest.mark.parametrize(("caption", "keys", "relation"), [
+    ("Pour 1 egg into the bowl", ["egg", "bowl"], ("egg", "pour into", "bowl")),
+    ("Microwave the ramekin cup uncovered on medium for 60 seconds", ["ramekin cup", "microwave"], None),
+    ("Coat a 6-oz. ramekin cup with cooking spray", ["ramekin cup", "cooking spray"],
+     ("ramekin cup", "coat with", "cooking spray")),
+    ("Add 1/2 cup of chopped onions to the frying pan and stir gently", ["onion", "frying pan"],
+     ("onion", "add to", "frying pan")),
+    ("Use a butter knife to scoop nut butter from the jar", ["butter knife", "nut butter", "jar"],
+     ("nut butter", "scoop from", "jar")),
+    ("C picks up a knife from the table", ["knife", "table"], ("knife", "picks up from", "table")),
+    ("add salt and pepper to taste", ["salt", "pepper"], None),
+    ("Continue to microwave for 15-30 more seconds or until the egg is almost set", ["microwave", "egg"], None),
+])
+def test_the_lexical_parse_finds_the_things_a_caption_names(
+    caption: str, keys: list[str], relation: tuple[str, str, str] | None
+) -> None:
+    ex = extract_lexical(caption)
+    assert [k for k, _, _ in ex.entities] == keys
+    assert (relation in ex.relations) if relation else not ex.relations
+    # Every name is a span of the caption: nothing from a prompt example can leak in.
+    assert all(resolve({"entities": [{"name": n, "kind": "other"}]}, caption).entities for _, n, _ in ex.entities)
+
+
+def test_lexical_extraction_builds_the_linked_graph_without_an_llm(tmp_path: Path, text_encoder: TextEncoder) -> None:
+    from edge_assist.memory.memory import Memory
+
+    caps = stream(SHORT)[:4]
+    with Memory.open(memory_config(tmp_path, **{"memory.entity_extractor": "lexical"}), None, text_encoder) as mem:
+        for c in caps:
+            mem.store_caption(c)
+        assert mem.update_graph() == 0 and mem.stats()["graph_pending"] == 0  # no LLM call, nothing left
+        keys = {k for k, _, _ in mem.graph.entities()}
+        assert {"egg", "bowl", "ramekin cup"} <= keys
+        hits = mem.graph_neighbourhood(["ramekin cup"], before_t=1e9, k=3)
+        assert hits[0].name == "ramekin cup" and hits[0].clip_indices == (1, 2, 3)
+        assert mem.graph_neighbourhood(["egg"], before_t=1e9, k=3)[0].clip_indices == (0,)
+
+
+@pytest.mark.slow
+def test_batched_llm_extraction_waits_for_a_full_batch(tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder) -> None:
+    from edge_assist.memory.memory import Memory
+
+    caps = stream(SHORT)[:4]
+    cfg = memory_config(tmp_path, **{"memory.entity_extractor": "llm-batch", "memory.entity_batch": 3})
+    with Memory.open(cfg, bg_llm, text_encoder) as mem:
+        calls = []
+        for c in caps:
+            mem.store_caption(c)
+            calls.append(mem.update_graph())
+        assert calls == [0, 0, 1, 0]  # one call for the first three captions; the fourth waits
+        assert mem.stats()["graph_pending"] == 1
+        assert mem.update_graph(force=True) == 1 and mem.stats()["graph_pending"] == 0
+        assert mem.llm_calls["entities"] == 2
+        # Each caption holds only names grounded in its own text.
+        for row in mem.export():
+            if row.get("type") == "clip" and row["entities"]:
+                for _key, name, _kind in row["entities"]["entities"]:
+                    assert resolve({"entities": [{"name": name, "kind": "other"}]}, row["text"]).entities, (name, row)
 
 
 def test_a_common_word_matches_a_bounded_number_of_names(tmp_path: Path) -> None:

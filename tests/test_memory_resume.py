@@ -27,7 +27,9 @@ pytestmark = pytest.mark.slow
 
 def _ingest_cmd(data_dir: Path, file: Path) -> list[str]:
     return [sys.executable, "-m", "edge_assist", "memory", "ingest", str(file),
-            "--set", f"general.data_dir={data_dir}", "--set", "models.threads=1"]
+            "--set", f"general.data_dir={data_dir}", "--set", "models.threads=1",
+            # The LLM path: a kill lands while a caption's entities are being generated.
+            "--set", "memory.entity_extractor=llm"]
 
 
 def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(tmp_path: Path, text_encoder: TextEncoder) -> None:

@@ -40,6 +40,8 @@ def replay_once(root: Path) -> tuple[list[str], list[str], dict[str, int]]:
             # Short windows so this short recording rolls up at both levels, several times.
             "memory.activity_s": 60.0,
             "memory.session_s": 120.0,
+            # The LLM entity path, so the writer's per-caption requests race the reasoner's too.
+            "memory.entity_extractor": "llm",
         }
     )
     log_path = root / "decisions.jsonl"

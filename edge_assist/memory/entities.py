@@ -213,3 +213,31 @@ def extract(llm: LLM, text: str, *, max_tokens: int = 192, stop: StopFlag | None
     ]
     raw = llm.chat_json(messages, ENTITY_SCHEMA, max_tokens=max_tokens, temperature=0.0, stop=stop)
     return resolve(raw, text)
+
+
+def grounded_in(ex: Extraction, text: str) -> Extraction:
+    """The part of a batch's extraction that one caption of the batch mentions."""
+    tw = _words(text)
+    ents = tuple(e for e in ex.entities if grounded(e[1] or e[0], tw) or grounded(e[0], tw))
+    keys = {e[0] for e in ents}
+    return Extraction(ents, tuple(r for r in ex.relations if r[0] in keys and r[2] in keys))
+
+
+def extract_batch(llm: LLM, texts: list[str], *, max_tokens: int = 256, stop: StopFlag | None = None) -> list[Extraction]:
+    """One schema-constrained LLM call for several captions, split back per caption by grounding.
+
+    The answer costs about as many tokens as one caption's (the schema caps its lists, and
+    consecutive captions name the same things), so the call is shared by the batch.
+    """
+    if len(texts) == 1:
+        return [extract(llm, texts[0], max_tokens=max_tokens, stop=stop)]
+    joined = "\n".join(texts)
+    messages = [
+        {"role": "system", "content": _SYSTEM.replace("one sentence", "these sentences")},
+        {"role": "user", "content": _EXAMPLE_IN},
+        {"role": "assistant", "content": _EXAMPLE_OUT},
+        {"role": "user", "content": joined},
+    ]
+    raw = llm.chat_json(messages, ENTITY_SCHEMA, max_tokens=max_tokens, temperature=0.0, stop=stop)
+    whole = resolve(raw, joined)
+    return [grounded_in(whole, t) for t in texts]

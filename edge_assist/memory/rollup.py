@@ -77,12 +77,20 @@ def _clock(t: float) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def extractive(members: Sequence[Item]) -> str:
+    """The members' own words, joined and cut: what a summary is without the LLM."""
+    return "; ".join(it.text for it in members)[:FALLBACK_CHARS]
+
+
 def summarise(
-    llm: LLM, level: str, members: Sequence[Item], *, max_tokens: int, stop: StopFlag | None = None
+    llm: LLM | None, level: str, members: Sequence[Item], *, max_tokens: int, stop: StopFlag | None = None
 ) -> tuple[str, str, int]:
-    """(text, source, llm_calls). One member is its own summary; no LLM call for it."""
+    """(text, source, llm_calls). One member is its own summary; no LLM call for it; no LLM
+    (`memory.summaries = "extractive"`): the extractive summary, no call either."""
     if len(members) == 1:
         return members[0].text, "copy", 0
+    if llm is None:
+        return extractive(members), "extractive", 0
     lines, used = [], 0
     for it in members:
         line = f"[{_clock(it.t0)}-{_clock(it.t1)}] {it.text}"
@@ -105,4 +113,4 @@ def summarise(
         warn_answer_cut(log, f"{level} summary (kept extractive)", "memory.summary_max_tokens", e.max_tokens)
     except ModelError as e:
         log.debug("%s summary fell back to extractive: %s", level, e)
-    return "; ".join(it.text for it in members)[:FALLBACK_CHARS], "extractive", 1
+    return extractive(members), "extractive", 1

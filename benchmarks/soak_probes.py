@@ -1,0 +1,145 @@
+"""What the soak measures every simulated hour: search latency, resident memory, disk, retention.
+
+Search goes through the real `Retriever` (temporal + graph paths, this session up to now
+and every earlier session, reconstruction off: the LLM part is measured by the checkpoint
+replays) with the real MiniLM encoding each question, as a reasoner step asks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import resource
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+
+from edge_assist.clock import RealClock
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.memory.memory import Memory, Paths
+from edge_assist.reasoning.api import SearchPlan
+from edge_assist.retrieval.retriever import Retriever
+
+# Questions of the kinds the services ask: objects of the day's cooking, the routines, the past.
+QUERIES = (
+    "where did I put the egg",
+    "what did I do with the knife",
+    "did I already add salt",
+    "when did I last use the microwave",
+    "what did I pour into the bowl",
+    "did I rinse the vegetables",
+    "how much oil did I use",
+    "what did I cut on the cutting board",
+    "did I turn off the stove",
+    "what did I make for breakfast yesterday",
+    "where is the measuring cup",
+    "what did I do with the ramekin cup",
+)
+
+
+class CachedEncoder:
+    """The real text encoder, each distinct text encoded once.
+
+    The week replays recordings more than once and clip texts repeat (steps span clips),
+    so the bulk fill would encode the same strings again; the vectors are identical, only
+    the time is saved. Questions in the probes use the plain encoder (their cost counts).
+    """
+
+    def __init__(self, enc: TextEncoder) -> None:
+        self.enc = enc
+        self.name = enc.name
+        self.dim = enc.dim
+        self.cache: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Any) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if todo:
+            for t, v in zip(todo, self.enc.encode(todo), strict=True):
+                self.cache[t] = v
+        return np.stack([self.cache[t] for t in texts]).astype(np.float32)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def disk_bytes(cfg: Config) -> dict[str, int]:
+    """Store and graph files (with their WALs) apart from keyframe JPEGs."""
+    p = Paths.of(cfg)
+
+    def size(path: Path) -> int:
+        if path.is_dir():
+            return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        return path.stat().st_size if path.exists() else 0
+
+    store = sum(size(q) for q in p.sqlite.parent.glob(p.sqlite.name + "*"))
+    graph = sum(size(q) for q in p.graph.parent.glob(p.graph.name + "*"))
+    return {"store": store, "graph": graph, "keyframes": size(p.keyframes)}
+
+
+def pct(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    s = sorted(xs)
+    return round(s[min(len(s) - 1, int(q * len(s)))], 5)
+
+
+def search_probe(mem: Memory, cfg: Config, enc: TextEncoder, session_id: str, now_t: float) -> dict[str, Any]:
+    """Every question once, as a reasoner step at `now_t` of `session_id` would search."""
+    retriever = Retriever(cfg, mem, llm=cast(LLM, None), text_encoder=enc, clock=RealClock())
+    plan = SearchPlan(paths=("temporal", "graph"), top_k=cfg.retrieval.top_k, reconstruction=False)
+    wall: list[float] = []
+    cpu: list[float] = []
+    temporal: list[float] = []
+    graph: list[float] = []
+    found = 0
+
+    async def run() -> None:
+        nonlocal found
+        for q in QUERIES:
+            c0, w0 = time.process_time(), time.perf_counter()
+            r = await retriever.retrieve(q, before_t=now_t, session_id=session_id, plan=plan, past_sessions=True)
+            wall.append(time.perf_counter() - w0)
+            cpu.append(time.process_time() - c0)
+            temporal.append(r.timings_s.get("retrieval.temporal", math.nan))
+            graph.append(r.timings_s.get("retrieval.graph", math.nan))
+            found += int(bool(r.context.clips))
+
+    asyncio.run(run())
+    return {
+        "wall_p50": pct(wall, 0.5), "wall_p95": pct(wall, 0.95), "cpu_p50": pct(cpu, 0.5), "cpu_p95": pct(cpu, 0.95),
+        "temporal_p50": pct(temporal, 0.5), "graph_p50": pct(graph, 0.5), "answered": found, "asked": len(QUERIES),
+    }
+
+
+def keyframe_ages_days(mem: Memory, wall_of: Callable[[str, float], float | None], now_wall: float,
+                       retention_days: float) -> dict[str, Any]:
+    """Keyframe files still on disk (and the oldest one's age, simulated days), those deleted,
+    and those deleted while still younger than the retention (which must never happen)."""
+    kept, gone, early = [], 0, 0
+    for row in mem.export():
+        if row.get("type") != "keyframe":
+            continue
+        at = wall_of(row["session_id"], float(row["stream_t"]))
+        if at is None:
+            continue
+        age = (now_wall - at) / 86400.0
+        if row["path"] and Path(row["path"]).exists():
+            kept.append(age)
+        else:
+            gone += 1
+            early += int(age < retention_days)
+    return {"files": len(kept), "deleted": gone, "deleted_too_early": early,
+            "oldest_file_days": round(max(kept), 3) if kept else None}
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0

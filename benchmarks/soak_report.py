@@ -1,0 +1,162 @@
+"""The soak's verdicts and its summary files (JSON + Markdown).
+
+Latency "flat within 1.2x" is judged on the first against the last simulated hour, and
+also on the first against the last day's hours (one hour holds only 12 questions, and the
+machine is shared, so single hours are noisy). Search is judged on CPU time per question
+(what the device spends, whatever else runs here) with wall time beside it; decisions on
+the checkpoint replays' proactive step latency (day 1's first hour against the last day's
+last hour).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from benchmarks.results_io import machine
+
+FLAT = 1.2
+DISK_MB_PER_H = 5.0
+RSS_GROWTH = 1.2
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b <= 0:
+        return None
+    return round(a / b, 3)
+
+
+def _mean(xs: list[float | None]) -> float | None:
+    ys = [x for x in xs if x is not None]
+    return statistics.fmean(ys) if ys else None
+
+
+def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str, Any]:
+    hours = soak.hours
+    first, last = hours[0], hours[-1]
+    day1 = [h for h in hours if h["day"] == hours[0]["day"]]
+    dayn = [h for h in hours if h["day"] == hours[-1]["day"]]
+    search = {}
+    for key in ("cpu_p50", "cpu_p95", "wall_p50", "wall_p95"):
+        search[key] = {
+            "first_hour": first["search"][key], "last_hour": last["search"][key],
+            "ratio_last_over_first_hour": _ratio(last["search"][key], first["search"][key]),
+            "first_day_mean": _mean([h["search"][key] for h in day1]),
+            "last_day_mean": _mean([h["search"][key] for h in dayn]),
+        }
+        search[key]["ratio_last_over_first_day"] = _ratio(search[key]["last_day_mean"], search[key]["first_day_mean"])
+    cks = soak.checkpoints
+    decision: dict[str, Any] = {}
+    if len(cks) >= 2:
+        a, b = cks[0], cks[-1]
+        for key in ("proactive_latency_s", "answer_latency_s"):
+            decision[key] = {
+                "first": a[key], "last": b[key],
+                "ratio_p50": _ratio(b[key]["p50"], a[key]["p50"]), "ratio_p95": _ratio(b[key]["p95"], a[key]["p95"]),
+            }
+    total_h = soak.stream_h
+    end_disk = last["disk"]["store"] + last["disk"]["graph"]
+    disk = {
+        "store_plus_graph_bytes_end": end_disk,
+        "keyframe_bytes_end": last["disk"]["keyframes"],
+        "mb_per_hour": round(end_disk / 1e6 / total_h, 3),
+        # Apart: Kùzu preallocates ~24 MB in its first few hundred clips (a fixed cost a short run overstates).
+        "store_mb_per_hour": round(last["disk"]["store"] / 1e6 / total_h, 3),
+        "graph_mb_per_hour": round(last["disk"]["graph"] / 1e6 / total_h, 3),
+    }
+    if len(soak.days) >= 2:
+        d0, d1 = soak.days[-2]["disk"], soak.days[-1]["disk"]
+        hours_last_day = len(dayn)
+        disk["mb_per_hour_last_day"] = round((d1["store"] + d1["graph"] - d0["store"] - d0["graph"]) / 1e6
+                                             / max(1, hours_last_day), 3)
+    rss = [h["rss_mb"] for h in hours]
+    rss_day = {d["day"]: d["rss_mb"] for d in soak.days}
+    after_warmup = rss[len(day1):] or rss
+    rss_info = {
+        "bulk_process_mb_by_day": rss_day,
+        "bulk_first_day_max": max(h["rss_mb"] for h in day1),
+        "bulk_last_day_max": max(h["rss_mb"] for h in dayn),
+        "bulk_max_after_day1": max(after_warmup),
+        "bulk_peak_mb": round(peak_rss, 1),
+        "checkpoint_peak_mb": {c["label"]: c["peak_rss_mb"] for c in cks},
+    }
+    rss_info["ratio_last_day_over_first_day"] = _ratio(rss_info["bulk_last_day_max"], rss_info["bulk_first_day_max"])
+    slack_days = 1.5 / 24  # a sweep runs every 360 captions (about 1.2 h of stream) and at each day's end
+    ret = [{"day": d["day"], **d["keyframes"]} for d in soak.days]
+    retention_ok = all((r["oldest_file_days"] is None or r["oldest_file_days"] <= args.retention_days + slack_days)
+                       and not r.get("deleted_too_early") for r in ret)
+    if len(soak.days) > args.retention_days + 1:
+        retention_ok = retention_ok and ret[-1]["deleted"] > 0
+    ck_share = {c["label"]: c["cpu_share_of_realtime"] for c in cks}
+    held = {
+        "search_flat_cpu_p50_hour": (search["cpu_p50"]["ratio_last_over_first_hour"] or 99) <= FLAT,
+        "search_flat_cpu_p50_day": (search["cpu_p50"]["ratio_last_over_first_day"] or 99) <= FLAT,
+        "decision_flat_p50": bool(decision) and (decision["proactive_latency_s"]["ratio_p50"] or 99) <= FLAT,
+        "rss_bounded": (rss_info["ratio_last_day_over_first_day"] or 99) <= RSS_GROWTH,
+        "disk_mb_per_hour": disk["mb_per_hour"] <= DISK_MB_PER_H,
+        "retention": retention_ok,
+        "consistent": bool(soak.consistency.get("ok")),
+        "pipeline_under_half_realtime": all(v is not None and v <= 0.5 for v in ck_share.values()),
+    }
+    held["all"] = all(held.values())
+    return {
+        "benchmark": "soak",
+        "machine": machine(),
+        "days": args.days, "hours_per_day": args.hours, "session_h": args.session_h,
+        "stream_hours": total_h, "clips": soak.ingested,
+        "retention_days": args.retention_days, "keyframe_every": args.keyframe_every,
+        "wall_s": round(wall_s, 1), "bulk_cpu_s": round(soak.bulk_cpu, 1),
+        "held": held,
+        "search": search, "decision": decision, "disk": disk, "rss": rss_info, "retention": ret,
+        "consistency": soak.consistency,
+        "checkpoint_cpu_share_of_realtime": ck_share,
+        "checkpoints": cks, "hours": hours, "per_day": soak.days,
+    }
+
+
+def _f(x: Any) -> str:
+    return "" if x is None else f"{x:.4g}" if isinstance(x, float) else str(x)
+
+
+def write_report(out: Path, s: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(s, indent=1) + "\n")
+    part = f" — PARTIAL: {s.get('completed_days')} of {s['days']} days done" if s.get("partial") else ""
+    L = [f"# Soak: {s['days']} simulated days of {s['hours_per_day']:g} h ({s['stream_hours']:.4g} h of stream){part}", "",
+         f"`{s['command']}` — {s['machine'].get('cpus')} CPUs, load {s['machine'].get('load_avg_1m')}, "
+         f"{s['wall_s']:.0f} s wall, {s['clips']} clips.", "", "## What held", ""]
+    L += [f"- {k}: {'yes' if v else 'NO'}" for k, v in s["held"].items()]
+    L += ["", "## Search latency per question (s; real retriever, temporal + graph, all earlier sessions)", "",
+          "| measure | first hour | last hour | last/first hour | first-day mean | last-day mean | last/first day |",
+          "|---|---|---|---|---|---|---|"]
+    for k, v in s["search"].items():
+        L.append(f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
+                 f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |")
+    L += ["", "## Checkpoints: an hour through the full default pipeline", "",
+          "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) | answers p50 / p95 (s) | "
+          "retrieval p50 (s) | peak RSS (MB) |", "|---|---|---|---|---|---|---|"]
+    for c in s["checkpoints"]:
+        p, a = c["proactive_latency_s"], c["answer_latency_s"]
+        L.append(f"| {c['label']} | {c['captions']} | {_f(c['cpu_share_of_realtime'])} | {_f(p['p50'])} / {_f(p['p95'])} | "
+                 f"{_f(a['p50'])} / {_f(a['p95'])} | {_f(c['retrieval_s']['p50'])} | {_f(c['peak_rss_mb'])} |")
+    if s["decision"]:
+        d = s["decision"]["proactive_latency_s"]
+        L += ["", f"Decision latency, last checkpoint over first: p50 ×{_f(d['ratio_p50'])}, p95 ×{_f(d['ratio_p95'])}."]
+    r = s["rss"]
+    L += ["", "## Resident memory (MB)", "",
+          f"- bulk process by day end: {r['bulk_process_mb_by_day']}",
+          f"- last day max / first day max: {_f(r['bulk_last_day_max'])} / {_f(r['bulk_first_day_max'])} "
+          f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
+          f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}", "", "## Disk", "",
+          f"- store + graph at the end: {s['disk']['store_plus_graph_bytes_end'] / 1e6:.1f} MB = "
+          f"{_f(s['disk']['mb_per_hour'])} MB per hour of stream (last day alone: {_f(s['disk'].get('mb_per_hour_last_day'))})",
+          f"- keyframes (synthetic, retention only): {s['disk']['keyframe_bytes_end'] / 1e6:.2f} MB", "",
+          f"## Retention (memory.keyframe_retention_days = {s['retention_days']:g})", "",
+          "| day | keyframe files kept | deleted | deleted before their time | oldest kept (days) |", "|---|---|---|---|---|"]
+    L += [f"| {x['day']} | {x['files']} | {x['deleted']} | {_f(x.get('deleted_too_early'))} | {_f(x['oldest_file_days'])} |"
+          for x in s["retention"]]
+    L += ["", f"Consistency at the end: {s['consistency']}", "",
+          "Per-hour rows (search, RSS, disk) and the checkpoints' full figures are in summary.json."]
+    (out / "summary.md").write_text("\n".join(L) + "\n")
