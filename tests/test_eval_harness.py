@@ -109,22 +109,23 @@ def test_jobs_below_one_is_one_line_error(dataset: harness.Dataset, tmp_path: Pa
 
 @pytest.mark.slow
 def test_an_ablation_replays_our_rows_answers_from_the_cache(dataset: harness.Dataset, tmp_path: Path) -> None:
-    """The real assistant on three captions, then an ablation: every request pass 1 and the
-    memory writer make is identical (the ablation only changes retrieval), so the second
-    row runs no model call and decides exactly as the first."""
+    """The real assistant on three captions, then an ablation: every request the memory
+    writer makes (its LLM entity extraction, one per caption) is identical (the ablation only
+    changes retrieval), so the second row runs no model call and decides exactly as the first."""
     rid = dataset.recordings("val")[0]
     stream = dataset.stream("val", "paraphrased", rid)
     lines = stream.read_text(encoding="utf-8").splitlines()
     stream.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")  # the meta line and 3 captions
     try:
-        cfg = Config().replace(**{"models.response_cache": str(tmp_path / "cache.sqlite")})
+        cfg = Config().replace(**{"models.response_cache": str(tmp_path / "cache.sqlite"),
+                                  "memory.entity_extractor": "llm"})
         ours = harness.run_row(cfg, dataset, "val", "paraphrased", harness.standard_rows()[0], [rid])
         ablation = harness.run_row(cfg, dataset, "val", "paraphrased", harness.ablation_rows()[3], [rid])
     finally:
         stream.write_text("\n".join(lines) + "\n", encoding="utf-8")
     first = ours.runtime["recordings"][rid]["response_cache"]
     second = ablation.runtime["recordings"][rid]["response_cache"]
-    assert first["misses"] >= 3  # at least pass 1 per caption ran on the model
+    assert first["misses"] >= 3  # at least one extraction per caption ran on the model
     assert second["hits"] == first["misses"] + first["hits"] and second["misses"] == 0
     assert second["saved_s"] > 0  # the compute the hits would have cost, recorded at the misses
     assert [(d.clip_index, d.speak, d.reason) for d in ours.decisions[rid]] == [
