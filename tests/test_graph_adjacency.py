@@ -13,7 +13,12 @@ import random
 from pathlib import Path
 
 from edge_assist.memory.entities import Extraction
-from edge_assist.memory.graph import MAX_NEIGHBOUR_CLIPS, MAX_NEIGHBOURS_WITH_CLIPS, EntityGraph, adjacency_path
+from edge_assist.memory.graph import (
+    MAX_NEIGHBOUR_CLIPS,
+    MAX_NEIGHBOURS_WITH_CLIPS,
+    EntityGraph,
+    adjacency_path,
+)
 
 WORDS = ["bowl", "knife", "board", "pan", "egg", "cup", "spoon", "jar"]
 SIDES = ["red", "small", "glass", "big"]
@@ -51,12 +56,14 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
     for key, s, _, t1 in seen:
         if key in found:
             latest[(key, s)] = max(t1, latest.get((key, s), float("-inf")))
-    ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g], g))[:k]
+    order = {s: i for i, s in enumerate(earlier)}  # equal times: the later earlier session first
+    ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g],
+                                           -order.get(g[1], -1), g))[:k]
     out = []
     for key, s in ranked:
         clips = {ci for kk, ss, ci, _ in seen if kk == key and ss == s}
         nb, recent = set(), {}
-        for ss, ci, t1, ex in caps:
+        for ss, _, t1, ex in caps:
             if ss != s or t1 > bound(s):
                 continue
             for a, rel, b in ex.relations:

@@ -10,6 +10,7 @@ derived index: it can always be rebuilt from the extractions stored in SQLite.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
@@ -256,22 +257,29 @@ class EntityGraph:
                         latest[(key, session_id)] = t
                     if not earlier:
                         continue
-                # Newest sessions first: a key contributes at most k groups to the ranking below,
-                # so the scan stops after k accepted ones (an object seen every day of a year).
-                kept = 0
+                # A key contributes at most k groups to the ranking below, so an object seen every
+                # day of a year does not cost a row per day. best: the k largest times kept so far (a min-heap). Rows come by unbounded time,
+                # newest first, and a bounded time is never larger: once a row's time is below the
+                # k-th kept, no later row can enter the ranking below. Ties are read on.
+                best: list[float] = []
                 for s, t in adj.latest_sessions(key):
-                    if kept >= k:
+                    if len(best) >= k and t < best[0]:
                         break
                     if session_id is None:
-                        bounded = t if t <= before_t else adj.latest_in(key, s, float(before_t))
-                        if bounded is None:
-                            continue
-                        latest[(key, s)], kept = bounded, kept + 1
+                        got = t if t <= before_t else adj.latest_in(key, s, float(before_t))
                     elif s in earlier and s != session_id:
-                        latest[(key, s)], kept = t, kept + 1
-            # Best match first; among equals the most recently seen, which is what a reminder needs
-            # (today before an earlier day: stream times of two sessions do not compare).
-            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g], g))[:k]
+                        got = t
+                    else:
+                        continue
+                    if got is not None:
+                        latest[(key, s)] = got
+                        heapq.heappush(best, got)
+                        if len(best) > k:
+                            heapq.heappop(best)
+            # Equal times (two days that both ended with the object in view): the later session first.
+            order = {s: i for i, s in enumerate(earlier_sessions)}
+            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g],
+                                                   -order.get(g[1], -1), g))[:k]
             hits = []
             for key, s in ranked:
                 bound = group_bound(s)
