@@ -71,6 +71,13 @@ def _index_chunks(conn: Any, gen: int) -> None:
     conn.execute(f"CREATE INDEX IF NOT EXISTS {table(gen)}_chunks_by_list ON {table(gen)}_chunks(partition00)")
 
 
+def rows_dot(mat: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """mat @ v in this thread. BLAS splits a matrix-vector product over its threads; on a loaded
+    2-core machine waiting for the other thread made a 0.03 ms product take 4-20 ms at p95
+    (measured: 2048 x 384 centroids, p95 wall 20 ms with `@`, 0.26 ms with einsum)."""
+    return np.einsum("ij,j->i", mat, v)
+
+
 def _l2_to_cosine(d: float) -> float:
     return d * d / 2.0  # unit vectors: |a - b|^2 = 2 - 2 cos
 
@@ -193,7 +200,8 @@ class TextIvf:
 
     def _insert(self, conn: Any, g: _Gen, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
         vecs = np.stack([r[1] for r in rows])
-        lists = np.argmax(vecs @ g.centroids.T, axis=1)
+        # One caption at a time (ingest) stays in this thread; backfill batches use BLAS.
+        lists = np.argmax(vecs @ g.centroids.T if len(rows) > 1 else rows_dot(g.centroids, vecs[0])[None], axis=1)
         if g.metric == "l2":
             vecs = _unit(vecs)
         # Grouped by list: vec0 then fills one partition chunk after another, not all at once.
@@ -212,7 +220,7 @@ class TextIvf:
     # -- reads --------------------------------------------------------------------------
     def lists_to_probe(self, q: np.ndarray) -> list[int]:
         assert self.active is not None
-        sims = self.active.centroids @ np.asarray(q, np.float32).reshape(-1)
+        sims = rows_dot(self.active.centroids, np.asarray(q, np.float32).reshape(-1))
         p = min(self.settings.probe, len(sims))
         return [int(i) for i in np.argpartition(-sims, p - 1)[:p]]
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from edge_assist.memory.api import LEVELS, KeyframeHit, TextHit
-from edge_assist.memory.ivf import TextIvf
+from edge_assist.memory.ivf import TextIvf, rows_dot
 
 # vec0 refuses k above this; a search never needs more.
 MAX_K = 4096
@@ -156,7 +156,7 @@ class _Rows:
             self._mat = (np.stack(self.vecs), np.asarray(self.ids), np.asarray(self.levels), np.asarray(self.t1))
         mat, ids, lv, t1 = self._mat
         # One product over every row, then the mask: indexing the matrix first copied it (4 ms a day).
-        sims = mat @ (q / max(float(np.linalg.norm(q)), 1e-12))
+        sims = rows_dot(mat, q / max(float(np.linalg.norm(q)), 1e-12))
         keep = t1 <= before_t
         if len(set(levels)) < len(LEVELS):
             keep &= np.logical_or.reduce([lv == x for x in set(levels)])
