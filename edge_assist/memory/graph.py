@@ -250,13 +250,10 @@ class EntityGraph:
         adj = self._adj
         with self._lock:
             latest: dict[tuple[str, str], float] = {}
-            for key in found:
-                if session_id is not None:
-                    t = adj.latest_in(key, session_id, float(before_t))
-                    if t is not None:
-                        latest[(key, session_id)] = t
-                    if not earlier:
-                        continue
+            if session_id is not None:
+                for key, t in adj.latest_in_many(list(found), session_id, float(before_t)).items():
+                    latest[(key, session_id)] = t
+            for key in found if session_id is None or earlier else ():
                 # A key contributes at most k groups to the ranking below, so an object seen every
                 # day of a year does not cost a row per day. best: the k largest times kept so far (a min-heap). Rows come by unbounded time,
                 # newest first, and a bounded time is never larger: once a row's time is below the

@@ -152,6 +152,14 @@ class Adjacency:
         ).fetchone()
         return None if row[0] is None else float(row[0])
 
+    def latest_in_many(self, keys: Sequence[str], session_id: str, bound: float) -> dict[str, float]:
+        """`latest_in` for many keys in one statement (one index seek each)."""
+        if not keys:
+            return {}
+        return dict(self._conn.execute(
+            f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
+            "AND t1 <= ? GROUP BY key", (*keys, session_id, bound)).fetchall())
+
     def latest_sessions(self, key: str) -> Iterator[tuple[str, float]]:
         """(session, last sighting) of `key`, newest first, read lazily: callers stop after k."""
         return iter(self._conn.execute(
