@@ -255,9 +255,10 @@ class EntityGraph:
                     latest[(key, session_id)] = t
             for key in found if session_id is None or earlier else ():
                 # A key contributes at most k groups to the ranking below, so an object seen every
-                # day of a year does not cost a row per day. best: the k largest times kept so far (a min-heap). Rows come by unbounded time,
-                # newest first, and a bounded time is never larger: once a row's time is below the
-                # k-th kept, no later row can enter the ranking below. Ties are read on.
+                # day of a year does not cost a row per day. `best` holds the k largest times kept
+                # (a min-heap); rows come by unbounded time, newest first, and a bounded time is
+                # never larger, so once a row's time is below the k-th kept no later row can
+                # enter the ranking. Ties are read on.
                 best: list[float] = []
                 for s, t in adj.latest_sessions(key):
                     if len(best) >= k and t < best[0]:
