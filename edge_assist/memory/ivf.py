@@ -66,8 +66,8 @@ def table(gen: int) -> str:
 def _index_chunks(conn: Any, gen: int) -> None:
     """sqlite-vec 0.1 finds a partition's chunks by `partition00` in its `_chunks` shadow table,
     which it does not index: every probed list was a scan of all chunk rows (their rowid blobs
-    included), 5 ms of a search at 1M vectors. A plain SQLite index on the library's own column
-    turns each into a B-tree lookup; vec0 itself is unchanged."""
+    included): at 1M vectors (4,900 chunks) a KNN over 8 lists took 70-77 ms of CPU, 3.5-6 ms
+    with this plain SQLite index on the library's own column (vec0 itself is unchanged)."""
     conn.execute(f"CREATE INDEX IF NOT EXISTS {table(gen)}_chunks_by_list ON {table(gen)}_chunks(partition00)")
 
 
