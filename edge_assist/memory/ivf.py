@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.sqlite import sqlite_module
+
 log = logging.getLogger(__name__)
 
 STATE_KEY = "ivf_state"
@@ -151,7 +153,12 @@ class TextIvf:
             self.next_id, self.end_id = int(st["next_id"]), int(st["end_id"])
         for g in (self.active, self.building):
             if g is not None:
-                _index_chunks(conn, g.gen)  # generations made before the index existed get it here
+                try:
+                    _index_chunks(conn, g.gen)  # generations made before the index existed get it here
+                except sqlite_module().Error as e:
+                    # Only speed depends on it (a full disk can refuse it): search works without.
+                    log.warning("memory index: cannot add the list lookup index to %s (%s); searches are slower",
+                                table(g.gen), e)
 
     def _centroids(self, conn: Any, gen: int) -> np.ndarray:
         rows = conn.execute(f"SELECT vector FROM {CENTROIDS} WHERE gen = ? ORDER BY list_id", (gen,)).fetchall()
