@@ -83,3 +83,27 @@ def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Pat
     tables = {r[0] for r in st._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert not old & tables  # the replaced generation was dropped
     st.close()
+
+
+def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> None:
+    from edge_assist.memory.store import PAGE_SIZE
+    from edge_assist.sqlite import connect
+
+    st = MemoryStore.open(tmp_path / "new.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st._read("PRAGMA page_size")[0][0] == PAGE_SIZE > 4096
+    st.close()
+    old = tmp_path / "old.sqlite"  # a store made before: 4 kB pages, opened as it is
+    st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    st.close()
+    c = connect(str(old), isolation_level=None)
+    c.execute("PRAGMA journal_mode=DELETE")
+    c.execute("PRAGMA page_size=4096")
+    c.execute("VACUUM")
+    c.execute("PRAGMA journal_mode=WAL")
+    c.close()
+    st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st._read("PRAGMA page_size")[0][0] == 4096
+    _fill(st, _vectors(400, 3))
+    _build(st)
+    assert len(st.search_text(_vectors(1, 4)[0], k=5, before_t=1e9)) == 5
+    st.close()

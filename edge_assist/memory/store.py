@@ -47,6 +47,7 @@ __all__ = ["BadCaptionError", "Item", "KeyframeRow", "MemoryStore", "StoreBase",
 
 
 SCHEMA_VERSION = "1"
+PAGE_SIZE = 16384  # new stores; an existing store keeps the page size it was made with
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -170,6 +171,11 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
         except mod.Error as e:
             raise StoreError(f"cannot create memory store {path}: {e}") from None
         try:
+            # Before the first table: the page size of the file for good. vec0 keeps a list's
+            # vectors in chunk blobs of 256 x 1.5 kB, read page by page; 16 kB pages cut the CPU
+            # of an index search by a quarter against SQLite's 4 kB (1.9 -> 1.4 ms for 4 lists of
+            # 500 vectors, same data); WAL commits write whole pages, so a small commit writes more.
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
             cls(tmp, conn, text_dim, None)._init_schema(text_encoder, text_dim, image_encoder, image_dim)
