@@ -163,7 +163,7 @@ class MemoryConfig:
         lo=0,
     )
     ann_list_size: int = setting(400, "target vectors per k-means list of the text index (count)", lo=16, hi=1000000)
-    ann_probe: int = setting(8, "k-means lists scanned per text search; more is slower and closer to exact (count)", lo=1, hi=4096)
+    ann_probe: int = setting(4, "k-means lists scanned per text search; more is slower and closer to exact (count)", lo=1, hi=4096)
 
 
 @dataclass(frozen=True)

@@ -113,8 +113,9 @@ def test_corrupt_store_is_reported_never_replaced(tmp_path: Path, text_encoder: 
 def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_encoder: TextEncoder) -> None:
     caps = stream(LONG, clip_s=10.0)
     stored = []
-    # 1.8 MB: vec0 preallocates a chunk of 1024 vectors (1.5 MB at 384-d); captions fill the rest.
-    with _open(tmp_path, text_encoder, **{"memory.max_store_mb": 1.8}) as mem:
+    # 2.5 MB: the empty schema (0.45 MB in 16 kB pages) and vec0's first chunk of 1024 vectors
+    # (1.5 MB at 384-d) take 2.1 MB with the first caption; captions fill the rest.
+    with _open(tmp_path, text_encoder, **{"memory.max_store_mb": 2.5}) as mem:
         with pytest.raises(StoreError, match="is full.*nothing already stored was lost"):
             for c in caps * 40:
                 c2 = Caption(t=c.t, session_id=f"{c.session_id}-{len(stored)}", index=c.index, t0=c.t0, t1=c.t1,

@@ -45,30 +45,11 @@ MERGE_RELATED = (
     "ON CREATE SET r.t = $t"
 )
 
-# The graph path (`EntityGraph.neighbourhood`) in small statements, one entity each, always
-# reached by its primary key: Kùzu plans `UNWIND $keys ... {key: k}` as a scan of every
-# mention (0.5 s at 600k), a scalar `{key: $key}` as an index lookup plus its adjacency.
-# 1. per session: the latest sighting within the causal bound, aggregated in Kùzu, so an
-#    object seen in 30,000 clips costs one row per day, not 30,000;
-KEY_LATEST = (
-    "MATCH (e:Entity {key: $key})-[:SEEN_IN]->(c:Clip) "
-    "WHERE c.t1 <= $bound AND (c.session_id <> $cur OR c.t1 <= $before_t) "
-    "RETURN c.session_id, max(c.t1)"
+# The graph path reads the SQLite adjacency (graph_adjacency.py); these copy Kùzu into it once.
+ALL_SEEN_IN = "MATCH (e:Entity)-[:SEEN_IN]->(c:Clip) RETURN e.key, c.session_id, c.clip_index, c.t1"
+ALL_RELATED = (
+    "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.key, b.key, r.relation, r.session_id, r.clip_index, r.t"
 )
-# 2. for the k (entity, session) groups kept only: their clips, and their relations there;
-GROUP_CLIPS = (
-    "MATCH (e:Entity {key: $key})-[:SEEN_IN]->(c:Clip) "
-    "WHERE c.session_id = $s AND c.t1 <= $bound RETURN collect(c.clip_index), collect(c.t1)"
-)  # one row: a popular object's thousands of clips cross into Python as two lists, not rows
-GROUP_OUT = (
-    "MATCH (e:Entity {key: $key})-[r:RELATED]->(o:Entity) "
-    "WHERE r.session_id = $s AND r.t <= $bound RETURN r.relation, o.key, o.name, r.t"
-)
-GROUP_IN = (
-    "MATCH (o:Entity)-[r:RELATED]->(e:Entity {key: $key}) "
-    "WHERE r.session_id = $s AND r.t <= $bound RETURN r.relation, o.key, o.name, r.t"
-)
-# 3. the clips of the most recently related neighbours, in the same session: GROUP_CLIPS again.
 ALL_KEYS = "MATCH (e:Entity) RETURN e.key, e.name, e.kind"
 
 DELETE_CLIPS = "MATCH (c:Clip) WHERE c.id IN $ids DETACH DELETE c"

@@ -10,6 +10,7 @@ derived index: it can always be rebuilt from the extractions stored in SQLite.
 
 from __future__ import annotations
 
+import heapq
 import threading
 import warnings
 from collections import defaultdict
@@ -21,6 +22,8 @@ from edge_assist.errors import StoreError
 from edge_assist.memory import cypher
 from edge_assist.memory.api import EntityHit
 from edge_assist.memory.entities import Extraction, entity_key
+from edge_assist.memory.graph_adjacency import Adjacency
+from edge_assist.sqlite import sqlite_module
 
 # How many neighbour clips one hit carries: enough context, bounded prompt.
 MAX_NEIGHBOUR_CLIPS = 16
@@ -31,6 +34,11 @@ MAX_NEIGHBOURS_WITH_CLIPS = 8
 STORE_ID_KEY = "store_id"
 
 
+def adjacency_path(graph: Path) -> Path:
+    """Beside the graph and named after it, so whatever removes `<graph>*` removes it too."""
+    return graph.with_name(graph.name + ".adjacency.sqlite")
+
+
 def clip_id(session_id: str, clip_index: int) -> str:
     return f"{session_id}\x1f{clip_index}"
 
@@ -38,10 +46,11 @@ def clip_id(session_id: str, clip_index: int) -> str:
 class EntityGraph:
     """Plain synchronous wrapper around one Kùzu database, guarded by one lock."""
 
-    def __init__(self, path: Path, db: Any, conn: Any) -> None:
+    def __init__(self, path: Path, db: Any, conn: Any, adj: Adjacency) -> None:
         self.path = path
         self._db = db
         self._conn = conn
+        self._adj = adj
         self._lock = threading.Lock()
         self._words: dict[str, dict[str, tuple[str, str]]] | None = None
         self._prepared: dict[str, Any] = {}  # query text -> kuzu PreparedStatement (see _q)
@@ -63,12 +72,29 @@ class EntityGraph:
                 f"cannot open entity graph {path} ({msg}); it was left untouched: move it aside and restart "
                 "to rebuild it from the SQLite store"
             ) from None
-        g = cls(path, db, conn)
+        try:
+            adj = Adjacency(adjacency_path(path))
+        except sqlite_module().Error as e:
+            conn.close()
+            db.close()
+            raise StoreError(f"cannot open the graph's adjacency {adjacency_path(path)} ({e}); move it aside and "
+                             "restart to rebuild it from the graph") from None
+        g = cls(path, db, conn, adj)
         g._run_all(cypher.SCHEMA)
+        if created:
+            adj.load([], [], [])  # a new graph: its adjacency starts empty, and complete
+        elif not adj.complete:
+            g._copy_to_adjacency()
         return g, created
+
+    def _copy_to_adjacency(self) -> None:
+        """Fill the adjacency from Kùzu (a graph made before it, or bulk-loaded); one transaction."""
+        with self._lock:
+            self._adj.load(self._q(cypher.ALL_KEYS), self._q(cypher.ALL_SEEN_IN), self._q(cypher.ALL_RELATED))
 
     def close(self) -> None:
         with self._lock:
+            self._adj.close()
             self._conn.close()
             self._db.close()
 
@@ -142,6 +168,9 @@ class EntityGraph:
                 except StoreError:
                     pass  # the failed statement already ended the transaction
                 raise
+            # After Kùzu's commit: a kill in between leaves the caption unmarked in the store,
+            # and its replay (idempotent on both sides) completes the adjacency.
+            self._adj_write(self._adj.apply, session_id, clip_index, t1, ex.entities, ex.relations)
             if self._words is not None:
                 # As MERGE ... ON CREATE does: a known key keeps the name it was created with.
                 for key, name, kind in ex.entities:
@@ -167,7 +196,15 @@ class EntityGraph:
                 except StoreError:
                     pass  # already ended by the failing statement
                 raise
+            self._adj_write(self._adj.forget, list(clips))
             self._words = None  # entities left with nothing are gone: reload on the next read
+
+    def _adj_write(self, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except self._adj.errors as e:
+            raise StoreError(f"entity graph adjacency {self._adj.path} cannot be written ({e}); free disk space "
+                             "and restart: the graph catches up from the SQLite store") from None
 
     # -- reads -------------------------------------------------------------------------
     def _key_index(self) -> dict[str, dict[str, tuple[str, str]]]:
@@ -178,7 +215,7 @@ class EntityGraph:
         and kept up to date by `apply` and `forget`."""
         if self._words is None:
             words: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
-            for key, name, kind in self._q(cypher.ALL_KEYS):
+            for key, name, kind in self._adj.keys():
                 for w in set(str(key).split()):
                     words[w][str(key)] = (str(name), str(kind))
             self._words = words
@@ -213,66 +250,66 @@ class EntityGraph:
 
         With `session_id` and `earlier_sessions`, what those earlier sessions saw counts too,
         whenever in them it was: stream times restart with each session, so the time bound
-        applies to the current session only.
+        applies to the current session only. Read from the SQLite adjacency (`graph_adjacency`).
         """
         found = self.find(names)
         if not found or k <= 0:
             return []
         earlier = frozenset(earlier_sessions) if session_id is not None else frozenset()
-        bound = float("inf") if earlier else float(before_t)
-        # A session id never contains the separator of clip ids: "no current session".
-        cur = session_id if session_id is not None else "\x1f"
 
         def group_bound(s: str) -> float:
             return float(before_t) if session_id is None or s == session_id else float("inf")
 
+        adj = self._adj
         with self._lock:
             latest: dict[tuple[str, str], float] = {}
-            for key in found:
-                for s, t in self._q(cypher.KEY_LATEST, {"key": key, "bound": bound, "cur": cur,
-                                                        "before_t": float(before_t)}):
-                    if session_id is None or s == session_id or s in earlier:
-                        latest[(key, str(s))] = float(t)
-            # Best match first; among equals the most recently seen, which is what a reminder needs
-            # (today before an earlier day: stream times of two sessions do not compare).
-            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g]))[:k]
-            own: dict[tuple[str, str], set[int]] = defaultdict(set)
-            nb: dict[tuple[str, str], set[tuple[str, str, str, float]]] = defaultdict(set)
-            nb_recent: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+            if session_id is not None:
+                for key, t in adj.latest_in_many(list(found), session_id, float(before_t)).items():
+                    latest[(key, session_id)] = t
+            for key in found if session_id is None or earlier else ():
+                # A key contributes at most k groups to the ranking below, so an object seen every
+                # day of a year does not cost a row per day. `best` holds the k largest times kept
+                # (a min-heap); rows come by unbounded time, newest first, and a bounded time is
+                # never larger, so once a row's time is below the k-th kept no later row can
+                # enter the ranking. Ties are read on.
+                best: list[float] = []
+                for s, t in adj.latest_sessions(key):
+                    if len(best) >= k and t < best[0]:
+                        break
+                    if session_id is None:
+                        got = t if t <= before_t else adj.latest_in(key, s, float(before_t))
+                    elif s in earlier and s != session_id:
+                        got = t
+                    else:
+                        continue
+                    if got is not None:
+                        latest[(key, s)] = got
+                        heapq.heappush(best, got)
+                        if len(best) > k:
+                            heapq.heappop(best)
+            # Equal times (two days that both ended with the object in view): the later session first.
+            order = {s: i for i, s in enumerate(earlier_sessions)}
+            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g],
+                                                   -order.get(g[1], -1), g))[:k]
+            hits = []
             for key, s in ranked:
-                args = {"key": key, "s": s, "bound": group_bound(s)}
-                for cis, _ts in self._q(cypher.GROUP_CLIPS, args):
-                    own[(key, s)].update(int(ci) for ci in cis or ())  # collect() of nothing is null
-                for query, inverse in ((cypher.GROUP_OUT, False), (cypher.GROUP_IN, True)):
-                    for rel, o, oname, t in self._q(query, args):
-                        nb[(key, s)].add((f"inverse of {rel}" if inverse else rel, oname or o, s, float(t)))
-                        nb_recent[(key, s)][o] = max(float(t), nb_recent[(key, s)].get(o, float("-inf")))
-            other_clips: dict[tuple[str, str], list[tuple[float, int]]] = {}
-            nb_keys: dict[tuple[str, str], list[str]] = {}
-            for g, recent in nb_recent.items():
+                bound = group_bound(s)
+                clips = set(adj.clips(key, s, bound))
+                nb: set[tuple[str, str, str, float]] = set()
+                recent: dict[str, float] = {}
+                for rel, o, oname, t, inverse in adj.relations(key, s, bound):
+                    nb.add((f"inverse of {rel}" if inverse else rel, oname or o, s, t))
+                    recent[o] = max(t, recent.get(o, float("-inf")))
                 # The neighbours related most recently carry the clips; a bounded number of them,
                 # since a common object is related to hundreds of others after a year.
-                nb_keys[g] = sorted(recent, key=lambda o: -recent[o])[:MAX_NEIGHBOURS_WITH_CLIPS]
-                for o in nb_keys[g]:
-                    if (o, g[1]) not in other_clips:
-                        other_clips[(o, g[1])] = [
-                            (float(t), int(ci))
-                            for cis, ts in self._q(cypher.GROUP_CLIPS, {"key": o, "s": g[1], "bound": group_bound(g[1])})
-                            for ci, t in zip(cis or (), ts or (), strict=True)
-                        ]
-        hits = []
-        for key, s in ranked:
-            clips = own[(key, s)]
-            nclips: set[tuple[float, int]] = set()
-            for o in nb_keys.get((key, s), []):
-                nclips.update(other_clips[(o, s)])
-            ncl = [ci for _, ci in sorted(nclips, reverse=True) if ci not in clips][:MAX_NEIGHBOUR_CLIPS]
-            name, kind, score = found[key]
-            hits.append(EntityHit(
-                name=name, kind=kind, clip_indices=tuple(sorted(clips)),
-                neighbours=tuple(sorted(nb[(key, s)], key=lambda x: x[3])),
-                neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
-            ))
+                nb_keys = sorted(recent, key=lambda o: (-recent[o], o))[:MAX_NEIGHBOURS_WITH_CLIPS]
+                ncl = adj.newest_clips(nb_keys, s, bound, clips, MAX_NEIGHBOUR_CLIPS)
+                name, kind, score = found[key]
+                hits.append(EntityHit(
+                    name=name, kind=kind, clip_indices=tuple(sorted(clips)),
+                    neighbours=tuple(sorted(nb, key=lambda x: x[3])),
+                    neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
+                ))
         return hits
 
     def entities(self) -> list[tuple[str, str, str]]:

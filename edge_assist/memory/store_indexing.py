@@ -1,0 +1,112 @@
+"""Idle-time work of the IVF text index (see ivf.py): training and backfill in batches."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from edge_assist.memory.ivf import BACKFILL_BATCH
+from edge_assist.memory.store_base import StoreBase
+from edge_assist.sqlite import sqlite_module
+
+
+class StoreIndexing(StoreBase):
+    def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored text vectors of these item ids (the index reads them to train and backfill)."""
+        if len(ids) > 2000:
+            fast = _chunk_vectors(c, ids, self.text_dim)
+            if fast is not None:
+                return fast
+        out: dict[int, np.ndarray] = {}
+        # vec0 answers a rowid lookup in ~0.1 ms: fine for a few thousand, slow for a million.
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            for rid, emb in c.execute(
+                f"SELECT rowid, embedding FROM text_vec WHERE rowid IN ({','.join('?' * len(part))})", list(part)
+            ):
+                out[int(rid)] = np.frombuffer(emb, np.float32)
+        return out
+
+    def index_pending(self) -> bool:
+        """Whether the IVF index has training or backfill to do (cheap: one count)."""
+        return self.ivf is not None and self.ivf.wants_work(self._items_written())
+
+    def index_step(self, max_s: float = 0.5) -> bool:
+        """Index work for about `max_s` seconds, in transactions of one batch each; True if more remains.
+
+        Runs in idle time (the memory writer calls it when its queue is empty); a kill between
+        two batches loses nothing, the next call resumes from the progress saved with the batch.
+        """
+        ivf = self.ivf
+        if ivf is None:
+            return False
+        deadline = time.perf_counter() + max_s
+        while True:
+            if not ivf.wants_work(self._items_written()):
+                return False
+            try:
+                with self.transaction() as c:
+                    if ivf.building is None:
+                        ids = [r[0] for r in c.execute("SELECT id FROM items ORDER BY id").fetchall()]
+                        n = len(ids)
+                        want = min(n, ivf.sample_size(n))
+                        pick = np.random.default_rng(len(ids)).choice(len(ids), want, replace=False)
+                        vecs = self._vectors(c, sorted(int(ids[i]) for i in pick))
+                        ivf.start(c, np.stack(list(vecs.values())), n, ids[-1])
+                    elif ivf.next_id > ivf.end_id:
+                        ivf.finish(c)
+                    else:
+                        rows = c.execute(
+                            "SELECT id, level, session_id, t1 FROM items WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?",
+                            (ivf.next_id, ivf.end_id, BACKFILL_BATCH),
+                        ).fetchall()
+                        vecs = self._vectors(c, [r[0] for r in rows])
+                        upto = rows[-1][0] if len(rows) == BACKFILL_BATCH else ivf.end_id
+                        ivf.backfill(c, [(r[0], vecs[r[0]], r[1], r[2], r[3]) for r in rows if r[0] in vecs], upto)
+            except BaseException:
+                # The transaction rolled back: the index state is what SQLite holds, not what we changed.
+                with self._lock:
+                    ivf.load(self._conn)
+                raise
+            if time.perf_counter() >= deadline:
+                return ivf.wants_work(self._items_written())
+
+
+def _chunk_vectors(c: Any, ids: Sequence[int], dim: int) -> dict[int, np.ndarray] | None:
+    """Bulk read of `text_vec` through sqlite-vec's chunk tables (a million rows in seconds).
+
+    This reads sqlite-vec 0.1's storage layout (`<t>_chunks`: capacity, validity bitmap,
+    int64 rowids; `<t>_vector_chunks00`: float32 vectors), so every chunk read is checked
+    against vec0's own answer for one of its rows; on any mismatch (another sqlite-vec
+    layout) it returns None and the caller falls back to rowid lookups.
+    """
+    want = np.unique(np.asarray(ids, np.int64))
+    lo, hi = int(want[0]), int(want[-1])
+    out: dict[int, np.ndarray] = {}
+    try:
+        chunks = c.execute("SELECT chunk_id, size, validity, rowids FROM text_vec_chunks ORDER BY chunk_id").fetchall()
+        for cid, size, validity, rowids in chunks:
+            rid = np.frombuffer(rowids, np.int64)
+            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[: int(size)].astype(bool)
+            if len(rid) != int(size):
+                return None
+            live = np.flatnonzero(valid & (rid >= lo) & (rid <= hi))
+            live = live[np.isin(rid[live], want)]
+            if not len(live):
+                continue
+            blob = c.execute("SELECT vectors FROM text_vec_vector_chunks00 WHERE rowid = ?", (cid,)).fetchone()
+            if blob is None or len(blob[0]) != int(size) * dim * 4:
+                return None
+            vecs = np.frombuffer(blob[0], np.float32).reshape(int(size), dim)
+            check = c.execute("SELECT embedding FROM text_vec WHERE rowid = ?", (int(rid[live[0]]),)).fetchone()
+            if check is None or np.frombuffer(check[0], np.float32).tobytes() != vecs[live[0]].tobytes():
+                return None
+            for j in live:
+                out[int(rid[j])] = vecs[j].copy()
+    except sqlite_module().Error:
+        return None
+    return out
+

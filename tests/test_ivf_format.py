@@ -1,0 +1,109 @@
+"""The IVF generation format: L2 on unit vectors, the indexed chunk lookup, and the idle-time
+rebuild of a generation made before (cosine), which keeps answering until it is replaced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from edge_assist.memory import ivf as ivf_mod
+from edge_assist.memory.ivf import IvfSettings
+from edge_assist.memory.store import MemoryStore, Windows
+
+DIM = 384
+SETTINGS = IvfSettings(min_items=300, list_size=20, probe=4)
+
+
+def _vectors(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((30, DIM)).astype(np.float32)
+    x = centres[rng.integers(0, 30, n)] + 0.4 * rng.standard_normal((n, DIM)).astype(np.float32)
+    return x * rng.uniform(0.5, 3.0, (n, 1)).astype(np.float32)  # not unit: the index normalises
+
+
+def _fill(store: MemoryStore, vecs: np.ndarray) -> None:
+    rows = [(f"day-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"clip {i}", v)
+            for i, v in enumerate(vecs)]
+    store.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))
+
+
+def _build(store: MemoryStore) -> None:
+    while store.index_step(5.0):
+        pass
+
+
+def _search(store: MemoryStore, q: np.ndarray) -> list[tuple[str, tuple[int, ...], float]]:
+    return [(h.session_id, h.clip_indices, round(h.score, 4)) for h in store.search_text(q, k=10, before_t=1e9)]
+
+
+def test_l2_generation_answers_cosine_scores_and_looks_lists_up_by_index(tmp_path: Path) -> None:
+    vecs = _vectors(900, 1)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs)
+    _build(st)
+    assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "l2"
+    name = ivf_mod.table(st.ivf.active.gen)
+    plan = " ".join(str(r) for r in st._read(f"EXPLAIN QUERY PLAN SELECT chunk_id FROM {name}_chunks WHERE partition00 = 3"))
+    assert f"{name}_chunks_by_list" in plan
+    exact = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=IvfSettings(min_items=0))
+    q = vecs[17] + 0.1
+    got, want = _search(st, q), _search(exact, q)
+    # Cosine scores through the L2 lists equal the exact scan's; the order is the same.
+    shared = {(s, c): sc for s, c, sc in want}
+    assert [r[:2] for r in got][:3] == [r[:2] for r in want][:3]
+    assert all(abs(sc - shared[(s, c)]) < 1e-3 for s, c, sc in got if (s, c) in shared)
+    exact.close()
+    st.close()
+
+
+def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vecs = _vectors(900, 2)
+    monkeypatch.setattr(ivf_mod, "METRIC", "cosine")  # a store indexed before the L2 format
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs)
+    _build(st)
+    assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "cosine"
+    before = [_search(st, v) for v in vecs[:20]]
+    st.close()
+    monkeypatch.setattr(ivf_mod, "METRIC", "l2")
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "cosine"
+    assert st.index_pending()
+    st.index_step(0.0)  # one batch of the rebuild: the old generation still answers
+    assert st.ivf.building is not None and st.ivf.active.metric == "cosine"
+    assert [_search(st, v) for v in vecs[:20]] == before
+    _build(st)
+    assert st.ivf.active.metric == "l2" and not st.index_pending()
+    after = [_search(st, v) for v in vecs[:20]]
+    # The same top hit for every query (its own vector), scores equal up to rounding.
+    assert [a[0][:2] for a in after] == [b[0][:2] for b in before]
+    old = {ivf_mod.table(g) for g in range(st.ivf.active.gen)}
+    tables = {r[0] for r in st._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert not old & tables  # the replaced generation was dropped
+    st.close()
+
+
+def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> None:
+    from edge_assist.memory.store import PAGE_SIZE
+    from edge_assist.sqlite import connect
+
+    st = MemoryStore.open(tmp_path / "new.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st._read("PRAGMA page_size")[0][0] == PAGE_SIZE > 4096
+    st.close()
+    old = tmp_path / "old.sqlite"  # a store made before: 4 kB pages, opened as it is
+    st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    st.close()
+    c = connect(str(old), isolation_level=None)
+    c.execute("PRAGMA journal_mode=DELETE")
+    c.execute("PRAGMA page_size=4096")
+    c.execute("VACUUM")
+    c.execute("PRAGMA journal_mode=WAL")
+    c.close()
+    st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st._read("PRAGMA page_size")[0][0] == 4096
+    _fill(st, _vectors(400, 3))
+    _build(st)
+    assert len(st.search_text(_vectors(1, 4)[0], k=5, before_t=1e9)) == 5
+    st.close()
