@@ -127,8 +127,9 @@ _KILLABLE = """
 import sys, time
 from pathlib import Path
 import edge_assist.memory.store as st
+import edge_assist.memory.store_indexing as si
 from edge_assist.memory.ivf import IvfSettings
-st.BACKFILL_BATCH = 7  # many small transactions: a kill lands between or inside them
+si.BACKFILL_BATCH = 7  # many small transactions: a kill lands between or inside them
 meta = __import__("json").loads(sys.argv[2])
 s = st.MemoryStore.open(Path(sys.argv[1]), text_encoder=meta["text_encoder"], text_dim=int(meta["text_dim"]),
                         ivf=IvfSettings(min_items=300, list_size=16, probe=6))

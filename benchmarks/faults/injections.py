@@ -341,7 +341,8 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
     from edge_assist.inference.loader import load_text_encoder
-    from edge_assist.memory import store as store_module
+    # The session bookkeeping that reads the wall clock lives in store_base.
+    from edge_assist.memory import store_base as store_module
     from edge_assist.memory.memory import Memory
 
     work.mkdir(parents=True, exist_ok=True)
