@@ -341,6 +341,7 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
     from edge_assist.inference.loader import load_text_encoder
+
     # The session bookkeeping that reads the wall clock lives in store_base.
     from edge_assist.memory import store_base as store_module
     from edge_assist.memory.memory import Memory
