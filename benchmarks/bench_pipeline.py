@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_assist.app import build_pipeline, run_sync
+from edge_assist.app import run_sync
+from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
 from edge_assist.reasoner_stage import StepInbox

@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from edge_assist.app import build_pipeline, run_sync
+from benchmarks.soak_probes import rss_mb
+from edge_assist.app import run_sync
+from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
 from edge_assist.reasoner_stage import StepInbox
@@ -45,14 +47,6 @@ def pct(xs: list[float], q: float) -> float | None:
 def dist(xs: list[float]) -> dict[str, Any]:
     return {"n": len(xs), "p50": pct(xs, 0.5), "p95": pct(xs, 0.95),
             "mean": round(statistics.fmean(xs), 4) if xs else None}
-
-
-def rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
 
 
 def parse_ask(item: str) -> tuple[float, str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.app import run_replay
+from edge_assist.assembly import run_replay
 from edge_assist.config import Config
 from edge_assist.outputs.decision_log import DecisionLog
 

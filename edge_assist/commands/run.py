@@ -59,7 +59,8 @@ def _print_summary(result: Any, pipeline_stats: dict[str, Any] | None, log_path:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from edge_assist.app import Pipeline, build_pipeline, default_sinks, run_sync
+    from edge_assist.app import Pipeline, run_sync
+    from edge_assist.assembly import build_pipeline, default_sinks
 
     extra: dict[str, Any] = {"source.realtime": True} if args.realtime else {}
     cfg = config_from_args(args, **extra)
@@ -153,7 +154,8 @@ async def _stdin_questions(pipeline: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from edge_assist.app import build_pipeline, default_sinks, run_sync
+    from edge_assist.app import run_sync
+    from edge_assist.assembly import build_pipeline, default_sinks
 
     cfg = config_from_args(args)
     if args.headless:

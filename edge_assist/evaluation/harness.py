@@ -1,14 +1,13 @@
 """Run configurations over a built dataset through the app and score them.
 
 Every row (our assistant, an ablation, the no-memory reasoner, a baseline) replays every
-recording through `edge_assist.app.run_replay` on the virtual clock, each recording with
+recording through `edge_assist.assembly.run_replay` on the virtual clock, each recording with
 its own fresh memory directory (recordings are not one wearer's consecutive days), and is
 scored by the same EgoServe scorer and measures.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import tempfile
 from collections.abc import Callable, Sequence
@@ -158,18 +157,17 @@ class RowResult:
 
 
 def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
-    app = importlib.import_module("edge_assist.app")
-    if assistant is not None and hasattr(app, "build_pipeline"):
+    from edge_assist.app import run_sync
+    from edge_assist.assembly import build_pipeline, run_replay
+
+    if assistant is not None:
         # A baseline reads no memory: the same pipeline without the memory writer, whose
         # summaries would cost the model time the baseline never uses.
-        pipeline, close = app.build_pipeline(cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False)
+        pipeline, close = build_pipeline(cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False)
         try:
-            return app.run_sync(pipeline.run())
+            return run_sync(pipeline.run())
         finally:
             close()
-    run_replay = getattr(app, "run_replay", None)
-    if run_replay is None:
-        raise EdgeAssistError("this build has no edge_assist.app.run_replay; update edge-assist")
     return run_replay(cfg, path, assistant=assistant)
 
 
