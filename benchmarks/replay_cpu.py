@@ -12,9 +12,8 @@ decision latencies (proactive steps and answers apart), retrieval timings, the s
 statistics and peak resident memory.
 
 `--wall-start` is for the soak: the store stamps rows with the wall clock (retention and
-session order count wall days), so a simulated day needs a simulated wall clock; the run
-then sees `time.time()` = EPOCH + the virtual clock. Nothing else reads the patched clock
-for durations (they use perf_counter / the event loop's monotonic clock).
+session order count wall days), so a simulated day needs a simulated wall clock; memory
+is opened with EPOCH + the virtual clock as its wall clock (`build_pipeline(wall_start=)`).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from benchmarks.soak_probes import rss_mb
 from edge_assist.app import run_sync
@@ -61,42 +59,24 @@ def parse_ask(item: str) -> tuple[float, str]:
 
 
 def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_start: float | None) -> dict[str, Any]:
-    clock_box: list[Any] = []
-    real_time = time.time
+    t_load = time.perf_counter()
+    pipeline, close = build_pipeline(cfg, live=False, path=stream, sinks=[], wall_start=wall_start)
+    load_s = time.perf_counter() - t_load
 
-    def sim_time() -> float:
-        if wall_start is None:
-            return real_time()
-        # Before the pipeline (and its clock) exists, memory is opened at the stream's start:
-        # its retention sweep must see the simulated day, not today's date.
-        return wall_start + (clock_box[0].now() if clock_box else 0.0)
+    async def plant(inbox: StepInbox) -> None:
+        for t, q in questions:
+            await pipeline.clock.sleep_until(t)
+            inbox.put_query(UserQuery(t=pipeline.clock.now(), text=q, source="soak", stream_t=t))
 
-    patch = mock.patch("time.time", sim_time) if wall_start is not None else None
-    if patch is not None:
-        patch.start()
+    if questions:
+        pipeline.extra_tasks.append(("questions", plant))
+    cpu0, wall0 = time.process_time(), time.perf_counter()
     try:
-        t_load = time.perf_counter()
-        pipeline, close = build_pipeline(cfg, live=False, path=stream, sinks=[])
-        clock_box.append(pipeline.clock)
-        load_s = time.perf_counter() - t_load
-
-        async def plant(inbox: StepInbox) -> None:
-            for t, q in questions:
-                await pipeline.clock.sleep_until(t)
-                inbox.put_query(UserQuery(t=pipeline.clock.now(), text=q, source="soak", stream_t=t))
-
-        if questions:
-            pipeline.extra_tasks.append(("questions", plant))
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        try:
-            result = run_sync(pipeline.run())
-        finally:
-            cpu = time.process_time() - cpu0
-            wall = time.perf_counter() - wall0
-            close()
+        result = run_sync(pipeline.run())
     finally:
-        if patch is not None:
-            patch.stop()
+        cpu = time.process_time() - cpu0
+        wall = time.perf_counter() - wall0
+        close()
     stats = result.stats
     stream_s = stats.stream_s
     decisions = result.decisions

@@ -34,7 +34,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import numpy as np
 
@@ -146,7 +145,7 @@ class Soak:
 
     def open(self) -> Memory:
         if self.mem is None:
-            self.mem = Memory.open(self.cfg, None, self.enc)
+            self.mem = Memory.open(self.cfg, None, self.enc, wall=self.wall)
         return self.mem
 
     def close(self) -> None:
@@ -221,32 +220,31 @@ class Soak:
 
     def run(self) -> None:
         cks = sorted({int(x) for x in self.args.checkpoints.split(",") if x.strip()})
-        with mock.patch("time.time", self.wall):
-            for day in range(1, self.args.days + 1):
-                sessions = list(self.week.day(day, hours=self.args.hours, session_h=self.args.session_h))
-                where: dict[int, str] = {}
-                if day in cks:
-                    if day == 1:
-                        where[0] = "first"
-                    elif day == self.args.days:
-                        where[len(sessions) - 1] = "last"
-                    else:
-                        where[len(sessions) // 2] = "first"
-                for k, s in enumerate(sessions):
-                    self.run_session(s, where.get(k))
-                mem = self.open()
-                self.wall.now = sessions[-1].wall_start + sessions[-1].length_s
-                mem.sweep_keyframes()
-                ages = keyframe_ages_days(mem, self.wall_of, self.wall.now, self.args.retention_days)
-                st = mem.stats()
-                self.days.append({"day": day, "items": st["items"], "graph": st["graph"], "keyframes": ages,
-                                  "disk": disk_bytes(self.cfg), "rss_mb": round(rss_mb(), 1)})
-                print(json.dumps(self.days[-1]), flush=True)
-                if self.on_day is not None:
-                    self.on_day(self)  # a partial summary after every day: a cut-short run still reports
+        for day in range(1, self.args.days + 1):
+            sessions = list(self.week.day(day, hours=self.args.hours, session_h=self.args.session_h))
+            where: dict[int, str] = {}
+            if day in cks:
+                if day == 1:
+                    where[0] = "first"
+                elif day == self.args.days:
+                    where[len(sessions) - 1] = "last"
+                else:
+                    where[len(sessions) // 2] = "first"
+            for k, s in enumerate(sessions):
+                self.run_session(s, where.get(k))
             mem = self.open()
-            self.consistency = mem.consistency()
-            self.close()
+            self.wall.now = sessions[-1].wall_start + sessions[-1].length_s
+            mem.sweep_keyframes()
+            ages = keyframe_ages_days(mem, self.wall_of, self.wall.now, self.args.retention_days)
+            st = mem.stats()
+            self.days.append({"day": day, "items": st["items"], "graph": st["graph"], "keyframes": ages,
+                              "disk": disk_bytes(self.cfg), "rss_mb": round(rss_mb(), 1)})
+            print(json.dumps(self.days[-1]), flush=True)
+            if self.on_day is not None:
+                self.on_day(self)  # a partial summary after every day: a cut-short run still reports
+        mem = self.open()
+        self.consistency = mem.consistency()
+        self.close()
 
 
 def main(argv: list[str] | None = None) -> int:

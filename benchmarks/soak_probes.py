@@ -11,6 +11,7 @@ import asyncio
 import math
 import resource
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
@@ -47,20 +48,29 @@ class CachedEncoder:
     The week replays recordings more than once and clip texts repeat (steps span clips),
     so the bulk fill would encode the same strings again; the vectors are identical, only
     the time is saved. Questions in the probes use the plain encoder (their cost counts).
+    The cache is bounded (least recently used first out), so the harness's own memory
+    does not grow with the week and the resident-memory figure stays the product's.
     """
+
+    MAX = 4096
 
     def __init__(self, enc: TextEncoder) -> None:
         self.enc = enc
         self.name = enc.name
         self.dim = enc.dim
-        self.cache: dict[str, np.ndarray] = {}
+        self.cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def encode(self, texts: Any) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self.cache]
-        if todo:
-            for t, v in zip(todo, self.enc.encode(todo), strict=True):
-                self.cache[t] = v
-        return np.stack([self.cache[t] for t in texts]).astype(np.float32)
+        got = dict(zip(todo, self.enc.encode(todo), strict=True)) if todo else {}
+        for t in texts:
+            if t in self.cache:
+                self.cache.move_to_end(t)
+                got.setdefault(t, self.cache[t])
+        self.cache.update(got)
+        while len(self.cache) > self.MAX:
+            self.cache.popitem(last=False)
+        return np.stack([got[t] for t in texts]).astype(np.float32)
 
 
 def rss_mb() -> float:

@@ -118,8 +118,14 @@ def build_pipeline(
     clock: Clock | None = None,
     on_progress: Callable[[float], None] | None = None,
     with_memory: bool = True,
+    wall_start: float | None = None,
 ) -> tuple[Pipeline, Callable[[], None]]:
-    """A ready Pipeline from the config, and a function that releases what it opened."""
+    """A ready Pipeline from the config, and a function that releases what it opened.
+
+    `wall_start` (epoch seconds): memory is stamped with wall_start + the pipeline's clock
+    instead of today's wall clock, so a replayed day (or a simulated one) is filed on its
+    own date and retention counts its days.
+    """
 
     clock = clock or make_clock(cfg, live=live)
     captions: CaptionStream | None = None
@@ -154,7 +160,8 @@ def build_pipeline(
         from edge_assist.memory.memory import Memory
         from edge_assist.memory.writer import MemoryWriter
 
-        memory = Memory.open(cfg, models.memory_llm, models.text_encoder, models.image_encoder)
+        wall = None if wall_start is None else (lambda: float(wall_start) + clock.now())
+        memory = Memory.open(cfg, models.memory_llm, models.text_encoder, models.image_encoder, wall=wall)
         closers.append(memory.close)
         writer = MemoryWriter(memory, clock, cfg)
     if assistant is None:

@@ -155,6 +155,10 @@ class MemoryConfig:
     max_store_mb: float = setting(
         0.0, "cap on the SQLite store size; ingest stops with an error when reached; 0 = no cap (MB)", lo=0
     )
+    graph_buffer_mb: int = setting(
+        64, "memory the entity graph (Kùzu) may keep for its pages; Kùzu's own default is 80 % of the machine's RAM, "
+        "which it fills as the graph grows (MB)", lo=16, hi=1 << 20,
+    )
     summary_max_tokens: int = setting(128, "longest activity or session summary (tokens)", lo=16, hi=1024)
     entity_max_tokens: int = setting(256, "longest entity-extraction answer per caption (tokens)", lo=32, hi=2048)
     ann_min_items: int = setting(

@@ -71,7 +71,8 @@ def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Pat
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
     assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "cosine"
     assert st.index_pending()
-    st.index_step(0.0)  # one batch of the rebuild: the old generation still answers
+    while st.ivf.building is None:  # k-means of the rebuild (its own thread), then its table
+        st.index_step(0.05)
     assert st.ivf.building is not None and st.ivf.active.metric == "cosine"
     assert [_search(st, v) for v in vecs[:20]] == before
     _build(st)
@@ -107,3 +108,46 @@ def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> 
     _build(st)
     assert len(st.search_text(_vectors(1, 4)[0], k=5, before_t=1e9)) == 5
     st.close()
+
+
+def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    vecs = _vectors(1200, 3)
+    gate = threading.Event()
+    real_kmeans = ivf_mod.kmeans
+
+    def held_kmeans(*a: object, **kw: object) -> np.ndarray:
+        assert gate.wait(30.0)  # k-means "takes long" until the test lets it finish
+        return real_kmeans(*a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ivf_mod, "kmeans", held_kmeans)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs[:900])
+    assert st.index_step(0.01) is True  # returns while k-means still runs
+    assert st.ivf is not None and st.ivf.building is None and st._training is not None
+    # The store is not locked meanwhile: captions are written and searched.
+    rows = [(f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
+            for i, v in enumerate(vecs[900:])]
+    assert st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0)) == 300
+    assert _search(st, vecs[950])[0][:2] == ("late-0", (50,))
+    gate.set()
+    _build(st)
+    assert st.ivf.active is not None
+    n_items = st._read("SELECT count(*) FROM items")[0][0]
+    n_indexed = st._read(f"SELECT count(*) FROM {ivf_mod.table(st.ivf.active.gen)}")[0][0]
+    assert n_indexed == n_items  # rows written during training were backfilled, none missed or doubled
+    assert _search(st, vecs[1150])[0][:2] == ("late-1", (50,))
+    st.close()
+
+
+def test_closing_stops_a_training_run_and_writes_nothing(tmp_path: Path) -> None:
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, _vectors(900, 4))
+    st.index_step(0.0)
+    st.close()  # joins or stops the k-means thread
+    again = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert again.ivf is not None and again.ivf.active is None and again.index_pending()
+    _build(again)
+    assert again.ivf.active is not None
+    again.close()

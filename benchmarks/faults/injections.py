@@ -341,32 +341,19 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
     from edge_assist.inference.loader import load_text_encoder
-
-    # The session bookkeeping that reads the wall clock lives in store_base.
-    from edge_assist.memory import store_base as store_module
     from edge_assist.memory.memory import Memory
 
     work.mkdir(parents=True, exist_ok=True)
     cfg = config_for(work / "data")
     clock = RealClock()
     t_before = clock.now()
-    real_time = store_module.time.time
-    with captured_logs() as lines, Memory.open(cfg, None, load_text_encoder(cfg)) as mem:
+    # The store's wall clock (what stamps sessions), as the device's would read after the jump.
+    wall = {"offset": 0.0}
+    with captured_logs() as lines, Memory.open(cfg, None, load_text_encoder(cfg),
+                                               wall=lambda: time.time() - wall["offset"]) as mem:
         mem.store_caption(Caption(t=10.0, session_id="monday", index=0, t0=0.0, t1=10.0, text="left the keys on the shelf"))
-
-        class SetBack:
-            @staticmethod
-            def time() -> float:
-                return real_time() - jump_s
-
-            def __getattr__(self, name: str) -> Any:
-                return getattr(time, name)
-
-        store_module.time = SetBack()  # type: ignore[assignment]
-        try:
-            mem.store_caption(Caption(t=10.0, session_id="tuesday", index=0, t0=0.0, t1=10.0, text="looking for keys"))
-        finally:
-            store_module.time = time
+        wall["offset"] = jump_s
+        mem.store_caption(Caption(t=10.0, session_id="tuesday", index=0, t0=0.0, t1=10.0, text="looking for keys"))
         earlier = mem.earlier_sessions("tuesday")
         order = mem.store.sessions()
     stream_ok = clock.now() >= t_before

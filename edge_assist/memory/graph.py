@@ -56,13 +56,15 @@ class EntityGraph:
         self._prepared: dict[str, Any] = {}  # query text -> kuzu PreparedStatement (see _q)
 
     @classmethod
-    def open(cls, path: Path) -> tuple[EntityGraph, bool]:
+    def open(cls, path: Path, buffer_mb: int = 64) -> tuple[EntityGraph, bool]:
         """Open or create the graph; the flag says whether it was created now (so it must be rebuilt)."""
         kuzu = cypher.engine()
         created = not path.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            db = kuzu.Database(str(path))
+            # A bounded page pool: left at its default, Kùzu keeps pages up to 80 % of RAM,
+            # so a graph that grows for months would take the device's memory with it.
+            db = kuzu.Database(str(path), buffer_pool_size=int(buffer_mb) << 20)
             conn = kuzu.Connection(db)
         except RuntimeError as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -10,7 +10,7 @@ the k-means (numpy) and the choice of lists are ours.
 
 Lifecycle, all inside the store's SQLite file and transactions:
 - Below `min_items` text vectors nothing exists and every search is exact (`text_vec`).
-- `step()` (idle time) trains centroids on a sample, creates generation g's table, then
+- idle time trains centroids on a sample (in a thread, on a snapshot: store_indexing), creates generation g's table, then
   backfills every item that existed at that moment in batches, one transaction each with
   its progress in `meta`; a kill resumes from the last committed batch.
 - From the moment generation g's centroids are committed, every new vector is put in its
@@ -90,13 +90,20 @@ def lists_for(n: int, list_size: int) -> int:
     return int(min(MAX_LISTS, max(MIN_LISTS, 2 ** round(math.log2(want)))))
 
 
-def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int = 0) -> np.ndarray:
+class TrainingStopped(Exception):
+    """k-means was asked to stop (the store is closing)."""
+
+
+def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int = 0,
+           stop: Callable[[], bool] | None = None) -> np.ndarray:
     """Spherical k-means (cosine): unit centroids. An emptied list is re-seeded from the worst-fit rows."""
     rng = np.random.default_rng(seed)
     x = np.asarray(x, np.float32)
     n_lists = min(n_lists, len(x))
     c = x[rng.choice(len(x), n_lists, replace=False)].copy()
     for _ in range(iters):
+        if stop is not None and stop():
+            raise TrainingStopped
         sims = x @ c.T
         a = np.argmax(sims, axis=1)
         order = np.argsort(a, kind="stable")
@@ -256,14 +263,20 @@ class TextIvf:
         # A generation of an older format is rebuilt in idle time too; it answers meanwhile.
         return n_items >= RETRAIN_GROWTH * self.active.trained_n or self.active.metric != METRIC
 
-    def start(self, conn: Any, sample: np.ndarray, n_items: int, end_id: int) -> None:
-        """Train a new generation on `sample` and create its table; the caller commits."""
+    def next_gen(self) -> int:
         gens = [g.gen for g in (self.active, self.building) if g is not None]
-        gen = max(gens) + 1 if gens else 0
+        return max(gens) + 1 if gens else 0
+
+    def train(self, sample: np.ndarray, n_items: int, gen: int, stop: Callable[[], bool] | None = None) -> np.ndarray:
+        """k-means centroids for generation `gen` (no store access: runs outside any lock)."""
         t = time.perf_counter()
-        c = kmeans(sample, lists_for(n_items, self.settings.list_size), seed=gen)
+        c = kmeans(sample, lists_for(n_items, self.settings.list_size), seed=gen, stop=stop)
         log.info("memory index: trained %d lists on %d of %d vectors in %.1f s", len(c), len(sample), n_items,
                  time.perf_counter() - t)
+        return c
+
+    def start_trained(self, conn: Any, gen: int, c: np.ndarray, end_id: int) -> None:
+        """Create generation `gen` with centroids `c`; items up to `end_id` are backfilled; the caller commits."""
         conn.execute(f"CREATE TABLE IF NOT EXISTS {CENTROIDS}(gen INTEGER, list_id INTEGER, vector BLOB NOT NULL,"
                      " PRIMARY KEY(gen, list_id))")
         conn.execute(f"DELETE FROM {CENTROIDS} WHERE gen = ?", (gen,))

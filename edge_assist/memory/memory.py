@@ -38,6 +38,7 @@ closes, and re-exports the names callers import from here.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from edge_assist.config import Config
 from edge_assist.errors import StoreError
@@ -87,9 +88,15 @@ class Memory(Writing, Reading, Upkeep):
     # -- opening -----------------------------------------------------------------------
     @classmethod
     def open(
-        cls, cfg: Config, llm: LLM | None, text_encoder: TextEncoder, image_encoder: ImageEncoder | None = None
+        cls, cfg: Config, llm: LLM | None, text_encoder: TextEncoder, image_encoder: ImageEncoder | None = None,
+        *, wall: Callable[[], float] | None = None,
     ) -> Memory:
-        """Open (or create) the wearer's memory; check it; repair the graph side if a kill left it behind."""
+        """Open (or create) the wearer's memory; check it; repair the graph side if a kill left it behind.
+
+        `wall` is the wall clock rows are stamped with (default `time.time`): a replay of a
+        recorded day or a simulated week passes its own, so session order and retention
+        follow that calendar.
+        """
         check_windows(cfg)
         paths = Paths.of(cfg)
         store = MemoryStore.open(
@@ -101,6 +108,8 @@ class Memory(Writing, Reading, Upkeep):
             max_store_mb=cfg.memory.max_store_mb,
             ivf=ivf_settings(cfg),
         )
+        if wall is not None:
+            store.wall = wall
         return cls._finish_open(cfg, paths, store, llm, text_encoder, image_encoder)
 
     @classmethod
@@ -137,7 +146,7 @@ class Memory(Writing, Reading, Upkeep):
         image_encoder: ImageEncoder | None,
     ) -> Memory:
         try:
-            graph, _created = EntityGraph.open(paths.graph)
+            graph, _created = EntityGraph.open(paths.graph, cfg.memory.graph_buffer_mb)
         except BaseException:
             store.close()
             raise

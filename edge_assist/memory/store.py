@@ -221,6 +221,7 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
             self.image_dim = int(meta["image_dim"]) if "image_dim" in meta else None
 
     def close(self) -> None:
+        self.stop_training()
         with self._lock:
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,9 @@ class StoreBase:
         self._errors: tuple[type[BaseException], ...] = (sqlite_module().Error,)
         self.ivf: TextIvf | None = None
         self.session_vectors = search.SessionVectors()
+        # The wall clock rows are stamped with (session order, retention). Replays of a
+        # recorded day and the soak's simulated week give their own; the device uses time.time.
+        self.wall: Callable[[], float] = time.time
 
     # -- opening -----------------------------------------------------------------------
 
@@ -136,7 +139,7 @@ class StoreBase:
         with self.transaction() as c:
             c.execute(
                 "INSERT OR IGNORE INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) VALUES (?,?,?,?,?)",
-                (session_id, default.clip_s, default.activity_s, default.session_s, _session_start_wall(c)),
+                (session_id, default.clip_s, default.activity_s, default.session_s, _session_start_wall(c, self.wall())),
             )
         return default
 
@@ -152,14 +155,13 @@ class StoreBase:
 
 
 
-def _session_start_wall(conn: Any) -> float:
+def _session_start_wall(conn: Any, now: float) -> float:
     """Now, or just after the latest session start if the wall clock is behind it.
 
     Sessions are ordered by their start: a wall clock set back (a Pi without a real-time
     clock before NTP, a manual change) would file a new session before older ones, and
     its steps would no longer see them as earlier sessions. Order is kept; the jump logged.
     """
-    now = time.time()
     latest = conn.execute("SELECT max(first_wall) FROM sessions").fetchone()[0]
     if latest is not None and now <= latest:
         import logging  # here, not at the top: keeps this crash-safety fix apart from the search code

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,7 +39,7 @@ class StoreWrites(StoreBase):
                 " written_wall) VALUES ('clip', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id, clip_index, t0, t1, text, json.dumps([clip_index]), source,
-                    None if extract_entities else "null", 0 if extract_entities else 1, time.time(),
+                    None if extract_entities else "null", 0 if extract_entities else 1, self.wall(),
                 ),
             )
             if cur.rowcount == 0:
@@ -55,7 +54,7 @@ class StoreWrites(StoreBase):
                 kcur = c.execute(
                     "INSERT OR IGNORE INTO keyframes(session_id, clip_index, k, stream_t, t1, path, bytes, written_wall)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (session_id, clip_index, kf.k, kf.stream_t, t1, kf.path, kf.bytes, time.time()),
+                    (session_id, clip_index, kf.k, kf.stream_t, t1, kf.path, kf.bytes, self.wall()),
                 )
                 if kf.vector is not None and self.image_dim is not None and kcur.rowcount:
                     c.execute(
@@ -79,7 +78,7 @@ class StoreWrites(StoreBase):
                 cur = c.execute(
                     "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, entities, graph_done,"
                     " written_wall) VALUES ('clip', ?, ?, ?, ?, ?, ?, ?, 'null', 1, ?)",
-                    (sid, idx, t0, t1, text, json.dumps([idx]), source, time.time()),
+                    (sid, idx, t0, t1, text, json.dumps([idx]), source, self.wall()),
                 )
                 if cur.rowcount:
                     c.execute("INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
@@ -115,7 +114,7 @@ class StoreWrites(StoreBase):
                 "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, partial, entities,"
                 " graph_done, written_wall) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'null', 1, ?)",
                 (level, session_id, window_index, t0, t1, text, json.dumps(sorted(set(clips))), source,
-                 int(partial), time.time()),
+                 int(partial), self.wall()),
             )
             if cur.rowcount == 0:
                 return False

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import time
 import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -105,7 +104,7 @@ class Upkeep:
 
     def export(self) -> Iterator[dict[str, Any]]:
         meta = self.store.meta()
-        yield {"meta": {"wearer": self.cfg.general.wearer, "exported_wall": time.time(),
+        yield {"meta": {"wearer": self.cfg.general.wearer, "exported_wall": self.store.wall(),
                         **{k: v for k, v in meta.items() if k != FORGET_TOMBSTONE}}}
         yield from self.store.export_rows()
         for key, name, kind in self.graph.entities():
@@ -139,5 +138,5 @@ class Upkeep:
                 shutil.rmtree(p)
             else:
                 p.unlink()
-        self.graph, _ = EntityGraph.open(self.paths.graph)
+        self.graph, _ = EntityGraph.open(self.paths.graph, self.cfg.memory.graph_buffer_mb)
         self._reconcile()

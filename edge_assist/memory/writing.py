@@ -172,7 +172,7 @@ class Writing(GraphUpdating):
         if self.cfg.memory.keyframe_retention_days <= 0:
             expired = self.store.expired_keyframes(math.inf)
         else:
-            expired = self.store.expired_keyframes(self.keyframes.expiry_wall())
+            expired = self.store.expired_keyframes(self.keyframes.expiry_wall(self.store.wall()))
         if not expired:
             return 0
         KeyframeFiles.delete([p for _, p in expired])
