@@ -96,10 +96,16 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
     assert main(["replay", str(b), "--no-progress", "--ask", "15:where did I hide the spare house key?", *s]) == 0
     capsys.readouterr()
     assert _grep(data, GONE), "the run did not record the caption at all: nothing to test"
+    # The wearer's "thanks" / "not now" labels (outputs/feedback.py) name the alert they answered.
+    labels = [{"type": "feedback", "signal": "thanks", "label": 1, "t": 12.0,
+               "decision": {"session_id": sid, "clip_index": 0, "t0": 0.0, "t1": 10.0, "sub_type": "ER",
+                            "text": f"alert {n}", "probability": 0.9}, "features": [0.1, 0.2]}
+              for n, sid in enumerate(("yesterday", "today"))]
+    (data / "feedback.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
     when = datetime.fromtimestamp(cutoff).isoformat(timespec="seconds")
     assert main(["memory", "forget", "--before", when, "--yes", *s]) == 0
     out = capsys.readouterr().out
-    assert "forgot 2 clips" in out and "log lines that told of them" in out
+    assert "forgot 2 clips" in out and "label lines that told of them" in out
     for text in yesterday:
         assert _grep(data, text) == [], f"{text!r} is still on disk"
     for text in today:
@@ -107,6 +113,8 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
     kept = [json.loads(x) for x in (data / "decisions.jsonl").read_text().splitlines()]
     assert any(r.get("session_id") == "today" for r in kept)
     assert not any(r.get("session_id") == "yesterday" for r in kept)
+    feedback = [json.loads(x) for x in (data / "feedback.jsonl").read_text().splitlines()]
+    assert [r["decision"]["session_id"] for r in feedback] == ["today"]
     assert main(["memory", "stats", "--json", *s]) == 0
     assert json.loads(capsys.readouterr().out)["items"]["clip"] == 2
 

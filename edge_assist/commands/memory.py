@@ -112,11 +112,14 @@ def _forget(args: argparse.Namespace) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing deleted")
             return 1
+    from edge_assist.outputs.feedback import FILE as FEEDBACK_FILE
     from edge_assist.outputs.forget_logs import Forgotten, check_not_busy, scrub_jsonl
     from edge_assist.reasoning.trace import TRACES_FILE
 
     cfg = config_from_args(args)
-    logs = list(dict.fromkeys([cfg.data_path(cfg.output.decision_log), cfg.data_path(TRACES_FILE)]))
+    # The wearer's labels name the alert they answered (its clip, its words): they go too.
+    logs = list(dict.fromkeys([cfg.data_path(cfg.output.decision_log), cfg.data_path(TRACES_FILE),
+                               cfg.data_path(FEEDBACK_FILE)]))
     with _open_existing(args) as mem:
         check_not_busy(logs)
         # The logs first: a kill between the two leaves the memory whole, and forgetting
@@ -126,7 +129,8 @@ def _forget(args: argparse.Namespace) -> int:
         removed = sum(scrub_jsonl(p, forgotten)[1] for p in logs)
         res = mem.forget_before(cutoff)
     print(f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe "
-          f"files and {removed} log lines that told of them")
+          f"files and {removed} log and label lines that told of them; copies made with `memory export` "
+          "are yours to delete")
     return 0
 
 
