@@ -1,6 +1,6 @@
 """Settings: `edge-assist.toml` merged with command-line overrides, validated, frozen.
 
-Every key is declared once here with its default, its unit and its range; the declared
+Every key is declared once (config_sections.py) with its default, its unit and its range; the declared
 docs are what `edge-assist config show` prints, so the file documents itself. Units are
 in the key names (`_s`, `_ms`, `_px`, `_mb`). An unknown key or an out-of-range value is
 a one-line `ConfigError` that names the key.
