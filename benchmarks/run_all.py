@@ -116,10 +116,16 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
         s["resident_mb"]["models_loaded"] = inf.get("rss_end_mb")
     ing = d.get("memory_ingest", {})
     if ing.get("runs"):
-        on, off = ing["runs"]
+        # One run per entity path (lexical: the default, none, llm, llm-batch); "on" is the default's.
+        by = {r.get("entity_extractor", "llm" if r.get("extract_entities") else "none"): r for r in ing["runs"]}
+        on = by.get(ing.get("default_entity_extractor", "lexical"), ing["runs"][0])
+        off = by.get("none", on)
         lat["memory_ingest_per_caption"] = {"median": _r(1000 * on["seconds_per_caption"]),
                                             "without_graph": _r(1000 * off["seconds_per_caption"]),
+                                            "entity_path": on.get("entity_extractor", ""),
                                             "ratio_graph_on_off": ing.get("entity_graph_cost_ratio")}
+        if "llm" in by:
+            lat["memory_ingest_per_caption"]["with_llm_entities"] = _r(1000 * by["llm"]["seconds_per_caption"])
         rtf["memory_ingest"] = _r(on["per_hour"]["compute_share_of_realtime"], 3)
         rtf["memory_ingest_without_graph"] = _r(off["per_hour"]["compute_share_of_realtime"], 3)
         s["disk"]["store_text_vectors_bytes_per_hour"] = sum(on["per_hour"]["bytes_per_level_text_plus_vectors"].values())

@@ -34,3 +34,22 @@ def test_bench_outside_a_checkout_says_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(EdgeAssistError, match="source checkout"):
         checkout(tmp_path / "edge_assist")
     assert checkout() == Path(__file__).resolve().parents[1]  # this checkout is one
+
+
+def test_summary_reads_every_benchmark_as_it_writes_today() -> None:
+    """The summary from the JSON each benchmark wrote in a real `bench --quick` run
+    (tests/data/bench_raw/, 2026-12-01): a benchmark whose output changed shape must not
+    crash the summary at the end of an hour-long run (bench_memory_ingest's did)."""
+    from benchmarks.run_all import PLAN, markdown, summarise
+
+    raw = Path(__file__).resolve().parent / "data" / "bench_raw"
+    runs = {name: {"command": module, "exit": 0, "wall_s": 1.0, "peak_rss_mb": 1.0,
+                   "data": json.loads((raw / f"{name}.json").read_text())}
+            for name, module, _q, _f in PLAN if (raw / f"{name}.json").exists()}
+    assert len(runs) == len(PLAN)
+    s = summarise(runs, quick=True)
+    ing = s["latency_ms"]["memory_ingest_per_caption"]
+    assert ing["entity_path"] == "lexical" and ing["with_llm_entities"] > ing["median"]
+    assert s["realtime_factor"]["memory_ingest"] > 0 and s["search_vs_size"] and s["latency_ms"]["graph_path"]
+    head = {"machine": "m", "date": "d", "cpus": 2, "platform": "p", "load_start": 0.0, "total_s": 1.0, "command": "c"}
+    assert "memory_ingest_per_caption" in markdown(s, head)
