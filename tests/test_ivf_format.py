@@ -151,3 +151,44 @@ def test_closing_stops_a_training_run_and_writes_nothing(tmp_path: Path) -> None
     _build(again)
     assert again.ivf.active is not None
     again.close()
+
+
+def test_the_same_caption_on_many_days_returns_the_latest_days_first(tmp_path: Path) -> None:
+    """A routine repeats its caption (and vector) daily: among equal matches, the newest wins,
+    in the exact scan, the index and the current session's own vectors alike."""
+    vecs = _vectors(900, 5)
+    routine = vecs[0] * 0 + _vectors(1, 6)[0]
+    rows = [(f"day-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"clip {i}",
+             routine if i % 200 == 7 else v) for i, v in enumerate(vecs)]
+    got = {}
+    for name, settings in (("exact", IvfSettings(min_items=0)), ("index", SETTINGS)):
+        st = MemoryStore.open(tmp_path / f"{name}.sqlite", text_encoder="t", text_dim=DIM, ivf=settings)
+        st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))
+        _build(st)
+        assert (st.ivf is not None and st.ivf.ready) == (name == "index")
+        got[name] = [(h.session_id, h.clip_indices) for h in st.search_text(routine, k=3, before_t=1e9)]
+        # Today (day-4) searched on its own vectors, earlier days through the store.
+        got[name + "-today"] = [(h.session_id, h.clip_indices) for h in st.search_text(
+            routine, k=3, before_t=1e9, session_id="day-4", earlier_sessions=("day-0", "day-1", "day-2", "day-3"))]
+        st.close()
+    assert got["exact"] == got["index"] == [("day-4", (7,)), ("day-3", (7,)), ("day-2", (7,))]
+    assert got["exact-today"] == got["index-today"] == got["exact"]
+
+
+def test_a_new_sessions_vectors_are_kept_from_its_first_caption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once memory is big, the current session is searched on its own vectors; a session that
+    began in this process is never read back from the store for that (one rowid at a time)."""
+    vecs = _vectors(1000, 7)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs[:900])
+    _build(st)
+    rows = [("today", i, 10.0 * i, 10.0 * (i + 1), f"today {i}", v) for i, v in enumerate(vecs[900:])]
+    st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))
+
+    def no_read_back(*a: object, **kw: object) -> None:
+        raise AssertionError("the new session's vectors were read back from the store")
+
+    monkeypatch.setattr(st, "_vectors", no_read_back)
+    hits = st.search_text(vecs[950], k=3, before_t=1e9, session_id="today")
+    assert hits[0].session_id == "today" and hits[0].clip_indices == (50,)
+    st.close()

@@ -61,7 +61,7 @@ def text_knn(
     # once at the end (a JOIN inside the KNN read the row of every candidate: k per probed list).
     near: list[tuple[float, int]] = []
     # vec0 cuts a group of equal distances at k in its own order; asking for twice as many and
-    # cutting here, ties to the older item, makes the exact scan and the index keep the same rows.
+    # cutting here, ties to the newer item, makes the exact scan and the index keep the same rows.
     kk = min(2 * k, MAX_K)
     q = np.frombuffer(blob, np.float32)
     lv = f" AND v.level IN ({','.join('?' * len(levels))})"
@@ -74,16 +74,17 @@ def text_knn(
             sql = (f"SELECT v.distance, v.rowid FROM {name} v WHERE v.embedding MATCH ? AND v.k = ?"
                    f" AND v.list_id IN ({','.join(map(str, lists))})" + lv + where)
             # vec0 answers k rows per probed list: keep the k nearest of them all.
-            part = sorted((to_cosine(float(d)), int(i)) for d, i in store._read(sql, [qblob, kk, *levels, *args]))[:k]
+            part = sorted(((to_cosine(float(d)), int(i)) for d, i in store._read(sql, [qblob, kk, *levels, *args])),
+                          key=newest_first)[:k]
         else:
             sql = "SELECT v.distance, v.rowid FROM text_vec v WHERE v.embedding MATCH ? AND v.k = ?" + lv + where
-            part = sorted((float(d), int(i)) for d, i in store._read(sql, [blob, kk, *levels, *args]))[:k]
+            part = sorted(((float(d), int(i)) for d, i in store._read(sql, [blob, kk, *levels, *args])), key=newest_first)[:k]
         near = merge_nearest(near, part, k)
     if not near:
         return []
     dist = {iid: d for d, iid in near}
     rows = store._read(_ITEM_SQL.format(marks=",".join("?" * len(near))), [iid for _, iid in near])
-    rows.sort(key=lambda r: (dist[r[0]], r[0]))
+    rows.sort(key=lambda r: (dist[r[0]], -r[0]))
     return [
         TextHit(level=r[1], session_id=r[2], t0=r[3], t1=r[4], text=r[5], clip_indices=tuple(json.loads(r[6])),
                 score=1.0 - dist[r[0]])
@@ -122,6 +123,13 @@ class SessionVectors:
                 self._cache.popitem(last=False)
         self._cache.move_to_end(session_id)
         return got
+
+    def start(self, session_id: str) -> None:
+        """A session that has just begun (nothing stored yet): kept from its first row."""
+        if session_id not in self._cache:
+            self._cache[session_id] = _Rows()
+            while len(self._cache) > self.MAX_SESSIONS:
+                self._cache.popitem(last=False)
 
     def added(self, session_id: str, item_id: int, level: str, t1: float, vec: np.ndarray) -> None:
         got = self._cache.get(session_id)
@@ -165,8 +173,7 @@ class _Rows:
         if n <= 0:
             return []
         top = np.argpartition(-sims, n - 1)[:n]
-        top = top[np.argsort(-sims[top], kind="stable")]
-        return [(1.0 - float(sims[i]), int(ids[i])) for i in top]
+        return sorted(((1.0 - float(sims[i]), int(ids[i])) for i in top), key=newest_first)
 
 
 def keyframe_knn(
@@ -183,12 +190,19 @@ def keyframe_knn(
     if session_id is not None and earlier_sessions:
         rows = merge_nearest(rows, store._read(
             sql + f" AND v.session_id IN ({','.join('?' * len(earlier_sessions))}) ORDER BY v.distance",
-            [*base, *earlier_sessions]), k)
+            [*base, *earlier_sessions]), k, key=lambda r: float(r[0]))
     return [KeyframeHit(r[1], r[2], r[3], r[4], 1.0 - float(r[0])) for r in rows]
 
 
-def merge_nearest(a: Sequence[Any], b: Sequence[Any], k: int) -> list[Any]:
+def newest_first(r: Any) -> tuple[float, int]:
+    """Sort key of (distance, item id) rows: nearest first; among equals, the newest item.
+
+    The same caption on two days has the same vector (a daily routine), and "when did I last"
+    means the latest of them; every path breaks ties this way, so the index and the exact
+    scan keep the same rows."""
+    return (float(r[0]), -int(r[1]))
+
+
+def merge_nearest(a: Sequence[Any], b: Sequence[Any], k: int, key: Any = newest_first) -> list[Any]:
     """Two distance-ordered result lists (distance first) → the k nearest of both."""
-    # Ties (the same caption on two days has the same vector) go to the older item in every path,
-    # so the index and the exact scan keep the same one.
-    return sorted([*a, *b], key=lambda r: (float(r[0]), r[1]))[: int(k)]
+    return sorted([*a, *b], key=key)[: int(k)]

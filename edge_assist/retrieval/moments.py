@@ -75,7 +75,8 @@ async def candidate_moments(
         vecs = await clock.run_blocking(encoder.encode, [records[key].text for key in unscored])
         for key, v in zip(unscored, np.asarray(vecs), strict=True):
             scores[key] = float(v @ qvec)
-    ranked = sorted(records, key=lambda key: -scores[key])[:k]
+    # Equal scores (a routine's caption, the same every day): the most recent moment first.
+    ranked = sorted(records, key=lambda key: (-scores[key], -ages.order(key[0]), -records[key].t0))[:k]
     return [
         Moment(records[key].session_id, records[key].clip_index, records[key].t0, records[key].t1,
                records[key].text, round(scores[key], 4), ages.note(records[key].session_id, records[key].t0))
