@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                     o.close()
             r["fill_s_cumulative"] = round(fill_s, 1)
             r["index_idle_s_cumulative"] = round(idle_s, 1)
+            # Index upkeep runs in transactions that ingest waits behind; k-means runs outside them.
+            r["index_longest_tx_s_cumulative"] = round(store.longest_index_tx_s, 3)
             r["db_mb"] = round(sum(p.stat().st_size for p in Path(d).glob("scale.sqlite*")) / 2**20, 1)
             rows.append(r)
             print(json.dumps(r), flush=True)

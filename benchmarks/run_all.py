@@ -141,6 +141,7 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
             "index": f"IVF {r['index']['active']['lists']} lists, probe {r['index']['probe']}"
             if r["index"].get("active") else "exact (below memory.ann_min_items)",
             "db_mb": r.get("db_mb"),
+            "index_longest_tx_s": r.get("index_longest_tx_s_cumulative"),
         })
     if sc.get("rows"):
         big = sc["rows"][-1]
@@ -219,6 +220,10 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
     for r in s["search_vs_size"]:
         L.append(f"| {r['n']:,} | {r['index']} | {r['index_p50']} | {r['index_p95']} | {r['recall10']} | {r['numpy_p95']} "
                  f"| {r['sqlite_vec_exact_p95']} | {r['ratio_index_over_numpy']} | {r['ratio_index_over_sqlite_vec']} |")
+    held = [(r["n"], r.get("index_longest_tx_s")) for r in s["search_vs_size"] if r.get("index_longest_tx_s") is not None]
+    if held:
+        L += ["", "Longest transaction of index upkeep so far (s; ingest waits behind it, k-means runs outside): "
+              + ", ".join(f"{v} at {n:,}" for n, v in held)]
     if s["sqlite_vec_quantised"]:
         L += ["", "## sqlite-vec brute force: float32, int8 and bit columns with re-ranking (synthetic clustered vectors, "
               "median ms)", "", "| n | dim | numpy | float | int8+rescore (recall) | bit+rescore (recall) | float / numpy |",
