@@ -179,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             r["index_idle_s_cumulative"] = round(idle_s, 1)
             # Index upkeep runs in transactions that ingest waits behind; k-means runs outside them.
             r["index_longest_tx_s_cumulative"] = round(store.longest_index_tx_s, 3)
+            r["index_longest_tx_kind"] = store.longest_index_tx_kind
             r["db_mb"] = round(sum(p.stat().st_size for p in Path(d).glob("scale.sqlite*")) / 2**20, 1)
             rows.append(r)
             print(json.dumps(r), flush=True)

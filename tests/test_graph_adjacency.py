@@ -12,6 +12,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
+from edge_assist.memory import graph as graph_mod
 from edge_assist.memory.entities import Extraction
 from edge_assist.memory.graph import (
     MAX_NEIGHBOUR_CLIPS,
@@ -61,7 +64,8 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
                                            -order.get(g[1], -1), g))[:k]
     out = []
     for key, s in ranked:
-        clips = {ci for kk, ss, ci, _ in seen if kk == key and ss == s}
+        own = sorted({(t1, ci) for kk, ss, ci, t1 in seen if kk == key and ss == s}, reverse=True)
+        clips = {ci for _, ci in own[: graph_mod.MAX_ENTITY_CLIPS]}  # the newest sightings
         nb, recent = set(), {}
         for ss, _, t1, ex in caps:
             if ss != s or t1 > bound(s):
@@ -122,4 +126,18 @@ def test_graph_path_matches_a_brute_force_of_what_was_applied(tmp_path: Path) ->
     for mine, ref in _answers(g, left, QUERIES, caps):
         assert mine == ref
     assert all(ci % 3 for h in g.neighbourhood(["bowl"], before_t=1e9, k=8) for ci in h.clip_indices)
+    g.close()
+
+
+def test_a_hit_carries_its_newest_clips_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An object seen in hundreds of clips: a hit carries the latest few (the bound binds here)."""
+    monkeypatch.setattr(graph_mod, "MAX_ENTITY_CLIPS", 5)
+    caps = _random_captions(2)
+    g, _ = EntityGraph.open(tmp_path / "g.kuzu")
+    for s, ci, t1, ex in caps:
+        g.apply(s, ci, t1 - 10.0, t1, ex)
+    answers = _answers(g, caps, QUERIES)
+    assert any(len(h[2]) == 5 for mine, _ in answers for h in mine)  # the cap was reached
+    for mine, ref in answers:
+        assert mine == ref and mine
     g.close()

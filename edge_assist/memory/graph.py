@@ -27,6 +27,10 @@ from edge_assist.sqlite import sqlite_module
 
 # How many neighbour clips one hit carries: enough context, bounded prompt.
 MAX_NEIGHBOUR_CLIPS = 16
+# How many of its own clips one hit carries, the newest: a bowl seen in 500 clips of a day
+# cost a row and a scored caption each, per question, while retrieval keeps a handful of clips
+# a path and a question about a thing is about its latest sightings.
+MAX_ENTITY_CLIPS = 64
 # Names that only contain a query name ("butter knife" for "knife"), kept per query name.
 MAX_PARTIAL_MATCHES = 8
 # Neighbours whose clips a hit carries (the most recently related ones).
@@ -296,7 +300,7 @@ class EntityGraph:
             hits = []
             for key, s in ranked:
                 bound = group_bound(s)
-                clips = set(adj.clips(key, s, bound))
+                clips = set(adj.clips(key, s, bound, MAX_ENTITY_CLIPS))
                 nb: set[tuple[str, str, str, float]] = set()
                 recent: dict[str, float] = {}
                 for rel, o, oname, t, inverse in adj.relations(key, s, bound):

@@ -165,11 +165,13 @@ class Adjacency:
         return iter(self._conn.execute(
             "SELECT session_id, t1 FROM latest WHERE key = ? ORDER BY t1 DESC, session_id", (key,)))
 
-    def clips(self, key: str, session_id: str, bound: float) -> list[int]:
-        # Rows as SQLite gives them (INTEGER, TEXT, REAL): a popular object returns hundreds,
-        # and converting each value again in Python was a third of the graph path's CPU time.
+    def clips(self, key: str, session_id: str, bound: float, limit: int = -1) -> list[int]:
+        """The clips `key` was seen in, newest first, at most `limit` (-1: all), read backwards on the index."""
+        # Rows as SQLite gives them (INTEGER, TEXT, REAL): converting each value again in Python
+        # was a third of the graph path's CPU time.
         return [r[0] for r in self._conn.execute(
-            "SELECT clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ?", (key, session_id, bound))]
+            "SELECT clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ? "
+            "ORDER BY t1 DESC, clip_index DESC LIMIT ?", (key, session_id, bound, int(limit)))]
 
     def relations(self, key: str, session_id: str, bound: float) -> list[tuple[str, str, str, float, int]]:
         """(relation, other key, other name, time, inverse) of `key` in a session up to `bound`, both directions."""

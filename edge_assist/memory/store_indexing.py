@@ -18,6 +18,7 @@ from edge_assist.sqlite import connect, sqlite_module
 class StoreIndexing(StoreBase):
     _training: _Training | None = None  # a k-means run in its thread (see `_trained`)
     longest_index_tx_s = 0.0  # the longest transaction of index upkeep so far (seconds)
+    longest_index_tx_kind = ""  # and what it did: start (a new generation), backfill, finish (the swap)
 
     def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored text vectors of these item ids (the index reads them to train and backfill)."""
@@ -55,6 +56,7 @@ class StoreIndexing(StoreBase):
             if ivf.building is None and not self._trained(ivf, deadline):
                 return True  # k-means is still running in its thread; the writer goes back to its captions
             tx0 = time.perf_counter()
+            kind = "start" if ivf.building is None else "finish" if ivf.next_id > ivf.end_id else "backfill"
             try:
                 with self.transaction() as c:
                     if ivf.building is None:
@@ -79,7 +81,9 @@ class StoreIndexing(StoreBase):
                     ivf.load(self._conn)
                 raise
             # How long index upkeep held the store (ingest waits that long): bench_memory_scale reports it.
-            self.longest_index_tx_s = max(self.longest_index_tx_s, time.perf_counter() - tx0)
+            took = time.perf_counter() - tx0
+            if took > self.longest_index_tx_s:
+                self.longest_index_tx_s, self.longest_index_tx_kind = took, kind
             if not ivf.wants_work(self._items_written()):
                 release_freed_memory()
                 return False

@@ -94,10 +94,12 @@ async def graph_path(out: PathResult, args: PathArgs, memory: MemoryReader, cloc
         for h in hits
     ]
     for h in hits:
-        for idx in h.clip_indices:
+        # Newest first: clips of one entity score alike, and the group keeps the first ones
+        # (`best_clips`), which must be its latest sightings, not its first.
+        for idx in reversed(h.clip_indices):
             out.add(ClipRef(h.session_id, idx, h.score, h.name))
         # A neighbour's clips count for less than the entity's own.
-        for idx in h.neighbour_clip_indices:
+        for idx in reversed(h.neighbour_clip_indices):
             out.add(ClipRef(h.session_id, idx, h.score * 0.5, f"{h.name}+1"))
 
 
