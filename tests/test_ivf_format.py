@@ -192,3 +192,50 @@ def test_a_new_sessions_vectors_are_kept_from_its_first_caption(tmp_path: Path, 
     hits = st.search_text(vecs[950], k=3, before_t=1e9, session_id="today")
     assert hits[0].session_id == "today" and hits[0].clip_indices == (50,)
     st.close()
+
+
+def _tables(st: MemoryStore) -> set[str]:
+    return {r[0] for r in st._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _until_retired(st: MemoryStore) -> None:
+    """Index steps until a replaced generation is retired (the swap done, its table still there)."""
+    while st.ivf is not None and not st.ivf.retired:
+        assert st.index_step(0.0)  # one transaction a call
+
+
+def test_a_replaced_generation_is_emptied_in_small_steps_then_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ivf_mod, "RETIRE_CHUNKS", 1)  # one vector chunk a step: several steps
+    vecs = _vectors(1300, 8)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs[:400])
+    _build(st)
+    assert st.ivf is not None and st.ivf.active is not None
+    first = st.ivf.active.gen
+    rows = [(f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
+            for i, v in enumerate(vecs[400:])]
+    st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))  # grown past twice: a new generation
+    _until_retired(st)
+    assert st.ivf.retired == [first] and ivf_mod.table(first) in _tables(st)
+    before = [_search(st, v) for v in vecs[::97]]
+    steps = 0
+    while st.ivf.retired:
+        assert st.index_step(0.0) or not st.ivf.retired
+        steps += 1
+    assert steps > 2  # emptied over several steps, each its own short transaction
+    assert ivf_mod.table(first) not in _tables(st) and not st.index_pending()
+    assert [_search(st, v) for v in vecs[::97]] == before  # the active generation answered throughout
+    st.close()
+
+
+def test_forgetting_drops_a_retired_generation_at_once(tmp_path: Path) -> None:
+    vecs = _vectors(1300, 9)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    _fill(st, vecs[:400])
+    _build(st)
+    _fill(st, vecs)  # the first 400 again are ignored; 900 new ones
+    _until_retired(st)
+    old = ivf_mod.table(st.ivf.retired[0])
+    st.forget_before(1e12, "forget_tombstone")  # everything: no copy of a vector may stay
+    assert old not in _tables(st) and not st.ivf.retired
+    st.close()

@@ -18,7 +18,7 @@ from edge_assist.sqlite import connect, sqlite_module
 class StoreIndexing(StoreBase):
     _training: _Training | None = None  # a k-means run in its thread (see `_trained`)
     longest_index_tx_s = 0.0  # the longest transaction of index upkeep so far (seconds)
-    longest_index_tx_kind = ""  # and what it did: start (a new generation), backfill, finish (the swap)
+    longest_index_tx_kind = ""  # and what it did: start, backfill, finish (the swap) or retire (emptying an old one)
 
     def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored text vectors of these item ids (the index reads them to train and backfill)."""
@@ -53,13 +53,16 @@ class StoreIndexing(StoreBase):
         while True:
             if not ivf.wants_work(self._items_written()):
                 return False
-            if ivf.building is None and not self._trained(ivf, deadline):
+            if ivf.building is None and not ivf.retired and not self._trained(ivf, deadline):
                 return True  # k-means is still running in its thread; the writer goes back to its captions
             tx0 = time.perf_counter()
-            kind = "start" if ivf.building is None else "finish" if ivf.next_id > ivf.end_id else "backfill"
+            kind = ("retire" if ivf.retired and ivf.building is None else "start" if ivf.building is None
+                    else "finish" if ivf.next_id > ivf.end_id else "backfill")
             try:
                 with self.transaction() as c:
-                    if ivf.building is None:
+                    if kind == "retire":
+                        ivf.retire_step(c)
+                    elif ivf.building is None:
                         t, self._training = self._training, None
                         assert t is not None and t.centroids is not None
                         # Items written while k-means ran are backfilled too: the end is read now.

@@ -30,6 +30,8 @@ class StoreRetention(StoreBase):
         """
         with self.transaction() as c:
             ids, gone_clips = _forget_selection(c, cutoff_wall)
+            if ids and self.ivf is not None:
+                self.ivf.drop_retired(c)  # a replaced index generation still holds copies of the vectors
             for iid in ids:
                 c.execute("DELETE FROM text_vec WHERE rowid = ?", (iid,))
                 if self.ivf is not None:
