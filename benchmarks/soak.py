@@ -177,6 +177,10 @@ class Soak:
 
     def probe(self, s: Session, now_t: float, how: str) -> None:
         mem = self.open()
+        # The writer is idle most of a 10-s clip, so index upkeep pending now would be done by a
+        # question's time; finishing it first also keeps a k-means thread out of the search's CPU time.
+        while mem.maintain_index(0.5):
+            pass
         self.wall.now = s.wall_start + now_t
         self.stream_h += (now_t - self.probed_t.get(s.session_id, 0.0)) / 3600.0
         self.probed_t[s.session_id] = now_t
