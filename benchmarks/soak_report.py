@@ -83,6 +83,15 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
         "checkpoint_peak_mb": {c["label"]: c["peak_rss_mb"] for c in cks},
     }
     rss_info["ratio_last_day_over_first_day"] = _ratio(rss_info["bulk_last_day_max"], rss_info["bulk_first_day_max"])
+    # Beside the ratio: how fast RSS still grows in the second half of the week (least squares
+    # over the hourly rows, MB per simulated day), while memory keeps growing at the same pace.
+    half = [h for h in hours if h["day"] > (hours[-1]["day"] + 1) / 2]
+    if len(half) >= 2:
+        xs, ys = [h["hour"] / 24.0 for h in half], [h["rss_mb"] for h in half]
+        mx, my = statistics.fmean(xs), statistics.fmean(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        rss_info["mb_per_day_second_half"] = round(sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx, 2) \
+            if sxx > 0 else None
     slack_days = 1.5 / 24  # a sweep runs every 360 captions (about 1.2 h of stream) and at each day's end
     ret = [{"day": d["day"], **d["keyframes"]} for d in soak.days]
     retention_ok = all((r["oldest_file_days"] is None or r["oldest_file_days"] <= args.retention_days + slack_days)
@@ -149,6 +158,7 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
           f"- bulk process by day end: {r['bulk_process_mb_by_day']}",
           f"- last day max / first day max: {_f(r['bulk_last_day_max'])} / {_f(r['bulk_first_day_max'])} "
           f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
+          f"- growth in the second half of the week: {_f(r.get('mb_per_day_second_half'))} MB per simulated day",
           f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}", "", "## Disk", "",
           f"- store + graph at the end: {s['disk']['store_plus_graph_bytes_end'] / 1e6:.1f} MB = "
           f"{_f(s['disk']['mb_per_hour'])} MB per hour of stream (last day alone: {_f(s['disk'].get('mb_per_hour_last_day'))})",
@@ -160,3 +170,37 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
     L += ["", f"Consistency at the end: {s['consistency']}", "",
           "Per-hour rows (search, RSS, disk) and the checkpoints' full figures are in summary.json."]
     (out / "summary.md").write_text("\n".join(L) + "\n")
+
+
+class _Replay:
+    """A finished soak as summary.json holds it: what `summarise` reads from a live `Soak`."""
+
+    def __init__(self, s: dict[str, Any]) -> None:
+        self.hours, self.days, self.checkpoints = s["hours"], s["per_day"], s["checkpoints"]
+        self.consistency, self.stream_h, self.ingested = s["consistency"], s["stream_hours"], s["clips"]
+        self.bulk_cpu = s["bulk_cpu_s"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write summary.md / summary.json again from a run's summary.json (after the report changed)."""
+    import argparse
+    from types import SimpleNamespace
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("summary", help="a soak run's summary.json")
+    ap.add_argument("--out", required=True, help="directory for the new summary files")
+    a = ap.parse_args(argv)
+    old = json.loads(Path(a.summary).read_text())
+    args = SimpleNamespace(days=old["days"], hours=old["hours_per_day"], session_h=old["session_h"],
+                           retention_days=old["retention_days"], keyframe_every=old["keyframe_every"])
+    new = summarise(_Replay(old), args, old["wall_s"], old["rss"]["bulk_peak_mb"])
+    new["machine"] = old["machine"]  # the run's machine and load, not this one's
+    for k in ("command", "completed_days", "partial"):
+        if k in old:
+            new[k] = old[k]
+    write_report(Path(a.out), new)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
