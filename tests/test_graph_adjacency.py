@@ -59,9 +59,11 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
     for key, s, _, t1 in seen:
         if key in found:
             latest[(key, s)] = max(t1, latest.get((key, s), float("-inf")))
-    order = {s: i for i, s in enumerate(earlier)}  # equal times: the later earlier session first
-    ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g],
-                                           -order.get(g[1], -1), g))[:k]
+    # The current session first, then the most recent earlier sessions (their order, not their
+    # stream times: those restart with each session); without a session, the latest times.
+    order = {s: i for i, s in enumerate(earlier)}
+    ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1,
+                                           -order.get(g[1], -1), -latest[g], g))[:k]
     out = []
     for key, s in ranked:
         own = sorted({(t1, ci) for kk, ss, ci, t1 in seen if kk == key and ss == s}, reverse=True)
@@ -140,4 +142,18 @@ def test_a_hit_carries_its_newest_clips_only(tmp_path: Path, monkeypatch: pytest
     assert any(len(h[2]) == 5 for mine, _ in answers for h in mine)  # the cap was reached
     for mine, ref in answers:
         assert mine == ref and mine
+    g.close()
+
+
+def test_the_most_recent_sessions_come_first_whatever_their_stream_times(tmp_path: Path) -> None:
+    """Stream time restarts each session: an egg poured at 1:30:00 on Monday is older than one
+    poured at 0:00:30 today. With k groups, the k most recent sessions that saw it are kept."""
+    g, _ = EntityGraph.open(tmp_path / "g.kuzu")
+    days = [f"day-{d}" for d in range(10)]
+    egg = Extraction((("egg", "egg", "object"),), ())
+    for d, s in enumerate(days):
+        t1 = 5400.0 - 500.0 * d  # older days saw it later in their stream
+        g.apply(s, 3, t1 - 10.0, t1, egg)
+    hits = g.neighbourhood(["egg"], before_t=100.0, k=3, session_id="today", earlier_sessions=days)
+    assert [h.session_id for h in hits] == ["day-9", "day-8", "day-7"]
     g.close()

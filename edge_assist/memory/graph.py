@@ -35,6 +35,8 @@ MAX_ENTITY_CLIPS = 64
 MAX_PARTIAL_MATCHES = 8
 # Neighbours whose clips a hit carries (the most recently related ones).
 MAX_NEIGHBOURS_WITH_CLIPS = 8
+# Earlier sessions looked up per statement while finding an entity's most recent ones.
+SESSION_BATCH = 64
 STORE_ID_KEY = "store_id"
 
 
@@ -261,7 +263,6 @@ class EntityGraph:
         found = self.find(names)
         if not found or k <= 0:
             return []
-        earlier = frozenset(earlier_sessions) if session_id is not None else frozenset()
 
         def group_bound(s: str) -> float:
             return float(before_t) if session_id is None or s == session_id else float("inf")
@@ -272,31 +273,30 @@ class EntityGraph:
             if session_id is not None:
                 for key, t in adj.latest_in_many(list(found), session_id, float(before_t)).items():
                     latest[(key, session_id)] = t
-            for key in found if session_id is None or earlier else ():
-                # A key contributes at most k groups to the ranking below, so an object seen every
-                # day of a year does not cost a row per day. `best` holds the k largest times kept
-                # (a min-heap); rows come by unbounded time, newest first, and a bounded time is
-                # never larger, so once a row's time is below the k-th kept no later row can
-                # enter the ranking. Ties are read on.
-                best: list[float] = []
-                for s, t in adj.latest_sessions(key):
-                    if len(best) >= k and t < best[0]:
-                        break
-                    if session_id is None:
-                        got = t if t <= before_t else adj.latest_in(key, s, float(before_t))
-                    elif s in earlier and s != session_id:
-                        got = t
-                    else:
-                        continue
-                    if got is not None:
-                        latest[(key, s)] = got
-                        heapq.heappush(best, got)
-                        if len(best) > k:
-                            heapq.heappop(best)
-            # Equal times (two days that both ended with the object in view): the later session first.
-            order = {s: i for i, s in enumerate(earlier_sessions)}
-            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -latest[g],
-                                                   -order.get(g[1], -1), g))[:k]
+            if session_id is not None:
+                # Earlier sessions, newest first: stream time restarts with each session, so a
+                # sighting's time says nothing across sessions; their order (oldest first in
+                # `earlier_sessions`, by wall-clock start) says which is recent. A key needs at
+                # most k groups, read in batches of sessions until it has them.
+                newest = [x for x in reversed(earlier_sessions) if x != session_id]
+                for key in found:
+                    have = 0
+                    for i in range(0, len(newest), SESSION_BATCH):
+                        part = newest[i : i + SESSION_BATCH]
+                        seen_in = adj.latest_of(key, part)
+                        for x in part:
+                            if x in seen_in:
+                                latest[(key, x)] = seen_in[x]
+                                have += 1
+                        if have >= k:
+                            break
+            else:
+                self._latest_anywhere(found, before_t, k, latest)
+            # The current session first, then the most recent sessions; without a current
+            # session, the latest stream times (sessions cannot be told apart in time then).
+            order = {x: i for i, x in enumerate(earlier_sessions)}
+            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1,
+                                                   -order.get(g[1], -1), -latest[g], g))[:k]
             hits = []
             for key, s in ranked:
                 bound = group_bound(s)
@@ -317,6 +317,27 @@ class EntityGraph:
                     neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
                 ))
         return hits
+
+    def _latest_anywhere(self, found: dict[str, tuple[str, str, float]], before_t: float, k: int,
+                         latest: dict[tuple[str, str], float]) -> None:
+        """Without a current session: each key's k latest sightings by time, every session bounded by `before_t`.
+
+        `best` holds the k largest times kept (a min-heap); rows come by unbounded time, newest
+        first, and a bounded time is never larger, so once a row's time is below the k-th kept
+        no later row can enter the ranking. Ties are read on.
+        """
+        adj = self._adj
+        for key in found:
+            best: list[float] = []
+            for s, t in adj.latest_sessions(key):
+                if len(best) >= k and t < best[0]:
+                    break
+                got = t if t <= before_t else adj.latest_in(key, s, float(before_t))
+                if got is not None:
+                    latest[(key, s)] = got
+                    heapq.heappush(best, got)
+                    if len(best) > k:
+                        heapq.heappop(best)
 
     def entities(self) -> list[tuple[str, str, str]]:
         with self._lock:

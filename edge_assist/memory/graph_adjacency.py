@@ -160,6 +160,14 @@ class Adjacency:
             f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
             "AND t1 <= ? GROUP BY key", (*keys, session_id, bound)).fetchall())
 
+    def latest_of(self, key: str, sessions: Sequence[str]) -> dict[str, float]:
+        """{session: last sighting} of `key` in these sessions (one primary-key seek each)."""
+        if not sessions:
+            return {}
+        return dict(self._conn.execute(
+            f"SELECT session_id, t1 FROM latest WHERE key = ? AND session_id IN ({','.join('?' * len(sessions))})",
+            (key, *sessions)).fetchall())
+
     def latest_sessions(self, key: str) -> Iterator[tuple[str, float]]:
         """(session, last sighting) of `key`, newest first, read lazily: callers stop after k."""
         return iter(self._conn.execute(
