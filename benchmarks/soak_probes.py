@@ -135,9 +135,11 @@ def keyframe_ages_days(mem: Memory, wall_of: Callable[[str, float], float | None
     """Keyframe files still on disk (and the oldest one's age, simulated days), those deleted,
     and those deleted while still younger than the retention (which must never happen)."""
     kept, gone, early = [], 0, 0
-    for row in mem.export():
-        if row.get("type") != "keyframe":
-            continue
+    # The keyframe rows alone: reading them through `export()` built every item of the week as a
+    # dict each day (+5 MB of RSS on the week's store the first time, +1-3 MB each time after).
+    rows = [{"session_id": r[0], "stream_t": r[1], "path": r[2]}
+            for r in mem.store._read("SELECT session_id, stream_t, path FROM keyframes")]
+    for row in rows:
         at = wall_of(row["session_id"], float(row["stream_t"]))
         if at is None:
             continue
