@@ -360,7 +360,7 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     held = earlier == ["monday"] and order == ["monday", "tuesday"] and stream_ok and len(lines) == 1
     return {
         "fault": "wall clock jumps backwards",
-        "injected": f"time.time() set back {jump_s:.0f} s between two sessions (live clock running)",
+        "injected": f"the wall clock the store reads set back {jump_s:.0f} s between two sessions (live clock running)",
         "log_lines": lines,
         "outcome": {"session_order": order, "earlier_sessions_of_the_new_one": earlier,
                     "monotonic_stream_clock_went_on": stream_ok},
