@@ -21,6 +21,7 @@ from typing import Any
 from edge_assist import __version__, commands
 from edge_assist.config import Config, load_config, parse_override
 from edge_assist.errors import EdgeAssistError
+from edge_assist.heap import limit_arenas
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:
@@ -64,6 +65,8 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Before any thread exists: a process that runs for days keeps its C heap compact (heap.py).
+    limit_arenas()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from edge_assist.errors import StoreError
+from edge_assist.heap import release_freed
 from edge_assist.memory.ivf import BACKFILL_BATCH, TextIvf, TrainingStopped
 from edge_assist.memory.store_base import StoreBase
 from edge_assist.sqlite import connect, sqlite_module
@@ -161,17 +162,11 @@ class _Training:
 def release_freed_memory() -> None:
     """Give freed heap back to the OS after an index build (glibc only; elsewhere a no-op).
 
-    The backfill's batches (10k vectors as arrays, blobs and row tuples) leave tens of MB
-    free in glibc's heap that RSS still counts: measured on a 12k-item store, 87 MB
-    anonymous memory after the build, 42 MB after `malloc_trim`. Over months of retraining
-    the freed space is reused, but a device watching its resident memory sees the peak.
+    The backfill's batches (vectors as arrays, blobs and row tuples) leave tens of MB free in
+    glibc's heap that RSS still counts: measured on a 12k-item store, 87 MB anonymous memory
+    after the build, 42 MB after `malloc_trim`.
     """
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+    release_freed()
 
 
 def _chunk_vectors(c: Any, ids: Sequence[int], dim: int) -> dict[int, np.ndarray] | None:
