@@ -71,8 +71,10 @@ def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Pat
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
     assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "cosine"
     assert st.index_pending()
-    while st.ivf.building is None:  # k-means of the rebuild (its own thread), then its table
-        st.index_step(0.05)
+    # One transaction a call (max_s = 0), so the moment the new generation exists is seen:
+    # k-means runs in its own thread meanwhile, then the table is made, then batches fill it.
+    while st.ivf.building is None:
+        assert st.index_step(0.0), "the rebuild ended before its generation was seen"
     assert st.ivf.building is not None and st.ivf.active.metric == "cosine"
     assert [_search(st, v) for v in vecs[:20]] == before
     _build(st)
