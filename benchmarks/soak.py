@@ -42,6 +42,7 @@ from benchmarks.soak_probes import (
     disk_bytes,
     keyframe_ages_days,
     peak_rss_mb,
+    rss_by_kind,
     rss_mb,
     search_probe,
 )
@@ -187,7 +188,8 @@ class Soak:
         self.probed_t[s.session_id] = now_t
         search = search_probe(mem, self.cfg, self.plain_enc, s.session_id, now_t)
         row = {"hour": round(self.stream_h, 2), "day": s.day, "session": s.session_id, "filled_by": how,
-               "clips": self.ingested, "rss_mb": round(rss_mb(), 1), "disk": disk_bytes(self.cfg), "search": search}
+               "clips": self.ingested, "rss_mb": round(rss_mb(), 1), "rss_by_kind": rss_by_kind(), "disk": disk_bytes(self.cfg),
+               "search": search}
         self.hours.append(row)
         print(json.dumps(row), flush=True)
 
@@ -243,7 +245,8 @@ class Soak:
             ages = keyframe_ages_days(mem, self.wall_of, self.wall.now, self.args.retention_days)
             st = mem.stats()
             self.days.append({"day": day, "items": st["items"], "graph": st["graph"], "keyframes": ages,
-                              "disk": disk_bytes(self.cfg), "rss_mb": round(rss_mb(), 1)})
+                              "disk": disk_bytes(self.cfg), "rss_mb": round(rss_mb(), 1),
+                              "rss_by_kind": rss_by_kind()})
             print(json.dumps(self.days[-1]), flush=True)
             if self.on_day is not None:
                 self.on_day(self)  # a partial summary after every day: a cut-short run still reports

@@ -81,6 +81,43 @@ def rss_mb() -> float:
     return 0.0
 
 
+# A mapping this large is a reservation, not an allocation: Kùzu's buffer manager reserves its
+# whole address range up front and only the pages it touches count as resident (bounded by
+# `memory.graph_buffer_mb`); glibc's heaps and arenas are far smaller.
+RESERVATION = 1 << 36
+
+
+def rss_by_kind() -> dict[str, float]:
+    """Resident MB by where it lives (/proc/self/smaps): which kind grows is where a creep is.
+
+    graph_pool: Kùzu's buffer pool; heap: malloc (the brk heap, arenas and other anonymous
+    mappings: Python objects, ONNX Runtime, SQLite caches, numpy); models: model files mapped
+    from disk; code: shared libraries; other: the rest of file-backed mappings (databases, ...).
+    """
+    out = {"graph_pool": 0, "heap": 0, "models": 0, "code": 0, "other": 0}
+    kind = "other"
+    try:
+        with open("/proc/self/smaps", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                head = line.split(maxsplit=6)
+                if "-" in head[0] and not head[0].endswith(":"):
+                    lo, hi = (int(x, 16) for x in head[0].split("-"))
+                    name = head[5].strip() if len(head) > 5 else ""
+                    if not name or name == "[heap]":
+                        kind = "graph_pool" if hi - lo >= RESERVATION else "heap"
+                    elif name.endswith((".gguf", ".onnx", ".bin")):
+                        kind = "models"
+                    elif ".so" in name:
+                        kind = "code"
+                    else:
+                        kind = "other"
+                elif head[0] == "Rss:":
+                    out[kind] += int(head[1])
+    except OSError:
+        return {}
+    return {k: round(v / 1024.0, 1) for k, v in out.items()}
+
+
 def disk_bytes(cfg: Config) -> dict[str, int]:
     """Store and graph files (with their WALs) apart from keyframe JPEGs."""
     p = Paths.of(cfg)
