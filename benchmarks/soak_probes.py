@@ -161,9 +161,22 @@ def search_probe(mem: Memory, cfg: Config, enc: TextEncoder, session_id: str, no
             found += int(bool(r.context.clips))
 
     asyncio.run(run())
+    # The temporal path's two parts alone, on this thread's clock: the question's encoding and
+    # the store's KNN (which of them grows is where a slowdown is).
+    earlier = tuple(mem.earlier_sessions(session_id))
+    enc_cpu: list[float] = []
+    knn_cpu: list[float] = []
+    for q in QUERIES:
+        c0 = time.thread_time()
+        v = enc.encode([q])[0]
+        c1 = time.thread_time()
+        mem.search_text(v, k=cfg.retrieval.top_k, before_t=now_t, session_id=session_id, earlier_sessions=earlier)
+        enc_cpu.append(c1 - c0)
+        knn_cpu.append(time.thread_time() - c1)
     return {
         "wall_p50": pct(wall, 0.5), "wall_p95": pct(wall, 0.95), "cpu_p50": pct(cpu, 0.5), "cpu_p95": pct(cpu, 0.95),
-        "temporal_p50": pct(temporal, 0.5), "graph_p50": pct(graph, 0.5), "answered": found, "asked": len(QUERIES),
+        "temporal_p50": pct(temporal, 0.5), "graph_p50": pct(graph, 0.5),
+        "encode_cpu_p50": pct(enc_cpu, 0.5), "knn_cpu_p50": pct(knn_cpu, 0.5), "answered": found, "asked": len(QUERIES),
     }
 
 
