@@ -123,6 +123,57 @@ def test_causal_and_session_filters_stay_exact(built: Path, text_encoder: TextEn
         assert hits and all(h.session_id != later for h in hits)
 
 
+def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(tmp_path: Path, text_encoder: TextEncoder) -> None:
+    """Below the index's size every scope is answered from copies of the vectors in memory
+    (vector_cache.SmallMemoryVectors): the same rows, scores and tie order as sqlite-vec's exact
+    scan, kept up to date as captions are committed, dropped once the index is ready."""
+    cfg = memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100_000})
+    streams = _streams("train", 12)
+    queries = text_encoder.encode(["spread the nut butter on the tortilla", "crack the egg into the bowl",
+                                   "rinse the cutting board", streams[3][1][2]])
+    routine = "I poured one egg into the ramekin cup."
+
+    def answers(mem: Memory) -> list[list[tuple[str, tuple[int, ...], float]]]:
+        # scores to 4 places: numpy and sqlite-vec round the same float32 sums differently
+        sessions = mem.store.sessions()
+        cur = sessions[5]
+        out = []
+        for q in queries:
+            for kw in ({"before_t": 1e9}, {"before_t": 40.0}, {"before_t": 60.0, "session_id": cur},
+                       {"before_t": 30.0, "session_id": cur, "earlier_sessions": sessions[:5]},
+                       {"before_t": 30.0, "session_id": cur, "earlier_sessions": [s for s in sessions if s != cur]},
+                       {"before_t": 1e9, "levels": ("clip",), "session_id": cur, "earlier_sessions": sessions[:2]}):
+                out.append([(h.session_id, h.clip_indices, round(h.score, 4))
+                            for h in mem.search_text(q, k=8, **kw)])  # type: ignore[arg-type]
+        return out
+
+    with Memory.open(cfg, None, text_encoder) as mem:
+        _fill(mem, streams)
+        for day in ("day-a", "day-b", "day-c"):  # the same caption every day: the newest must win the tie
+            mem.store_caption(Caption(t=5.0, session_id=day, index=0, t0=0.0, t1=5.0, text=routine))
+        in_memory = answers(mem)
+        small = mem.store.small_vectors.rows(mem.store)
+        assert small is not None and len(small) == mem.stats()["items"]["clip"]
+        # one more caption after the copies were loaded: appended, found at once
+        text = "poured the olive oil into the blue enamel kettle by mistake"
+        mem.store_caption(Caption(t=5.0, session_id="day-d", index=0, t0=0.0, t1=5.0, text=text))
+        assert len(small) == mem.stats()["items"]["clip"]
+        assert mem.search_text(text_encoder.encode([text])[0], k=1, before_t=1e9)[0].text == text
+        tie = mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)
+        assert [h.session_id for h in tie] == ["day-c", "day-b", "day-a"]
+        mem.store.small_vectors.drop(too_big=True)  # as past its cap: sqlite-vec's exact scan
+        assert mem.store.small_vectors.rows(mem.store) is None
+        mem.store.small_vectors.cap = 0
+        assert answers(mem) == in_memory
+        assert [h.session_id for h in mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)] == \
+            ["day-c", "day-b", "day-a"]
+    assert sum(len(a) for a in in_memory) > 0
+    with Memory.open(memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100}), None, text_encoder) as mem:
+        assert mem.store.small_vectors.rows(mem.store) is not None  # no index yet: loaded
+        _build(mem)
+        assert mem.store.small_vectors._rows is None  # the index answers; the copies are freed
+
+
 _KILLABLE = """
 import sys, time
 from pathlib import Path

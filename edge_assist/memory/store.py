@@ -140,6 +140,7 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
             store = cls(path, conn, text_dim, None)
             store._init_schema(text_encoder, text_dim, image_encoder, image_dim)
             store.ivf = TextIvf(text_dim, ivf or IvfSettings())
+            store.small_vectors.cap = 2 * (store.ivf.settings.min_items or IvfSettings().min_items)
             with store._lock:
                 store.ivf.load(conn)
             return store

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.errors import EdgeAssistError, StoreError
-from edge_assist.memory import search
 from edge_assist.memory.ivf import TextIvf
 from edge_assist.memory.store_rows import Windows
+from edge_assist.memory.vector_cache import SessionVectors, SmallMemoryVectors
 from edge_assist.sqlite import sqlite_module
 
 
@@ -30,7 +30,8 @@ class StoreBase:
         self.image_dim = image_dim
         self._errors: tuple[type[BaseException], ...] = (sqlite_module().Error,)
         self.ivf: TextIvf | None = None
-        self.session_vectors = search.SessionVectors()
+        self.session_vectors = SessionVectors()
+        self.small_vectors = SmallMemoryVectors(0)  # its cap is set with the index's settings
         # The wall clock rows are stamped with (session order, retention). Replays of a
         # recorded day and the soak's simulated week give their own; the device uses time.time.
         self.wall: Callable[[], float] = time.time

@@ -56,7 +56,9 @@ class StoreRetention(StoreBase):
                     "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                     (tombstone_key, json.dumps(sorted(pending | gone_clips))),
                 )
-            self.session_vectors.clear()  # still under the lock: rebuilt from the store on the next search
+            # still under the lock: rebuilt from the store on the next search
+            self.session_vectors.clear()
+            self.small_vectors.clear()
         return sorted(gone_clips), files
 
     def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:

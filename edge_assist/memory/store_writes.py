@@ -88,7 +88,7 @@ class StoreWrites(StoreBase):
                 self.ivf.add_many(c, new)
         with self._lock:
             for iid, v, lv, sid, t1 in new:
-                self.session_vectors.added(sid, iid, lv, t1, v)
+                self._cache_added(sid, iid, lv, t1, v)
         return len(new)
 
     def add_summary(
@@ -165,8 +165,13 @@ class StoreWrites(StoreBase):
         if self.ivf is not None:
             self.ivf.add(c, item_id, blob, level, session_id, t1)
 
+    def _cache_added(self, session_id: str, item_id: int, level: str, t1: float, vec: np.ndarray) -> None:
+        """A committed vector, copied into the in-memory caches that exact searches read (vector_cache)."""
+        self.session_vectors.added(session_id, item_id, level, t1, vec)
+        self.small_vectors.added(session_id, item_id, level, t1, vec)
+
     def _committed(self, session_id: str, rows: Sequence[tuple[int, str, float, bytes]]) -> None:
         with self._lock:
             for iid, level, t1, blob in rows:
-                self.session_vectors.added(session_id, iid, level, t1, np.frombuffer(blob, np.float32))
+                self._cache_added(session_id, iid, level, t1, np.frombuffer(blob, np.float32))
 
