@@ -50,14 +50,14 @@ from benchmarks.soak_report import summarise, write_report
 from benchmarks.soak_streams import DEFAULT_DATA, Session, Week
 from edge_assist.config import Config
 from edge_assist.events import Caption, Keyframe
-from edge_assist.heap import limit_arenas
+from edge_assist.heap import limit_arenas, release_freed
 from edge_assist.inference.loader import load_text_encoder
 from edge_assist.memory.lexical import extract_lexical
 from edge_assist.memory.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "soak"
-SWEEP_EVERY = 360  # captions between keyframe retention sweeps, as the writer does
+SWEEP_EVERY = 360  # captions between keyframe retention sweeps and heap trims, as the writer does
 
 
 class SimWall:
@@ -173,6 +173,7 @@ class Soak:
             self.ingested += 1
             if self.ingested % SWEEP_EVERY == 0:
                 mem.sweep_keyframes()
+                release_freed()  # as the writer does with each sweep
         if flush:
             mem.flush([s.session_id])
         self.bulk_cpu += time.process_time() - c0

@@ -42,6 +42,7 @@ from collections.abc import Callable
 
 from edge_assist.config import Config
 from edge_assist.errors import StoreError
+from edge_assist.heap import release_freed
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.keyframes import KeyframeFiles
@@ -163,6 +164,9 @@ class Memory(Writing, Reading, Upkeep):
             self.graph.close()
         finally:
             self.store.close()
+            # What the store and graph held is free now; without a trim glibc keeps it resident
+            # (a process that closes and reopens memory kept 28-50 MB more each time).
+            release_freed()
 
     def __enter__(self) -> Memory:
         return self
