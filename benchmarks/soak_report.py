@@ -33,6 +33,31 @@ def _mean(xs: list[float | None]) -> float | None:
     return statistics.fmean(ys) if ys else None
 
 
+def _slope_per_day(rows: list[dict[str, Any]], value: Any) -> float | None:
+    """Least-squares growth of value(row) per simulated day over these hourly rows."""
+    pts = [(h["hour"] / 24.0, value(h)) for h in rows]
+    pts = [(x, y) for x, y in pts if y is not None]
+    if len(pts) < 2:
+        return None
+    mx, my = statistics.fmean(x for x, _ in pts), statistics.fmean(y for _, y in pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return round(sum((x - mx) * (y - my) for x, y in pts) / sxx, 2) if sxx > 0 else None
+
+
+def _parts(hours: list[dict[str, Any]], day1: list[dict[str, Any]], dayn: list[dict[str, Any]],
+           keys: tuple[str, ...], get: Any) -> dict[str, Any]:
+    """First / last hour and first / last day mean of each key (rows without it are skipped)."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        first, last = get(hours[0], key), get(hours[-1], key)
+        d1, dn = _mean([get(h, key) for h in day1]), _mean([get(h, key) for h in dayn])
+        if first is None and d1 is None:
+            continue
+        out[key] = {"first_hour": first, "last_hour": last, "ratio_last_over_first_hour": _ratio(last, first),
+                    "first_day_mean": d1, "last_day_mean": dn, "ratio_last_over_first_day": _ratio(dn, d1)}
+    return out
+
+
 def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str, Any]:
     hours = soak.hours
     first, last = hours[0], hours[-1]
@@ -47,6 +72,10 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
             "last_day_mean": _mean([h["search"][key] for h in dayn]),
         }
         search[key]["ratio_last_over_first_day"] = _ratio(search[key]["last_day_mean"], search[key]["first_day_mean"])
+    # Where a question's time goes: the encoding is the same work every hour, so its own ratio
+    # shows how much of a change is the machine (another job on the other core) and not memory.
+    search_parts = _parts(hours, day1, dayn, ("encode_cpu_p50", "knn_cpu_p50", "temporal_p50", "graph_p50"),
+                          lambda h, k: h["search"].get(k))
     cks = soak.checkpoints
     decision: dict[str, Any] = {}
     if len(cks) >= 2:
@@ -87,11 +116,17 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
     # over the hourly rows, MB per simulated day), while memory keeps growing at the same pace.
     half = [h for h in hours if h["day"] > (hours[-1]["day"] + 1) / 2]
     if len(half) >= 2:
-        xs, ys = [h["hour"] / 24.0 for h in half], [h["rss_mb"] for h in half]
-        mx, my = statistics.fmean(xs), statistics.fmean(ys)
-        sxx = sum((x - mx) ** 2 for x in xs)
-        rss_info["mb_per_day_second_half"] = round(sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx, 2) \
-            if sxx > 0 else None
+        rss_info["mb_per_day_second_half"] = _slope_per_day(half, lambda h: h["rss_mb"])
+    # By where it lives (/proc/self/smaps): Kùzu's pool is bounded by memory.graph_buffer_mb,
+    # the code by what the libraries hold; a creep shows in the heap.
+    kinds = sorted({k for h in hours for k in h.get("rss_by_kind", {})})
+    if kinds:
+        rss_info["by_kind"] = _parts(hours, day1, dayn, tuple(kinds), lambda h, k: h.get("rss_by_kind", {}).get(k))
+        for k in kinds:
+            rss_info["by_kind"][k]["max"] = max(h.get("rss_by_kind", {}).get(k, 0.0) for h in hours)
+            if len(half) >= 2:
+                rss_info["by_kind"][k]["mb_per_day_second_half"] = _slope_per_day(
+                    half, lambda h, k=k: h.get("rss_by_kind", {}).get(k))
     slack_days = 1.5 / 24  # a sweep runs every 360 captions (about 1.2 h of stream) and at each day's end
     ret = [{"day": d["day"], **d["keyframes"]} for d in soak.days]
     retention_ok = all((r["oldest_file_days"] is None or r["oldest_file_days"] <= args.retention_days + slack_days)
@@ -118,7 +153,8 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
         "retention_days": args.retention_days, "keyframe_every": args.keyframe_every,
         "wall_s": round(wall_s, 1), "bulk_cpu_s": round(soak.bulk_cpu, 1),
         "held": held,
-        "search": search, "decision": decision, "disk": disk, "rss": rss_info, "retention": ret,
+        "search": search, "search_parts": search_parts, "decision": decision, "disk": disk, "rss": rss_info,
+        "retention": ret,
         "consistency": soak.consistency,
         "checkpoint_cpu_share_of_realtime": ck_share,
         "checkpoints": cks, "hours": hours, "per_day": soak.days,
@@ -143,6 +179,14 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
     for k, v in s["search"].items():
         L.append(f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
                  f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |")
+    if s.get("search_parts"):
+        L += ["", "Its parts (p50, s; encoding and KNN on this thread's CPU clock, the paths' wall time): the "
+              "encoding is the same work every hour, so its ratio is the machine's share of a change.", "",
+              "| part | first hour | last hour | last/first hour | first-day mean | last-day mean | last/first day |",
+              "|---|---|---|---|---|---|---|"]
+        for k, v in s["search_parts"].items():
+            L.append(f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
+                     f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |")
     L += ["", "## Checkpoints: an hour through the full default pipeline", "",
           "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) | answers p50 / p95 (s) | "
           "retrieval p50 (s) | peak RSS (MB) |", "|---|---|---|---|---|---|---|"]
@@ -159,7 +203,13 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
           f"- last day max / first day max: {_f(r['bulk_last_day_max'])} / {_f(r['bulk_first_day_max'])} "
           f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
           f"- growth in the second half of the week: {_f(r.get('mb_per_day_second_half'))} MB per simulated day",
-          f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}", "", "## Disk", "",
+          f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}"]
+    if r.get("by_kind"):
+        L += ["", "By where it lives (/proc/self/smaps; graph_pool is bounded by memory.graph_buffer_mb):", "",
+              "| kind | first hour | last hour | max | MB per simulated day, second half |", "|---|---|---|---|---|"]
+        L += [f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['max'])} | "
+              f"{_f(v.get('mb_per_day_second_half'))} |" for k, v in r["by_kind"].items()]
+    L += ["", "## Disk", "",
           f"- store + graph at the end: {s['disk']['store_plus_graph_bytes_end'] / 1e6:.1f} MB = "
           f"{_f(s['disk']['mb_per_hour'])} MB per hour of stream (last day alone: {_f(s['disk'].get('mb_per_hour_last_day'))})",
           f"- keyframes (synthetic, retention only): {s['disk']['keyframe_bytes_end'] / 1e6:.2f} MB", "",

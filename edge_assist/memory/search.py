@@ -76,9 +76,10 @@ def text_knn(
         with store._lock:
             small = store.small_vectors.rows(store)
             if small is not None:  # no index yet and memory small: every scope from the copies in memory
+                sims = small.similarities(q)
                 for i, (_, _, _, mask_of) in enumerate(scopes):
                     # the first scope ends at before_t; earlier sessions are over, all of them past
-                    part = small.nearest(q, k, before_t if i == 0 else None, levels, where=mask_of(small))
+                    part = small.nearest(q, k, before_t if i == 0 else None, levels, where=mask_of(small), sims=sims)
                     near = merge_nearest(near, part, k)
                 scopes = []
     for where, args, may_index, _ in scopes:
