@@ -20,6 +20,10 @@ from benchmarks.results_io import machine
 FLAT = 1.2
 DISK_MB_PER_H = 5.0
 RSS_GROWTH = 1.2
+# Bounded means no slope once warm: the heap (everything resident but Kùzu's pool, which its own
+# setting bounds, and the libraries' code) may grow at most this much per simulated day in the
+# week's second half (a week is too short to tell a smaller slope from noise).
+HEAP_MB_PER_DAY = 1.0
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -139,6 +143,8 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
         "search_flat_cpu_p50_day": (search["cpu_p50"]["ratio_last_over_first_day"] or 99) <= FLAT,
         "decision_flat_p50": bool(decision) and (decision["proactive_latency_s"]["ratio_p50"] or 99) <= FLAT,
         "rss_bounded": (rss_info["ratio_last_day_over_first_day"] or 99) <= RSS_GROWTH,
+        **({"rss_heap_flat_second_half": (rss_info["by_kind"]["heap"].get("mb_per_day_second_half") or 99)
+            <= HEAP_MB_PER_DAY} if "heap" in rss_info.get("by_kind", {}) else {}),
         "disk_mb_per_hour": disk["mb_per_hour"] <= DISK_MB_PER_H,
         "retention": retention_ok,
         "consistent": bool(soak.consistency.get("ok")),

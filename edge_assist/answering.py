@@ -95,8 +95,15 @@ class GroundedAnswerer:
         # options (measured), so only moments close to the best are put to it.
         backing = await self.clock.run_blocking(self._backing, focus, found)
         found.sort(key=lambda m: -backing[m])
-        top = backing[found[0]] if found else 0.0
         threshold = r.answer_min_score or self.gate.threshold
+        if past_sessions and not answer_text.names_past_day(question) and any(
+                m.note == "" and backing[m] >= threshold for m in found):
+            # Today first: when this session holds a moment that answers, the wearer asking "what
+            # did I do with the bowl" means today's bowl, not a closer caption from days ago; a
+            # question that names an earlier day ("yesterday") is left to the ranking.
+            trace["today_first"] = [[m.session_id, m.clip_index] for m in found if m.note != ""][:OFFERED]
+            found = [m for m in found if m.note == ""]
+        top = backing[found[0]] if found else 0.0
         offered = [m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin][:OFFERED]
         trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
                                 round(backing[m], 4)] for m in found]

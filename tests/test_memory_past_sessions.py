@@ -117,3 +117,39 @@ def test_first_search_before_the_session_is_stored(tmp_path: Path, text_encoder:
         hits = mem.search_text(vec, k=3, before_t=5.0, session_id="tue", earlier_sessions=["mon"])
         assert hits and {h.session_id for h in hits} == {"mon"}
         assert mem.search_text(vec, k=3, before_t=5.0, session_id="tue") == []
+
+
+@pytest.mark.slow
+async def test_an_object_asked_about_is_todays_when_today_answers(tmp_path: Path, llm: LLM,
+                                                                  text_encoder: TextEncoder) -> None:
+    """"What did I do with the bowl" means today's bowl when today holds a moment that answers,
+    even if a caption of days ago is closer to the words; a question naming an earlier day, or
+    a thing today never saw, still reaches back."""
+    from edge_assist.assistant import build_assistant
+
+    cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "w"})
+    # Monday's caption is the closer one (answer gate 0.99 against today's 0.34, measured): without
+    # today first the answer was "you beat the contents of the bowl".
+    days = {"mon": [(30.0, 40.0, "I beat the contents of the bowl"),
+                    (50.0, 60.0, "I put the frying pan on the stove")],
+            "tue": [(100.0, 110.0, "I pour the flour from the measuring cup into the mixing bowl"),
+                    (120.0, 130.0, "I wipe the kitchen counter")]}
+    wall = [1.7e9]  # the store's wall clock: Tuesday's session begins a day after Monday's
+    with Memory.open(cfg, llm, text_encoder, None, wall=lambda: wall[0]) as mem:
+        for sid, caps in days.items():
+            for i, (t0, t1, text) in enumerate(caps):
+                mem.ingest(Caption(t1, sid, i, t0, t1, text))
+            mem.flush()
+            wall[0] += 86400.0
+        answerer = build_assistant(cfg, llm, text_encoder, mem, clock=RealClock()).grounded
+
+        async def ask(q: str):  # type: ignore[no-untyped-def]  # as a wearer's question in a step asks it
+            return await answerer.answer(q, before_t=200.0, session_id="tue", past_sessions=True)
+
+        ans = await ask("What did I do with the bowl?")
+        assert "flour" in ans.text and ans.moment is not None and ans.moment.session_id == "tue", ans.trace
+        assert ans.trace["today_first"], ans.trace  # Monday's closer caption was set aside
+        pan = await ask("What did I do with the frying pan?")
+        assert "stove" in pan.text and "today_first" not in pan.trace, pan.trace  # today never saw it
+        past = await ask("What did I do with the bowl yesterday?")
+        assert "today_first" not in past.trace and past.text.startswith("Yesterday you beat"), past.trace

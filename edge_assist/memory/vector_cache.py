@@ -93,6 +93,8 @@ class Rows:
     def similarities(self, q: np.ndarray) -> np.ndarray:
         """Cosine similarity of every row to q: one product, then masks (indexing the matrix first
         copied it, 4 ms a day); a search with two scopes computes it once for both."""
+        if self.n == 0:
+            return np.zeros(0, np.float32)
         return rows_dot(self._vecs[: self.n], np.asarray(q, np.float32) / max(float(np.linalg.norm(q)), 1e-12))
 
     def nearest(self, q: np.ndarray, k: int, before_t: float | None, levels: Sequence[str],

@@ -49,6 +49,17 @@ def question_kind(question: str) -> str:
     return "what"
 
 
+# A question that points to an earlier day itself ("yesterday evening", "two days ago", "on
+# Monday", "last week"); "when did I last ..." is not one: it asks for the latest time.
+_PAST_DAY = re.compile(
+    r"\b(?:yesterday|ago|previous|the other day|(?:last|this past) (?:night|week|weekend|month|year|time)"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|days|weeks|months)\b", re.I)
+
+
+def names_past_day(question: str) -> bool:
+    return bool(_PAST_DAY.search(question))
+
+
 def question_focus(question: str) -> str:
     """The part of a question that names the moment to look up ("cut the English muffin")."""
     q = " ".join(question.split()).rstrip("?.! ")

@@ -36,8 +36,9 @@ async def candidate_moments(
     extra: Sequence[CaptionRecord] = (),
     graph: bool = True,
 ) -> list[Moment]:
-    """Up to `k` moments, best first. `extra`: captions the caller already holds (the ones in
-    view, which the memory writer may not have stored yet); those after `before_t` are ignored."""
+    """Up to `k` moments, best first (with earlier sessions, up to k more of this session behind
+    them). `extra`: captions the caller already holds (the ones in view, which the memory
+    writer may not have stored yet); those after `before_t` are ignored."""
     starts = await clock.run_blocking(memory.session_starts)
     earlier: tuple[str, ...] = ()
     if past_sessions and session_id is not None:
@@ -48,6 +49,12 @@ async def candidate_moments(
         lambda: memory.search_text(qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id,
                                    earlier_sessions=earlier)
     )
+    if earlier:
+        # This session's own best too, even when a week of closer captions fills the k: the
+        # answerer puts today first when today answers (answering.py).
+        hits = [*hits, *await clock.run_blocking(
+            lambda: memory.search_text(qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id)
+        )]
     records: dict[tuple[str, int], CaptionRecord] = {}
     scores: dict[tuple[str, int], float] = {}
     for h in hits:
@@ -76,7 +83,10 @@ async def candidate_moments(
         for key, v in zip(unscored, np.asarray(vecs), strict=True):
             scores[key] = float(v @ qvec)
     # Equal scores (a routine's caption, the same every day): the most recent moment first.
-    ranked = sorted(records, key=lambda key: (-scores[key], -ages.order(key[0]), -records[key].t0))[:k]
+    ordered = sorted(records, key=lambda key: (-scores[key], -ages.order(key[0]), -records[key].t0))
+    ranked = ordered[:k]
+    if earlier:  # and this session's best k, behind them (see above)
+        ranked += [key for key in ordered[k:] if key[0] == session_id][:k]
     return [
         Moment(records[key].session_id, records[key].clip_index, records[key].t0, records[key].t1,
                records[key].text, round(scores[key], 4), ages.note(records[key].session_id, records[key].t0))
