@@ -98,6 +98,22 @@ class TrainingStopped(Exception):
     """k-means was asked to stop (the store is closing)."""
 
 
+# Rows whose similarities to every centroid are computed at once. A whole sample at a year's
+# scale (49k rows x 2,048 lists) was a 400 MB matrix for a moment; 4,096 rows is 32 MB.
+ASSIGN_ROWS = 4096
+
+
+def _nearest(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's nearest centroid and its similarity, block by block."""
+    a = np.empty(len(x), np.int64)
+    best = np.empty(len(x), np.float32)
+    for i in range(0, len(x), ASSIGN_ROWS):
+        sims = x[i : i + ASSIGN_ROWS] @ c.T
+        a[i : i + len(sims)] = np.argmax(sims, axis=1)
+        best[i : i + len(sims)] = sims[np.arange(len(sims)), a[i : i + len(sims)]]
+    return a, best
+
+
 def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int = 0,
            stop: Callable[[], bool] | None = None) -> np.ndarray:
     """Spherical k-means (cosine): unit centroids. An emptied list is re-seeded from the worst-fit rows."""
@@ -108,8 +124,7 @@ def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int 
     for _ in range(iters):
         if stop is not None and stop():
             raise TrainingStopped
-        sims = x @ c.T
-        a = np.argmax(sims, axis=1)
+        a, best = _nearest(x, c)
         order = np.argsort(a, kind="stable")
         counts = np.bincount(a, minlength=n_lists)
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
@@ -118,7 +133,7 @@ def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int 
         new[counts > 0] = sums
         empty = np.flatnonzero(counts == 0)
         if len(empty):
-            worst = np.argsort(sims[np.arange(len(x)), a])[: len(empty)]
+            worst = np.argsort(best)[: len(empty)]
             new[empty] = x[worst]
         c = new / np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-12)
     return c.astype(np.float32)
