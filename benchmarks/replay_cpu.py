@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.soak_probes import rss_mb
+from edge_assist import heap
 from edge_assist.app import run_sync
 from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
-from edge_assist.heap import limit_arenas
 from edge_assist.reasoner_stage import StepInbox
 
 
@@ -112,7 +112,7 @@ def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_s
 
 
 def main(argv: list[str] | None = None) -> int:
-    limit_arenas()  # as `edge-assist replay` does at start (edge_assist/heap.py)
+    heap.tune()  # as `edge-assist replay` does at start (edge_assist/heap.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stream", help="caption stream (.jsonl or .srt)")
     ap.add_argument("--data-dir", required=True, help="memory store directory (general.data_dir)")

@@ -18,10 +18,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from edge_assist import __version__, commands
+from edge_assist import __version__, commands, heap
 from edge_assist.config import Config, load_config, parse_override
 from edge_assist.errors import EdgeAssistError
-from edge_assist.heap import limit_arenas
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:
@@ -66,7 +65,7 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     # Before any thread exists: a process that runs for days keeps its C heap compact (heap.py).
-    limit_arenas()
+    heap.tune()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
