@@ -35,20 +35,20 @@ def tune() -> None:
 
 def limit_arenas(n: int = ARENAS) -> bool:
     """Cap glibc's malloc arenas (call before threads start); True if it was set here."""
-    if "MALLOC_ARENA_MAX" in os.environ:
-        return False
-    try:
-        return bool(ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, int(n)))
-    except (OSError, AttributeError):
-        return False
+    return _mallopt("MALLOC_ARENA_MAX", M_ARENA_MAX, n)
 
 
 def fix_mmap_threshold(n: int = MMAP_THRESHOLD) -> bool:
     """Serve blocks of `n` bytes and more from mmap, always; True if it was set here."""
-    if "MALLOC_MMAP_THRESHOLD_" in os.environ:
+    return _mallopt("MALLOC_MMAP_THRESHOLD_", M_MMAP_THRESHOLD, n)
+
+
+def _mallopt(env: str, param: int, value: int) -> bool:
+    """glibc's mallopt, unless the environment already sets the same tunable (it wins)."""
+    if env in os.environ:
         return False
     try:
-        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, int(n)))
+        return bool(ctypes.CDLL("libc.so.6").mallopt(param, int(value)))
     except (OSError, AttributeError):
         return False
 
