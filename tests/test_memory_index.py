@@ -170,8 +170,9 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(tmp_path: Path
     assert sum(len(a) for a in in_memory) > 0
     with Memory.open(memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100}), None, text_encoder) as mem:
         assert mem.store.small_vectors.rows(mem.store) is not None  # no index yet: loaded
+        assert mem.store.small_vectors.held == mem.stats()["items"]["clip"]
         _build(mem)
-        assert mem.store.small_vectors._rows is None  # the index answers; the copies are freed
+        assert mem.store.small_vectors.held == 0  # the index answers; the copies are freed
 
 
 _KILLABLE = """

@@ -121,6 +121,17 @@ class Rows:
         return sorted(((1.0 - float(sims[i]), int(self._ids[i])) for i in top), key=newest_first)[:k]
 
 
+def _load(store: Any, where: str = "", args: Sequence[Any] = ()) -> Rows:
+    """The committed rows `where` selects, with their vectors, read from the store."""
+    items = store._conn.execute(f"SELECT id, level, t1, session_id FROM items {where} ORDER BY id", args).fetchall()
+    vecs = store._vectors(store._conn, [r[0] for r in items])
+    rows = Rows()
+    for iid, level, t1, sid in items:
+        if iid in vecs:
+            rows.append(iid, level, t1, vecs[iid], sid)
+    return rows
+
+
 class SessionVectors:
     """The current session's vectors while the IVF index answers for the rest of memory."""
 
@@ -132,15 +143,7 @@ class SessionVectors:
     def rows(self, store: Any, session_id: str) -> Rows:
         got = self._cache.get(session_id)
         if got is None:
-            items = store._conn.execute(
-                "SELECT id, level, t1 FROM items WHERE session_id = ? ORDER BY id", (session_id,)
-            ).fetchall()
-            vecs = store._vectors(store._conn, [r[0] for r in items])
-            got = Rows()
-            for iid, level, t1 in items:
-                if iid in vecs:
-                    got.append(iid, level, t1, vecs[iid])
-            self._cache[session_id] = got
+            got = self._cache[session_id] = _load(store, "WHERE session_id = ?", (session_id,))
             while len(self._cache) > self.MAX_SESSIONS:
                 self._cache.popitem(last=False)
         self._cache.move_to_end(session_id)
@@ -179,14 +182,13 @@ class SmallMemoryVectors:
             if n > self.cap:
                 self._too_big = True
                 return None
-            items = store._conn.execute("SELECT id, level, t1, session_id FROM items ORDER BY id").fetchall()
-            vecs = store._vectors(store._conn, [r[0] for r in items])
-            rows = Rows()
-            for iid, level, t1, sid in items:
-                if iid in vecs:
-                    rows.append(iid, level, t1, vecs[iid], sid)
-            self._rows = rows
+            self._rows = _load(store)
         return self._rows
+
+    @property
+    def held(self) -> int:
+        """How many copies are in memory now (0: not loaded, or freed)."""
+        return 0 if self._rows is None else len(self._rows)
 
     def added(self, session_id: str, item_id: int, level: str, t1: float, vec: np.ndarray) -> None:
         if self._rows is None:
