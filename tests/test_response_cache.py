@@ -105,3 +105,35 @@ def test_config_turns_it_on_for_the_loaded_model(tmp_path: Path) -> None:
     cached.chat(MSGS, max_tokens=4)
     stats = response_cache_stats(cfg)
     assert stats is not None and stats["hits"] >= 1
+
+
+def test_a_cache_another_worker_is_still_creating_is_waited_for(tmp_path: Path) -> None:
+    """`eval run --jobs N`: the workers open one new cache file together. While one of them is
+    still creating it (a write transaction on the file, before WAL mode), SQLite said "database
+    is locked" at once to the others, its busy timeout aside (seen in CI), and the run ended."""
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "cache.sqlite"
+    first = sqlite3.connect(str(path), isolation_level=None)
+    first.execute("BEGIN IMMEDIATE")  # the first worker, in the middle of creating the file
+    first.execute("CREATE TABLE early (a)")
+    # The worker signals once its imports are done, then opens the cache when told: the open
+    # then surely meets the lock, however slow the machine is to import.
+    code = ("import sys; from edge_assist.inference.response_cache import ResponseCache; "
+            "print('ready', flush=True); sys.stdin.readline(); "
+            "ResponseCache(sys.argv[1]).put('k', 'm', 'a', 0.1); print('ok')")
+    other = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert other.stdout is not None and other.stdin is not None
+    assert other.stdout.readline().strip() == "ready"
+    other.stdin.write("go\n")
+    other.stdin.flush()
+    time.sleep(1.0)  # the worker is opening now, against the lock: it must wait, not fail
+    first.execute("COMMIT")
+    first.close()
+    out, err = other.communicate(timeout=120)
+    assert other.returncode == 0 and out.strip() == "ok", err
+    assert ResponseCache(path).get("k") == "a"

@@ -32,6 +32,7 @@ from edge_assist.errors import ConfigError
 from edge_assist.inference.base import GenerationCancelled, Message, StopFlag
 
 SCHEMA_VERSION = 1
+OPEN_WAIT_S = 60.0  # how long a worker retries a cache another process is still creating
 log = logging.getLogger(__name__)
 
 
@@ -40,21 +41,23 @@ class ResponseCache:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=60.0, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
-                "answer TEXT NOT NULL, seconds REAL NOT NULL, created REAL NOT NULL)"
-            )
-            self._db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            row = self._db.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
-        except sqlite3.DatabaseError as e:
-            raise ConfigError(
-                f"response cache {self.path} cannot be opened ({e}); delete it or point models.response_cache elsewhere"
-            ) from None
+        deadline = time.monotonic() + OPEN_WAIT_S
+        while True:
+            try:
+                row = self._open()
+                break
+            except sqlite3.OperationalError as e:
+                # Worker processes that start together all set WAL mode and create the tables on
+                # the same new file; SQLite answers "locked" at once to all but one (its busy
+                # timeout does not cover a journal-mode change), so the others try again.
+                if "locked" not in str(e) or time.monotonic() >= deadline:
+                    raise ConfigError(f"response cache {self.path} cannot be opened ({e}); delete it or point "
+                                      "models.response_cache elsewhere") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as e:
+                raise ConfigError(
+                    f"response cache {self.path} cannot be opened ({e}); delete it or point models.response_cache elsewhere"
+                ) from None
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise ConfigError(
                 f"response cache {self.path} has format {row[0] if row else '?'}, this build writes {SCHEMA_VERSION}; "
@@ -64,6 +67,25 @@ class ResponseCache:
         self.hits = 0
         self.misses = 0
         self.saved_s = 0.0  # compute time the hits would have cost
+
+    def _open(self) -> Any:
+        """Connect, set WAL mode, create the tables; the stored schema version (a row) or None."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(str(self.path), timeout=60.0, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
+                "answer TEXT NOT NULL, seconds REAL NOT NULL, created REAL NOT NULL)"
+            )
+            db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            row = db.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        return row
 
     def get(self, key: str) -> str | None:
         with self._lock:
