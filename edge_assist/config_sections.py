@@ -149,7 +149,7 @@ class MemoryConfig:
         "a text search over fewer stored items stays exact; above, k-means lists in sqlite-vec answer; 0 = always exact (count)",
         lo=0,
     )
-    ann_list_size: int = setting(400, "target vectors per k-means list of the text index (count)", lo=16, hi=1000000)
+    ann_list_size: int = setting(100, "target vectors per k-means list of the text index (count)", lo=16, hi=1000000)
     ann_probe: int = setting(4, "k-means lists scanned per text search; more is slower and closer to exact (count)", lo=1, hi=4096)
 
 

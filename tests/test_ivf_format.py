@@ -241,3 +241,32 @@ def test_forgetting_drops_a_retired_generation_at_once(tmp_path: Path) -> None:
     st.forget_before(1e12, "forget_tombstone")  # everything: no copy of a vector may stay
     assert old not in _tables(st) and not st.ivf.retired
     st.close()
+
+
+def test_a_generation_trained_for_another_list_size_is_rebuilt_and_answers_meanwhile(tmp_path: Path) -> None:
+    """A changed `memory.ann_list_size` (or a store indexed with the old default of 400) takes
+    effect in idle time: the old lists answer until the new ones, sized as configured, replace them."""
+    vecs = _vectors(900, 10)
+    coarse = IvfSettings(min_items=300, list_size=80, probe=4)
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=coarse)
+    _fill(st, vecs)
+    _build(st)
+    assert st.ivf is not None and st.ivf.active is not None and len(st.ivf.active.centroids) == 16
+    assert not st.index_pending()
+    st.close()
+    st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.list_size == 80
+    assert st.index_pending()
+    before = [_search(st, v)[0][:2] for v in vecs[:20]]
+    while st.ivf.building is None:
+        assert st.index_step(0.0), "the rebuild ended before its generation was seen"
+    assert len(st.ivf.active.centroids) == 16  # the old lists still answer
+    assert [_search(st, v)[0][:2] for v in vecs[:20]] == before
+    _build(st)
+    assert st.ivf.active.list_size == SETTINGS.list_size and len(st.ivf.active.centroids) == 32
+    assert not st.index_pending()
+    assert [_search(st, v)[0][:2] for v in vecs[:20]] == before
+    st.close()
+    again = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
+    assert again.ivf is not None and again.ivf.active.list_size == SETTINGS.list_size and not again.index_pending()
+    again.close()

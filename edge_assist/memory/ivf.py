@@ -47,8 +47,12 @@ SAMPLE_PER_LIST = 24
 # 300k items: vec0 writes each vector into its partition chunk; 2,000 keeps it well under a second)
 BACKFILL_BATCH = 2000
 MIN_LISTS, MAX_LISTS = 16, 4096
-# Partitions hold few vectors each; smaller chunks than vec0's 1024 waste less space.
-CHUNK_SIZE = 256
+# Partitions hold few vectors each (100-200): vec0 allocates a whole chunk per list, so small
+# chunks waste less space; at 512 lists of ~80 (41k real caption vectors) a 4-list KNN took
+# 0.36 ms with 64-vector chunks, 0.39 with 128, 0.48 with 256.
+CHUNK_SIZE = 64
+# The list size generations made before `list_size` was recorded were trained with.
+OLD_LIST_SIZE = 400
 # Vector chunks of a retired generation deleted per idle step (64 x 256 vectors: ~25 MB of pages).
 RETIRE_CHUNKS = 64
 # The distance the lists are searched with. Generations store unit vectors and use vec0's L2
@@ -61,8 +65,12 @@ METRIC = "l2"
 @dataclass(frozen=True)
 class IvfSettings:
     min_items: int = 10_000  # below: exact brute force; 0: never build the index
-    list_size: int = 400  # target vectors per list when training
-    probe: int = 4  # lists scanned per search (recall@10 1.000 at 100k-1M real caption vectors, bench_memory_scale)
+    # Target vectors per list when training. Measured on the soak's week (41,796 real caption
+    # vectors, 300 questions from the train split's templates, recall@10 against exact with ties
+    # counted): 128 lists of ~330 scanned 1,840 vectors a search at recall 0.975, 512 lists of
+    # ~80 scanned 447 at 0.984 (probe 4 both): the scan is what a search costs (0.6 us a vector).
+    list_size: int = 100
+    probe: int = 4  # lists scanned per search
 
 
 def table(gen: int) -> str:
@@ -145,6 +153,7 @@ class _Gen:
     centroids: np.ndarray  # (lists, dim), unit rows
     trained_n: int  # highest item id when trained
     metric: str = METRIC  # "cosine": made before the L2 generations, raw vectors
+    list_size: int = OLD_LIST_SIZE  # the settings' list size it was trained with
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -175,10 +184,11 @@ class TextIvf:
         self.retired = [int(g) for g in st.get("retired", [])]
         if st.get("active") is not None:
             self.active = _Gen(int(st["active"]), self._centroids(conn, int(st["active"])), int(st["active_n"]),
-                               st.get("active_metric", "cosine"))
+                               st.get("active_metric", "cosine"), int(st.get("active_list_size", OLD_LIST_SIZE)))
         if st.get("building") is not None:
             self.building = _Gen(int(st["building"]), self._centroids(conn, int(st["building"])), int(st["building_n"]),
-                                 st.get("building_metric", "cosine"))
+                                 st.get("building_metric", "cosine"),
+                                 int(st.get("building_list_size", OLD_LIST_SIZE)))
             self.next_id, self.end_id = int(st["next_id"]), int(st["end_id"])
         for g in (self.active, self.building):
             if g is not None:
@@ -197,11 +207,11 @@ class TextIvf:
         st: dict[str, Any] = {"active": None, "building": None, "retired": list(self.retired)}
         if self.active is not None:
             st.update(active=self.active.gen, active_n=self.active.trained_n, active_lists=len(self.active.centroids),
-                      active_metric=self.active.metric)
+                      active_metric=self.active.metric, active_list_size=self.active.list_size)
         if self.building is not None:
             st.update(building=self.building.gen, building_n=self.building.trained_n,
                       building_lists=len(self.building.centroids), next_id=self.next_id, end_id=self.end_id,
-                      building_metric=self.building.metric)
+                      building_metric=self.building.metric, building_list_size=self.building.list_size)
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (STATE_KEY, json.dumps(st)))
 
     @property
@@ -282,8 +292,10 @@ class TextIvf:
             return True
         if self.active is None:
             return n_items >= s.min_items
-        # A generation of an older format is rebuilt in idle time too; it answers meanwhile.
-        return n_items >= RETRAIN_GROWTH * self.active.trained_n or self.active.metric != METRIC
+        # A generation of an older format, or trained for another list size (a changed
+        # `memory.ann_list_size`, or the default before), is rebuilt in idle time too; it answers meanwhile.
+        return (n_items >= RETRAIN_GROWTH * self.active.trained_n or self.active.metric != METRIC
+                or self.active.list_size != s.list_size)
 
     def next_gen(self) -> int:
         gens = [g.gen for g in (self.active, self.building) if g is not None]
@@ -311,7 +323,7 @@ class TextIvf:
         )
         _index_chunks(conn, gen)
         # Growth is judged on item ids (they only grow), so a forget cannot trigger retraining in a loop.
-        self.building = _Gen(gen, c, end_id, METRIC)
+        self.building = _Gen(gen, c, end_id, METRIC, self.settings.list_size)
         self.next_id, self.end_id = 0, end_id
         self._save_state(conn)
 
