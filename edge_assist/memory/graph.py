@@ -279,17 +279,18 @@ class EntityGraph:
                 # `earlier_sessions`, by wall-clock start) says which is recent. A key needs at
                 # most k groups, read in batches of sessions until it has them.
                 newest = [x for x in reversed(earlier_sessions) if x != session_id]
-                for key in found:
-                    have = 0
-                    for i in range(0, len(newest), SESSION_BATCH):
-                        part = newest[i : i + SESSION_BATCH]
-                        seen_in = adj.latest_of(key, part)
+                need = {key: 0 for key in found}
+                for i in range(0, len(newest), SESSION_BATCH):
+                    part = newest[i : i + SESSION_BATCH]
+                    # One statement for every key still short of k groups.
+                    seen_in = adj.latest_of_many([key for key, have in need.items() if have < k], part)
+                    for key in [key for key, have in need.items() if have < k]:
                         for x in part:
-                            if x in seen_in:
-                                latest[(key, x)] = seen_in[x]
-                                have += 1
-                        if have >= k:
-                            break
+                            if (key, x) in seen_in:
+                                latest[(key, x)] = seen_in[(key, x)]
+                                need[key] += 1
+                    if all(have >= k for have in need.values()):
+                        break
             else:
                 self._latest_anywhere(found, before_t, k, latest)
             # The current session first, then the most recent sessions; without a current
@@ -313,7 +314,7 @@ class EntityGraph:
                 name, kind, score = found[key]
                 hits.append(EntityHit(
                     name=name, kind=kind, clip_indices=tuple(sorted(clips)),
-                    neighbours=tuple(sorted(nb, key=lambda x: x[3])),
+                    neighbours=tuple(sorted(nb, key=lambda x: (x[3], x))),  # ties in a fixed order, not hash order
                     neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
                 ))
         return hits

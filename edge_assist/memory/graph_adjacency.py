@@ -160,14 +160,6 @@ class Adjacency:
             f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
             "AND t1 <= ? GROUP BY key", (*keys, session_id, bound)).fetchall())
 
-    def latest_of(self, key: str, sessions: Sequence[str]) -> dict[str, float]:
-        """{session: last sighting} of `key` in these sessions (one primary-key seek each)."""
-        if not sessions:
-            return {}
-        return dict(self._conn.execute(
-            f"SELECT session_id, t1 FROM latest WHERE key = ? AND session_id IN ({','.join('?' * len(sessions))})",
-            (key, *sessions)).fetchall())
-
     def latest_sessions(self, key: str) -> Iterator[tuple[str, float]]:
         """(session, last sighting) of `key`, newest first, read lazily: callers stop after k."""
         return iter(self._conn.execute(
@@ -188,6 +180,15 @@ class Adjacency:
             "WHERE r.a = ?1 AND r.session_id = ?2 AND r.t <= ?3 UNION ALL "
             "SELECT r.relation, r.a, e.name, r.t, 1 FROM related r JOIN entity e ON e.key = r.a "
             "WHERE r.b = ?1 AND r.session_id = ?2 AND r.t <= ?3", (key, session_id, bound)).fetchall()
+
+    def latest_of_many(self, keys: Sequence[str], sessions: Sequence[str]) -> dict[tuple[str, str], float]:
+        """{(key, session): last sighting} of these keys in these sessions: one statement, a primary-key seek each."""
+        if not keys or not sessions:
+            return {}
+        rows = self._conn.execute(
+            f"SELECT key, session_id, t1 FROM latest WHERE key IN ({','.join('?' * len(keys))}) "
+            f"AND session_id IN ({','.join('?' * len(sessions))})", (*keys, *sessions)).fetchall()
+        return {(k, s): t for k, s, t in rows}
 
     def newest_clips(self, keys: Sequence[str], session_id: str, bound: float, skip: set[int], n: int) -> list[int]:
         """The `n` newest clips (by time, then index) any of `keys` was seen in, `skip` excluded.
