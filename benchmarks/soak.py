@@ -133,9 +133,11 @@ class Soak:
         self.week = Week(Path(args.data))
         self.wall = SimWall(self.week.epoch)
         self.plain_enc = load_text_encoder(self.cfg)
-        self.enc = CachedEncoder(self.plain_enc)
+        self.enc = CachedEncoder(self.plain_enc, self.week.clip_texts())
         self.mem: Memory | None = None
-        self.sessions: dict[str, Session] = {}
+        # Each session's simulated wall start (retention's ages), not the session: its captions
+        # would stay in the harness's heap all week.
+        self.wall_starts: dict[str, float] = {}
         self.probed_t: dict[str, float] = {}  # stream time of each session's last probe
         self.hours: list[dict[str, Any]] = []
         self.days: list[dict[str, Any]] = []
@@ -157,8 +159,8 @@ class Soak:
             self.mem = None
 
     def wall_of(self, sid: str, t: float) -> float | None:
-        s = self.sessions.get(sid)
-        return None if s is None else s.wall_start + t
+        start = self.wall_starts.get(sid)
+        return None if start is None else start + t
 
     def bulk(self, s: Session, caps: list[Caption], *, flush: bool) -> None:
         mem = self.open()
@@ -197,7 +199,7 @@ class Soak:
 
     def run_session(self, s: Session, ck: str | None) -> None:
         """A session: bulk, or its first / last `--checkpoint-h` through the pipeline; a probe at each part's end."""
-        self.sessions[s.session_id] = s
+        self.wall_starts[s.session_id] = s.wall_start
         ck_s = self.args.checkpoint_h * 3600.0
         cut = ck_s if ck != "last" else s.length_s - ck_s
         if ck is None:

@@ -80,6 +80,21 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
     # shows how much of a change is the machine (another job on the other core) and not memory.
     search_parts = _parts(hours, day1, dayn, ("encode_cpu_p50", "knn_cpu_p50", "temporal_p50", "graph_p50"),
                           lambda h, k: h["search"].get(k))
+    # A step or a slope? The first day's search does less by construction (one session, no index:
+    # the graph path has one session to return, the KNN a few hundred vectors); from the second
+    # day on, a search does the same work on an ever larger memory, so its slope is the creep.
+    # Information beside the verdicts, which stay first hour / first day against the last.
+    later = [h for h in hours if h["day"] > hours[0]["day"]]
+    if len(later) >= 2:
+        day2 = [h for h in later if h["day"] == later[0]["day"]]
+        d2 = _mean([h["search"]["cpu_p50"] for h in day2])
+        search_after_day1 = {
+            "second_day_mean": d2, "last_day_mean": search["cpu_p50"]["last_day_mean"],
+            "ratio_last_over_second_day": _ratio(search["cpu_p50"]["last_day_mean"], d2),
+            "slope_ms_per_day": _slope_per_day(later, lambda h: h["search"]["cpu_p50"] * 1e3),
+        }
+    else:
+        search_after_day1 = {}
     cks = soak.checkpoints
     decision: dict[str, Any] = {}
     if len(cks) >= 2:
@@ -115,6 +130,9 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
         "bulk_peak_mb": round(peak_rss, 1),
         "checkpoint_peak_mb": {c["label"]: c["peak_rss_mb"] for c in cks},
     }
+    enc = getattr(soak, "enc", None)  # the harness's clip-text vectors, in the RSS from the first hour
+    if enc is not None and hasattr(enc, "nbytes"):
+        rss_info["harness_encoder_cache_mb"] = round(enc.nbytes / 1e6, 1)
     rss_info["ratio_last_day_over_first_day"] = _ratio(rss_info["bulk_last_day_max"], rss_info["bulk_first_day_max"])
     # Beside the ratio: how fast RSS still grows in the second half of the week (least squares
     # over the hourly rows, MB per simulated day), while memory keeps growing at the same pace.
@@ -159,7 +177,7 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
         "retention_days": args.retention_days, "keyframe_every": args.keyframe_every,
         "wall_s": round(wall_s, 1), "bulk_cpu_s": round(soak.bulk_cpu, 1),
         "held": held,
-        "search": search, "search_parts": search_parts, "decision": decision, "disk": disk, "rss": rss_info,
+        "search": search, "search_parts": search_parts, "search_after_day1": search_after_day1, "decision": decision, "disk": disk, "rss": rss_info,
         "retention": ret,
         "consistency": soak.consistency,
         "checkpoint_cpu_share_of_realtime": ck_share,
@@ -193,6 +211,12 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
         for k, v in s["search_parts"].items():
             L.append(f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
                      f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |")
+    if s.get("search_after_day1"):
+        a = s["search_after_day1"]
+        L += ["", "After the first day (step or slope; not a verdict): CPU p50 second-day mean "
+              f"{_f(a['second_day_mean'])} s, last-day mean {_f(a['last_day_mean'])} s, ratio "
+              f"{_f(a['ratio_last_over_second_day'])}; least-squares slope from day 2 on "
+              f"{_f(a['slope_ms_per_day'])} ms per simulated day."]
     L += ["", "## Checkpoints: an hour through the full default pipeline", "",
           "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) | answers p50 / p95 (s) | "
           "retrieval p50 (s) | peak RSS (MB) |", "|---|---|---|---|---|---|---|"]
@@ -210,6 +234,8 @@ def write_report(out: Path, s: dict[str, Any]) -> None:
           f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
           f"- growth in the second half of the week: {_f(r.get('mb_per_day_second_half'))} MB per simulated day",
           f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}"]
+    if r.get("harness_encoder_cache_mb") is not None:
+        L.append(f"- of which the harness's clip-text vectors, fixed from the first hour: {r['harness_encoder_cache_mb']} MB")
     if r.get("by_kind"):
         L += ["", "By where it lives (/proc/self/smaps; graph_pool is bounded by memory.graph_buffer_mb):", "",
               "| kind | first hour | last hour | max | MB per simulated day, second half |", "|---|---|---|---|---|"]

@@ -78,6 +78,12 @@ class Week:
         self.epoch = epoch
         self._next = 0
 
+    def clip_texts(self, clip_s: float = 10.0) -> list[str]:
+        """Every clip text the week can hold: a recording starts on a clip boundary, so its
+        clips read the same wherever it is played (a session's end only cuts some off)."""
+        return list(dict.fromkeys(c.text for rid in sorted(self.recordings)
+                                  for c in clips_of(self.recordings[rid], "x", 0.0, 0, clip_s)))
+
     def _draw(self) -> str:
         r = self.pool[self._next % len(self.pool)]
         self._next += 1
