@@ -8,6 +8,8 @@ packages, so no test downloads anything. Tests that use them should carry
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from edge_assist.config import Config
@@ -20,9 +22,20 @@ def default_config() -> Config:
     return Config()
 
 
+def closed_after(model: LLM) -> Iterator[LLM]:
+    """Yield a loaded model, then close it while the interpreter is whole: left to the
+    garbage collector at exit, llama-cpp-python's destructor ran after its own module was
+    torn down and printed a TypeError traceback after every test run. Closing also takes it
+    out of the loader's cache, so a later `load_llm` gets a live one."""
+    yield model
+    close = getattr(model, "close", None)
+    if close is not None:
+        close()
+
+
 @pytest.fixture(scope="session")
-def llm(default_config: Config) -> LLM:
-    return load_llm(default_config)
+def llm(default_config: Config) -> Iterator[LLM]:
+    yield from closed_after(load_llm(default_config))
 
 
 @pytest.fixture(scope="session")

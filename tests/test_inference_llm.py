@@ -154,3 +154,34 @@ def test_cut_answers_warn_once_naming_the_setting(
     assert warnings == ["coarse answer: the model's answer did not fit in 6 tokens; raise reasoner.max_tokens above 6"]
     # Every attempt is still there for -v (debug), and in the trace.
     assert sum("attempt 1 of 2" in r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG) == 3
+
+
+def test_a_closed_model_is_a_clear_error_and_is_not_handed_out_again() -> None:
+    """`load_llm` shares one instance per configuration. Closing it used to leave it in the
+    loader's cache, and the next user's call read freed memory: a segfault (seen when a test
+    module's model was closed and another module loaded "the same" model). A subprocess, so
+    that a regression fails this test and not the whole run."""
+    import subprocess
+    import sys
+
+    code = """
+from edge_assist.config import Config
+from edge_assist.errors import ModelError
+from edge_assist.inference.loader import load_llm
+cfg = Config().replace(**{"models.threads": 1, "models.seed": 7})
+first = load_llm(cfg)
+assert load_llm(cfg) is first
+first.close()
+first.close()  # twice is harmless
+try:
+    first.chat([{"role": "user", "content": "hi"}], max_tokens=2)
+except ModelError as e:
+    print("error:", e)
+again = load_llm(cfg)
+assert again is not first
+print("again:", bool(again.chat([{"role": "user", "content": "hi"}], max_tokens=2)))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "was closed; load the model again" in r.stdout
+    assert "again: True" in r.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from edge_assist.inference.loader import load_llm
 from edge_assist.memory.entities import entity_key, extract, resolve
 from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.lexical import extract_lexical
+from tests.conftest import closed_after
 from tests.test_memory_streams import SHORT, memory_config, stream
 
 
@@ -86,9 +88,9 @@ def test_merge_is_idempotent_and_one_hop_is_causal(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def bg_llm() -> LLM:
+def bg_llm() -> Iterator[LLM]:
     # One thread: the memory writer runs in the background and must leave a core to the reasoner.
-    return load_llm(Config().replace(**{"models.threads": 1}))
+    yield from closed_after(load_llm(Config().replace(**{"models.threads": 1})))
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,15 +22,16 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
 from edge_assist.memory.memory import Memory
 from edge_assist.memory.writer import MemoryWriter
+from tests.conftest import closed_after
 from tests.test_memory_streams import LONG, SHORT, memory_config, stream
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def bg_llm() -> LLM:
+def bg_llm() -> Iterator[LLM]:
     # One thread: the memory writer runs in the background and must leave a core to the reasoner.
-    return load_llm(Config().replace(**{"models.threads": 1}))
+    yield from closed_after(load_llm(Config().replace(**{"models.threads": 1})))
 
 
 def _cfg(tmp_path: Path) -> Config:

@@ -87,6 +87,14 @@ class LlamaLLM:
             raise ModelError(f"llama.cpp cannot load {path} ({e}); the file is corrupt or truncated: {fix_hint}") from None
         self.lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
+        self._closed = False
+
+    def _live(self) -> Any:
+        """The llama.cpp model, or a clear error once closed: llama.cpp reads freed memory
+        (a segfault, seen in the test suite) if a closed model is asked again."""
+        if self._closed:
+            raise ModelError(f"{self.name} was closed; load the model again (it is no longer shared)")
+        return self._llama
 
     # -- structured output ---------------------------------------------------------
     def _grammar(self, schema: dict[str, Any]) -> Any:
@@ -108,7 +116,7 @@ class LlamaLLM:
     def _stream(self, messages: Sequence[Message], kwargs: dict[str, Any]) -> Iterator[Any]:
         try:
             msgs: Any = list(messages)  # our Message dicts are the OpenAI shape llama-cpp types spell out
-            return iter(self._llama.create_chat_completion(messages=msgs, stream=True, **kwargs))
+            return iter(self._live().create_chat_completion(messages=msgs, stream=True, **kwargs))
         except ValueError as e:
             raise ModelError(f"{self.name}: {e}; shorten the prompt or raise models.context_tokens") from None
 
@@ -197,11 +205,18 @@ class LlamaLLM:
 
     def context_used(self) -> int:
         """Tokens in the context after the last call: prompt (with image tokens) + answer."""
-        return int(self._llama.n_tokens)
+        return int(self._live().n_tokens)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        return len(self._live().tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def close(self) -> None:
+        """Free the model. `load_llm` shares one instance per configuration, so it is taken
+        out of the loader's cache first: the next `load_llm` loads a new one."""
+        from edge_assist.inference.loader import forget
+
+        forget(self)
         with self.lock:
-            self._llama.close()
+            if not self._closed:
+                self._closed = True
+                self._llama.close()

@@ -170,5 +170,8 @@ class LlamaVLM:
             raise ModelError(f"{self.name}: {e}; send fewer or smaller images, or raise models.context_tokens") from None
 
     def close(self) -> None:
+        from edge_assist.inference.loader import forget
+
+        forget(self)  # as LlamaLLM.close: the loader must not hand out a closed model
         with contextlib.suppress(Exception):
             self._llm.close()

@@ -50,6 +50,13 @@ def _cached(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         return obj
 
 
+def forget(obj: Any) -> None:
+    """Take a closing model out of the cache, so nobody is handed a closed model."""
+    with _cache_lock:
+        for key in [k for k, v in _cache.items() if v is obj]:
+            del _cache[key]
+
+
 def clear_cache() -> None:
     """Forget loaded models (tests; a config reload). Models in use stay valid."""
     with _cache_lock:
