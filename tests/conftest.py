@@ -33,6 +33,16 @@ def closed_after(model: LLM) -> Iterator[LLM]:
         close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _models_closed_at_the_end() -> Iterator[None]:
+    """Models that tests loaded through `load_*` and left in the loader's cache are closed
+    before the interpreter exits (see `closed_after`)."""
+    yield
+    from edge_assist.inference.loader import close_all
+
+    close_all()
+
+
 @pytest.fixture(scope="session")
 def llm(default_config: Config) -> Iterator[LLM]:
     yield from closed_after(load_llm(default_config))

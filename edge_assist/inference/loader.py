@@ -57,6 +57,18 @@ def forget(obj: Any) -> None:
             del _cache[key]
 
 
+def close_all() -> None:
+    """Close every model loaded through this module and forget it (a process about to exit:
+    llama-cpp-python's destructors fail noisily once the interpreter is tearing down)."""
+    with _cache_lock:
+        held = list(_cache.values())
+        _cache.clear()
+    for obj in held:
+        close = getattr(obj, "close", None)
+        if close is not None:
+            close()
+
+
 def clear_cache() -> None:
     """Forget loaded models (tests; a config reload). Models in use stay valid."""
     with _cache_lock:
