@@ -53,11 +53,6 @@ class CachedEncoder:
     product's heap growth. Anything else (summaries, questions) goes to the plain encoder.
     """
 
-    # One text per call, as ingest encodes: onnxruntime's CPU arena keeps the largest batch's
-    # buffers, and a prefill in batches of 64 left 170 MB more heap from the first hour on
-    # (a run made so: heap 326 MB at hour 0.5 against 153), which would flatter every RSS ratio.
-    BATCH = 1
-
     def __init__(self, enc: TextEncoder, texts: Any = ()) -> None:
         self.enc = enc
         self.name = enc.name
@@ -65,9 +60,11 @@ class CachedEncoder:
         known = list(dict.fromkeys(texts))
         self.row = {t: i for i, t in enumerate(known)}
         self.vectors = np.empty((len(known), enc.dim), np.float32)
-        for i in range(0, len(known), self.BATCH):
-            part = known[i : i + self.BATCH]
-            self.vectors[i : i + len(part)] = enc.encode(part)
+        # One text per call, as ingest encodes: onnxruntime's CPU arena keeps the largest batch's
+        # buffers, and a prefill in batches of 64 left 170 MB more heap from the first hour on
+        # (a run made so: heap 326 MB at hour 0.5 against 153), which would flatter every RSS ratio.
+        for i, text in enumerate(known):
+            self.vectors[i] = enc.encode([text])[0]
 
     @property
     def nbytes(self) -> int:

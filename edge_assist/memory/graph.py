@@ -282,9 +282,9 @@ class EntityGraph:
                 need = {key: 0 for key in found}
                 for i in range(0, len(newest), SESSION_BATCH):
                     part = newest[i : i + SESSION_BATCH]
-                    # One statement for every key still short of k groups.
-                    seen_in = adj.latest_of_many([key for key, have in need.items() if have < k], part)
-                    for key in [key for key, have in need.items() if have < k]:
+                    short = [key for key, have in need.items() if have < k]
+                    seen_in = adj.latest_of_many(short, part)  # one statement for every key still short of k groups
+                    for key in short:
                         for x in part:
                             if (key, x) in seen_in:
                                 latest[(key, x)] = seen_in[(key, x)]

@@ -53,7 +53,8 @@ MIN_LISTS, MAX_LISTS = 16, 4096
 CHUNK_SIZE = 64
 # The list size generations made before `list_size` was recorded were trained with.
 OLD_LIST_SIZE = 400
-# Vector chunks of a retired generation deleted per idle step (64 x 256 vectors: ~25 MB of pages).
+# Vector chunks of a retired generation deleted per idle step (64 chunks: 64 x 64 vectors, ~6 MB of
+# pages; 25 MB for generations made with 256-vector chunks).
 RETIRE_CHUNKS = 64
 # The distance the lists are searched with. Generations store unit vectors and use vec0's L2
 # (|a-b|^2 = 2 - 2 cos on unit vectors, so the order is the cosine order): sqlite-vec's L2
