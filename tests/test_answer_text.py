@@ -24,6 +24,13 @@ def test_captions_are_told_in_the_second_person_past(caption: str, said: str) ->
     assert at.tell(caption, 100.0) == said
 
 
+def test_times_past_the_first_hour_read_as_hours() -> None:
+    # A day of wear runs for hours: an hour and five minutes in is "1:04:50", not "64:50".
+    assert at.tell("Put the keys in the blue bowl", 3890.0) == "At 1:04:50 you put the keys in the blue bowl."
+    assert at.tell("Put the keys in the blue bowl", 3599.6) == "At 1:00:00 you put the keys in the blue bowl."
+    assert at.clip_label(3590.0, 3610.0) == "59:50-1:00:10"
+
+
 def test_earlier_sessions_say_how_long_ago() -> None:
     assert at.tell("Put the keys in the blue bowl", 12.0, "yesterday") == "Yesterday you put the keys in the blue bowl."
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from edge_assist.reasoning import prompts
+from edge_assist.stream_time import stream_clock
 
 # What the wearer hears when memory holds nothing that answers: never an invented answer.
 DONT_REMEMBER = "I don't remember you doing that."
@@ -241,8 +242,7 @@ def when_text(t0: float, note: str = "") -> str:
     """'At 1:40' in the current session; the age ('Yesterday', '3 h earlier') for an earlier one."""
     if note:
         return note[0].upper() + note[1:]
-    s = max(0, int(round(t0)))
-    return f"At {s // 60}:{s % 60:02d}"
+    return f"At {stream_clock(t0)}"
 
 
 def tell(caption: str, t0: float, note: str = "") -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edge_assist.inference.base import Message
+from edge_assist.stream_time import stream_clock
 
 PROMPT_VERSION = "2026-11-29.1"
 
@@ -106,13 +107,8 @@ OFFLINE_COARSE_SYSTEM = (
 
 
 def clip_time(t0: float, t1: float) -> str:
-    """Stream seconds as m:ss-m:ss, the form answers cite."""
-
-    def mmss(t: float) -> str:
-        s = max(0, int(round(t)))
-        return f"{s // 60}:{s % 60:02d}"
-
-    return f"{mmss(t0)}-{mmss(t1)}"
+    """Stream seconds as m:ss-m:ss (h:mm:ss past the first hour), the form answers cite."""
+    return f"{stream_clock(t0)}-{stream_clock(t1)}"
 
 
 def clip(text: str, n: int) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision
+from edge_assist.stream_time import stream_clock
 
 TRACE_VERSION = 2  # 2: "task" (the tracker's reading and findings) replaced "progress"
 TRACES_FILE = "traces.jsonl"
@@ -57,8 +58,7 @@ def read_traces(path: str | Path) -> Iterator[dict[str, Any]]:
 def _mmss(t: Any) -> str:
     if not isinstance(t, int | float):
         return "?"
-    s = max(0, int(round(t)))
-    return f"{s // 60}:{s % 60:02d}"
+    return stream_clock(t)
 
 
 def _short(text: Any, n: int = 160) -> str:
