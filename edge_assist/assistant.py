@@ -372,9 +372,12 @@ class EgoMemoAssistant:
         choices: tuple[str, ...] = (),
         before_t: float = math.inf,
         session_id: str | None = None,
+        past_sessions: bool = False,
     ) -> Answer:
-        """A question over what memory holds (`edge-assist ask`, `eval qa`): offline_answer.py."""
-        return await self.offline.answer(question, choices=choices, before_t=before_t, session_id=session_id)
+        """A question over what memory holds (`edge-assist ask`, `eval qa`): offline_answer.py.
+        `past_sessions`: the sessions before `session_id` are searched too, as its past."""
+        return await self.offline.answer(question, choices=choices, before_t=before_t, session_id=session_id,
+                                         past_sessions=past_sessions)
 
 
 def _time_left_s() -> float | None:

@@ -134,6 +134,24 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
     assert "does not exist" in capsys.readouterr().err
     assert cli_main(["ask", "q", "--choices", "one", *data]) == 2
     assert "at least two" in capsys.readouterr().err
+    # A later session of the same wearer: asked now, it is today and the first one its past.
+    later = tmp_path / "later.jsonl"
+    later.write_text("\n".join(json.dumps({"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": t}) for i, t in enumerate(
+        ["You water the plants on the windowsill", "You fold the towels on the bed"])) + "\n", encoding="utf-8")
+    assert cli_main(["memory", "ingest", str(later), "--session", "later", *data]) == 0
+    capsys.readouterr()
+    first = meta["session_id"]
+    assert cli_main(["ask", "What did I cut with a knife?", "--json", *data]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["session"] == "later"
+    assert out["clips"] and out["clips"][0][0] == first, out  # found in the earlier session
+    assert re.match(r"\d+ min earlier you ", out["answer"]), out["answer"]  # and told with its age
+    assert cli_main(["ask", "What did I cut with a knife?", "--only-session", "--json", *data]) == 0
+    assert all(c[0] == "later" for c in json.loads(capsys.readouterr().out)["clips"])
+    assert cli_main(["ask", "What did I cut with a knife?", "--session", first, "--json", *data]) == 0
+    assert json.loads(capsys.readouterr().out)["clips"][0][0] == first
+    assert cli_main(["ask", "q", "--session", "nope", *data]) == 2
+    assert "no session 'nope'" in capsys.readouterr().err
 
 
 # -- a scripted remote server --------------------------------------------------------------

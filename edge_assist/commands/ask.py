@@ -1,6 +1,9 @@
 """`edge-assist ask "question"`: ask the wearer's memory, or a finished recording.
 
-Without `--recording` the question goes to the configured wearer's live store. With
+Without `--recording` the question goes to the configured wearer's live store, as asked
+now: the latest session is "today" and the sessions before it are its past, so a moment
+of an earlier day is told with its age ("Yesterday you put the keys in the blue bowl.")
+and today's moment comes first when today holds one. With
 `--recording` it goes to a recording: a memory store file (`NAME.sqlite`, as `run` or
 `memory ingest` leave it) or a caption stream (`.jsonl`), which is first built into a
 temporary memory in one pass. The answer is composed from the remembered moment the
@@ -36,7 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--recording", "-r", metavar="DB",
                    help="a finished recording: its memory store (NAME.sqlite) or a caption stream (.jsonl)")
     p.add_argument("--choices", nargs="+", metavar="OPTION", help="multiple choice: the answer is one of these")
-    p.add_argument("--session", metavar="ID", help="only this session of the store")
+    p.add_argument("--session", metavar="ID",
+                   help="ask as at the end of this session (default: the latest); the sessions before it are its past")
+    p.add_argument("--only-session", action="store_true", help="search the session alone, not the sessions before it")
     p.add_argument("--json", action="store_true", help="print the answer, citations and trace as JSON")
     p.set_defaults(func=_ask)
 
@@ -75,7 +80,7 @@ def _ask(args: argparse.Namespace) -> int:
                     f"no memory for wearer {cfg.general.wearer!r} at {Paths.of(cfg).sqlite}; run `edge-assist run` "
                     "or `edge-assist memory ingest FILE` first, or pass --recording"
                 )
-        out = asyncio.run(_answer(cfg, question, choices, build, args.session))
+        out = asyncio.run(_answer(cfg, question, choices, build, args.session, not args.only_session))
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
@@ -90,7 +95,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 async def _answer(
-    cfg: Config, question: str, choices: tuple[str, ...], build: Path | None, session: str | None
+    cfg: Config, question: str, choices: tuple[str, ...], build: Path | None, session: str | None, past: bool
 ) -> dict[str, Any]:
     from edge_assist.assistant import build_assistant
     from edge_assist.clock import RealClock
@@ -113,12 +118,19 @@ async def _answer(
                 await clock.run_blocking(memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text))
             await clock.run_blocking(memory.flush)
             print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        starts = memory.session_starts()
+        if session is None and starts:
+            session = max(starts, key=lambda s: starts[s])  # the latest session is "today"
+        elif session is not None and session not in starts:
+            known = ", ".join(list(starts)[-5:]) or "none"
+            raise StoreError(f"no session {session!r} in this memory; the latest are: {known}")
         assistant = build_assistant(cfg, llm, enc, memory, vlm=vlm, image_encoder=img, clock=clock)
-        ans = await assistant.answer(question, choices=choices, session_id=session)
+        ans = await assistant.answer(question, choices=choices, session_id=session, past_sessions=past)
     finally:
         memory.close()
     return {
         "question": question,
+        "session": session,
         "answer": ans.text,
         "choice": ans.choice,
         "evidence": ans.trace.get("evidence", ""),

@@ -68,6 +68,7 @@ class OfflineAnswerer:
         choices: tuple[str, ...] = (),
         before_t: float = math.inf,
         session_id: str | None = None,
+        past_sessions: bool = False,
     ) -> Answer:
         """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
         started = time.perf_counter()
@@ -77,7 +78,7 @@ class OfflineAnswerer:
             "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
         }
         if self.cfg.reasoner.answerer == "grounded":
-            return await self._grounded_answer(question, choices, before_t, session_id, trace)
+            return await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
             t = time.perf_counter()
@@ -102,7 +103,8 @@ class OfflineAnswerer:
         else:
             trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
 
-        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id)
+        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id,
+                                                  past_sessions=past_sessions)
         timings.update(retrieval.timings_s)
         trace["retrieval"] = retrieval.trace()
         context = retrieval.context
@@ -124,9 +126,11 @@ class OfflineAnswerer:
                       timings, trace)
 
     async def _grounded_answer(
-        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, trace: dict[str, Any]
+        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, past_sessions: bool,
+        trace: dict[str, Any],
     ) -> Answer:
-        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices)
+        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices,
+                                        past_sessions=past_sessions)
         trace.update(ga.trace)
         trace["cited_clips"] = cited_clips(ga)
         context = RetrievedContext()

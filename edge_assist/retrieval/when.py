@@ -9,6 +9,7 @@ session kept by the store.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 
@@ -28,12 +29,15 @@ def age_text(seconds: float) -> str:
 
 
 class SessionAges:
-    """Labels for moments of other sessions, relative to `now_t` in `current`."""
+    """Labels for moments of other sessions, relative to `now_t` in `current`.
+
+    An unbounded `now_t` (a question over the whole of `current`, as `edge-assist ask` asks
+    after the fact) measures ages from the wall clock now."""
 
     def __init__(self, starts: Mapping[str, float], current: str | None, now_t: float, now_wall: float | None = None) -> None:
         self.starts = dict(starts)
         self.current = current
-        if current is not None and current in self.starts:
+        if current is not None and current in self.starts and math.isfinite(now_t):
             self.now_abs = self.starts[current] + now_t
         else:
             self.now_abs = time.time() if now_wall is None else now_wall
