@@ -155,3 +155,41 @@ def test_forget_really_deletes(tmp_path: Path, text_encoder: TextEncoder) -> Non
     assert caps[-1].text.encode() in blob
     con = sqlite3.connect(":memory:")  # the file is still a sound SQLite database
     con.close()
+
+
+def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder: TextEncoder) -> None:
+    # Sessions are read once and kept (a search reads them several times; at a year they are
+    # thousands): a new session, a forgotten one and another process's insert must all show.
+    import dataclasses
+    import time
+
+    caps = stream(LONG)
+    with _open(tmp_path, text_encoder) as mem:
+        store = mem.store
+        reads: list[str] = []
+        store._conn.set_trace_callback(lambda sql: reads.append(sql) if "FROM sessions ORDER BY" in sql else None)
+        mem.store_caption(caps[0])
+        first = caps[0].session_id
+        assert store.sessions() == [first]
+        time.sleep(0.01)
+        cutoff = time.time()
+        time.sleep(0.01)
+        mem.store_caption(dataclasses.replace(caps[1], session_id="later", index=0))
+        assert store.sessions() == [first, "later"] and list(store.session_starts()) == [first, "later"]
+        n = len(reads)
+        for _ in range(5):
+            store.session_starts()
+            store.sessions()
+        assert len(reads) == n  # nothing changed: not read again
+        # Another connection (another process: `memory forget`, `memory ingest`) adds one.
+        other = sqlite3.connect(store.path)
+        other.execute("INSERT INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) "
+                      "VALUES ('elsewhere', 10, 60, 600, ?)", (time.time() + 5,))
+        other.commit()
+        other.close()
+        assert store.sessions() == [first, "later", "elsewhere"]
+        store.session_starts()["x"] = 1.0  # a caller's copy: the kept list is not changed through it
+        assert "x" not in store.session_starts()
+        # Forgetting the first session's clips forgets the session.
+        assert mem.forget_before(cutoff)["clips"] == 1
+        assert first not in store.sessions() and "later" in store.sessions()

@@ -109,10 +109,6 @@ class StoreReads(StoreBase):
         return search.keyframe_knn(self, _vec(vector, self.image_dim, "query"), k=k, before_t=before_t,
                                    session_id=session_id, earlier_sessions=earlier_sessions)
 
-    def session_starts(self) -> dict[str, float]:
-        """Wall-clock time each session began (its first stored clip), oldest first."""
-        return {str(r[0]): float(r[1]) for r in self._read("SELECT session_id, first_wall FROM sessions ORDER BY first_wall, session_id")}
-
     def earlier_sessions(self, session_id: str) -> list[str]:
         """Sessions that began before `session_id` did (all of them if it has not begun yet)."""
         return sessions_before(self.session_starts(), session_id)

@@ -48,6 +48,7 @@ class StoreRetention(StoreBase):
                         c.execute("DELETE FROM keyframe_vec WHERE rowid = ?", (kid,))
                     c.execute("DELETE FROM keyframes WHERE id = ?", (kid,))
             c.execute("DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM items)")
+            self._sessions_changed()  # under the transaction's lock: no reader sees the old list after the commit
             if gone_clips:
                 # In the same transaction: the graph side of this deletion survives a kill.
                 row = c.execute("SELECT value FROM meta WHERE key = ?", (tombstone_key,)).fetchone()
