@@ -65,11 +65,11 @@ async def temporal_path(
 ) -> None:
     levels = LEVELS if multiscale else ("clip",)
     out.detail["levels"] = list(levels)
-    vecs = await clock.run_blocking(encoder.encode, [args.query])
+    # Encoding and search in one hop to the worker thread (each hop costs ~0.15 ms of CPU).
     hits = await clock.run_blocking(
         lambda: memory.search_text(
-            vecs[0], k=args.top_k, before_t=args.before_t, levels=levels, session_id=args.session_id,
-            earlier_sessions=args.earlier,
+            encoder.encode([args.query])[0], k=args.top_k, before_t=args.before_t, levels=levels,
+            session_id=args.session_id, earlier_sessions=args.earlier,
         )
     )
     out.text_hits = list(hits)

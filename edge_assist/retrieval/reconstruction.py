@@ -50,15 +50,27 @@ class GroupAccount:
         return out
 
 
-async def load_records(memory: MemoryReader, clock: Clock, refs: Sequence[ClipRef]) -> list[CaptionRecord]:
-    """The captions of some clips, in time order (one read per session)."""
-    by_session: dict[str, list[int]] = {}
-    for r in refs:
-        by_session.setdefault(r.session_id, []).append(r.clip_index)
-    records: list[CaptionRecord] = []
-    for sid, idxs in by_session.items():
-        records.extend(await clock.run_blocking(memory.captions, sid, sorted(set(idxs))))
-    return sorted(records, key=lambda r: (r.session_id, r.t0))
+async def load_groups(
+    memory: MemoryReader, clock: Clock, groups: dict[str, Sequence[ClipRef]]
+) -> dict[str, list[CaptionRecord]]:
+    """The captions of every group's clips, each group in time order: one read per session,
+    all in one hop to a worker thread (a hop costs ~0.15 ms of CPU on this machine; a read per
+    session per group each in its own hop made the search's overhead grow with its results)."""
+    wanted: dict[str, set[int]] = {}
+    for refs in groups.values():
+        for r in refs:
+            wanted.setdefault(r.session_id, set()).add(r.clip_index)
+
+    def read() -> dict[tuple[str, int], CaptionRecord]:
+        return {(c.session_id, c.clip_index): c
+                for sid, idxs in wanted.items() for c in memory.captions(sid, sorted(idxs))}
+
+    found = await clock.run_blocking(read) if wanted else {}
+    out: dict[str, list[CaptionRecord]] = {}
+    for name, refs in groups.items():
+        keys = {(r.session_id, r.clip_index) for r in refs}
+        out[name] = sorted((found[k] for k in keys if k in found), key=lambda r: (r.session_id, r.t0))
+    return out
 
 
 def caption_lines(records: Sequence[CaptionRecord], ages: SessionAges = NO_AGES) -> str:

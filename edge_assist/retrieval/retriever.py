@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,9 +24,9 @@ from edge_assist.inference.base import LLM, VLM, GenerationCancelled, ImageEncod
 from edge_assist.memory.api import MemoryReader, sessions_before
 from edge_assist.reasoning.api import PATHS, SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext, fuse
-from edge_assist.retrieval.hits import PathResult
+from edge_assist.retrieval.hits import ClipRef, PathResult
 from edge_assist.retrieval.paths import PathArgs, graph_path, temporal_path, visual_path
-from edge_assist.retrieval.reconstruction import GroupAccount, load_records, reconstruct
+from edge_assist.retrieval.reconstruction import GroupAccount, load_groups, reconstruct
 from edge_assist.retrieval.when import SessionAges
 
 log = logging.getLogger(__name__)
@@ -177,13 +177,11 @@ class Retriever:
 
         n = self.cfg.retrieval.max_clips_per_group
         temporal = out.paths.get("temporal")
-        temporal_records = (
-            await load_records(self.memory, self.clock, temporal.best_clips(n)) if temporal is not None else []
-        )
-        groups: dict[str, list[Any]] = {}
-        for name in ("graph", "visual"):
-            if name in out.paths and out.paths[name].clips:
-                groups[name] = await load_records(self.memory, self.clock, out.paths[name].best_clips(n))
+        wanted: dict[str, Sequence[ClipRef]] = {name: out.paths[name].best_clips(n) for name in ("temporal", "graph", "visual")
+                  if name in out.paths and (name == "temporal" or out.paths[name].clips)}
+        loaded = await load_groups(self.memory, self.clock, wanted)  # one hop for every group's captions
+        temporal_records = loaded.pop("temporal", [])
+        groups: dict[str, list[Any]] = loaded
 
         accounts: dict[str, GroupAccount] = {}
         enabled = plan.reconstruction and self.cfg.retrieval.reconstruction
