@@ -24,10 +24,13 @@ from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.api import CaptionRecord, MemoryReader
-from edge_assist.reasoning import answer_support, answer_text, grounding
+from edge_assist.reasoning import answer_support, answer_text, day_recall, grounding
 from edge_assist.reasoning.api import Moment
 from edge_assist.reasoning.llm_call import call_json
 from edge_assist.retrieval.moments import candidate_moments, neighbour
+from edge_assist.retrieval.when import SessionAges
+from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.tracker import VectorCache
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5
@@ -51,9 +54,42 @@ class GroundedAnswer:
 
 
 class GroundedAnswerer:
-    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, *, clock: Clock) -> None:
+    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, *, clock: Clock,
+                 library: TaskLibrary | None = None, vectors: VectorCache | None = None) -> None:
         self.cfg, self.llm, self.text_encoder, self.memory, self.clock = cfg, llm, text_encoder, memory, clock
         self.gate = answer_support.load_gate(cfg.reasoner.answer_gate_file)
+        # The task library and its step vectors, for "what did I cook yesterday evening"
+        # (day_recall.py): the live tracker's when the assistant has one, else loaded on first use.
+        self._library, self._vectors = library, vectors
+
+    def _tasks(self) -> tuple[TaskLibrary, VectorCache]:
+        if self._library is None:
+            self._library = TaskLibrary.load([self.cfg.data_path("tasks")])
+        if self._vectors is None:
+            self._vectors = VectorCache(self.text_encoder.encode)
+        return self._library, self._vectors
+
+    async def _period_answer(
+        self, question: str, before_t: float, session_id: str | None, started: float, trace: dict[str, Any]
+    ) -> GroundedAnswer | None:
+        """What the wearer did in a span of days they name, or None for any other question."""
+        starts = await self.clock.run_blocking(self.memory.session_starts)
+        ages = SessionAges(starts, session_id, before_t)
+        period = day_recall.activity_period(question, ages.now_abs)
+        if period is None:
+            return None
+        library, vectors = self._tasks()
+        t = time.perf_counter()
+        done, seen = await self.clock.run_blocking(day_recall.tasks_done, self.memory, library, vectors, period)
+        text = day_recall.compose(period, done, seen)
+        trace.update(kind="period", outcome="tasks recognised" if done else "no task recognised",
+                     period={"label": period.label, "start_wall": period.start, "end_wall": period.end,
+                             "clips": seen, "tasks": [[d.name, d.session_id, d.clip_index, d.clips] for d in done]},
+                     composed=text)
+        first = day_recall.said_tasks(done)[0][0] if done else None
+        moment = day_recall.as_moment(first, ages.note(first.session_id, first.t0)) if first else None
+        timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
+        return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
     def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
         """P(the moment is what the question is about), per candidate."""
@@ -82,6 +118,10 @@ class GroundedAnswerer:
         focus = answer_text.question_focus(question)
         trace: dict[str, Any] = {"answerer": "grounded", "kind": kind, "focus": focus,
                                  "before_t": None if math.isinf(before_t) else before_t}
+        if past_sessions and not choices:
+            recalled = await self._period_answer(question, before_t, session_id, started, trace)
+            if recalled is not None:
+                return recalled
         t = time.perf_counter()
         found = await candidate_moments(
             self.memory, self.text_encoder, self.clock, focus, before_t=before_t, session_id=session_id,
@@ -177,9 +217,9 @@ def cited(moment: Moment | None) -> str:
     return f"seen at {when}" + (f" ({moment.note})" if moment.note else "")
 
 
-_TIME = re.compile(r"\b(\d+):(\d\d)\b")
+_TIME = re.compile(r"\b(\d+):(\d\d)(?::(\d\d))?\b")
 
 
 def times_in(text: str) -> list[float]:
-    """Stream times ('1:40') said in an answer, in seconds."""
-    return [int(m) * 60 + int(s) for m, s in _TIME.findall(text)]
+    """Stream times ('1:40', '1:04:50' past the first hour) said in an answer, in seconds."""
+    return [int(a) * 3600 + int(b) * 60 + int(c) if c else int(a) * 60 + int(b) for a, b, c in _TIME.findall(text)]

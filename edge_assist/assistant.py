@@ -106,7 +106,8 @@ class EgoMemoAssistant:
             self.decider = GateDecider(gate, hazards, chattiness=cfg.policy.chattiness, llm_too=r.decider == "gate+llm",
                                        unsure_band=r.unsure_band)
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
-        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock)
+        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock, library=self.tasks.library,
+                                         vectors=self.tasks.vectors)
         self.offline = OfflineAnswerer(cfg, llm, text_encoder, memory, clock, self.retriever, self.grounded)
 
     async def warm(self, task: str = "", task_context: str = "") -> None:

@@ -29,6 +29,11 @@ def test_times_past_the_first_hour_read_as_hours() -> None:
     assert at.tell("Put the keys in the blue bowl", 3890.0) == "At 1:04:50 you put the keys in the blue bowl."
     assert at.tell("Put the keys in the blue bowl", 3599.6) == "At 1:00:00 you put the keys in the blue bowl."
     assert at.clip_label(3590.0, 3610.0) == "59:50-1:00:10"
+    # and the QA scorer reads them back as the same seconds
+    from edge_assist.answering import times_in
+
+    assert times_in("At 1:04:50 you put the keys in the blue bowl.") == [3890]
+    assert times_in("At 1:40 you cut it (seen at 1:40-1:50).") == [100, 100, 110]
 
 
 def test_earlier_sessions_say_how_long_ago() -> None:

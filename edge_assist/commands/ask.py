@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 import tempfile
 import time
@@ -119,13 +120,20 @@ async def _answer(
             await clock.run_blocking(memory.flush)
             print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         starts = memory.session_starts()
+        named = session
         if session is None and starts:
             session = max(starts, key=lambda s: starts[s])  # the latest session is "today"
         elif session is not None and session not in starts:
             known = ", ".join(list(starts)[-5:]) or "none"
             raise StoreError(f"no session {session!r} in this memory; the latest are: {known}")
+        # Asked now of the latest session; as at its end of a session named with --session.
+        before_t = math.inf
+        if named is not None:
+            end = memory.store.frontier(named)
+            before_t = end if end is not None else math.inf
         assistant = build_assistant(cfg, llm, enc, memory, vlm=vlm, image_encoder=img, clock=clock)
-        ans = await assistant.answer(question, choices=choices, session_id=session, past_sessions=past)
+        ans = await assistant.answer(question, choices=choices, session_id=session, past_sessions=past,
+                                     before_t=before_t)
     finally:
         memory.close()
     return {

@@ -50,6 +50,9 @@ class Reading:
     def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]:
         return self.store.recent_captions(session_id, before_t=before_t, n=n)
 
+    def clips_with_vectors(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+        return self.store.clips_with_vectors(session_id, t_from, t_to)
+
     def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None:
         items = self.store.level_items(level, before_t=before_t, session_id=session_id)
         if not items:

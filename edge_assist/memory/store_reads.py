@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,6 +14,24 @@ from edge_assist.memory.store_rows import _ITEM_COLS, Item, _item, _vec
 
 
 class StoreReads(StoreBase):
+    if TYPE_CHECKING:  # StoreIndexing's, in the same MemoryStore
+        def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+
+    def clips_with_vectors(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+        """The clips of a session that began in [t_from, t_to) of its stream, in order, with their
+        stored text vectors (rows aligned; a clip whose vector is missing is left out)."""
+        with self._lock:
+            rows = self._read(
+                "SELECT id, idx, t0, t1, text FROM items WHERE session_id = ? AND level = 'clip' AND t0 >= ? AND t0 < ?"
+                " ORDER BY t0, idx", (session_id, t_from, t_to))
+            try:
+                vecs = self._vectors(self._conn, [r[0] for r in rows])
+            except self._errors as e:
+                raise self._translate(e) from None
+        kept = [r for r in rows if r[0] in vecs]
+        mat = np.stack([vecs[r[0]] for r in kept]) if kept else np.zeros((0, self.text_dim), np.float32)
+        return [CaptionRecord(session_id, r[1], r[2], r[3], r[4]) for r in kept], mat
+
     def clip_items(self, session_id: str, *, t1_after: float = float("-inf"), t1_upto: float = float("inf")) -> list[Item]:
         rows = self._read(
             f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND level = 'clip' AND t1 > ? AND t1 <= ?"
