@@ -100,7 +100,8 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
     if inf:
         llm = inf.get("llm", {})
         lat["llm_first_token"] = {"median": _r(1000 * llm.get("time_to_first_token_s", 0.0)),
-                                  "note": f"{llm.get('prompt_tokens_approx')} prompt tokens; "
+                                  "same_prompt_again": _r(1000 * (llm.get("time_to_first_token_same_prompt_s") or 0.0)),
+                                  "note": f"{llm.get('prompt_tokens_approx')} prompt tokens, each prompt new; "
                                           f"{llm.get('generation_tokens_per_s')} generated tokens/s"}
         te = inf.get("text_encoder", {})
         if te.get("per_s_batch1"):
