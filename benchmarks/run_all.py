@@ -54,6 +54,18 @@ def machine_name() -> str:
     return "".join(c if c.isalnum() or c in "-_" else "-" for c in socket.gethostname().split(".")[0]) or "machine"
 
 
+def git_commit() -> str | None:
+    """The checkout's commit (with "+changes" when files differ from it), so a result says what code made it."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+changes" if dirty else "")
+
+
 def run_one(name: str, module: str, args: list[str], raw: Path) -> dict[str, Any]:
     """Run one benchmark; its JSON, log, exit code, wall time and peak RSS (from wait4)."""
     out = raw / f"{name}.json"
@@ -207,7 +219,7 @@ def _round(x: Any) -> Any:
 def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
     s = _round(s)
     L = [f"# Benchmarks on {head['machine']} ({head['date']}, {s['mode']})", "",
-         f"`{head['command']}` — {head['cpus']} CPUs, {head['platform']}, load {head['load_start']:.1f} at start, "
+         f"`{head['command']}` at {head.get('commit') or 'an unknown commit'} — {head['cpus']} CPUs, {head['platform']}, load {head['load_start']:.1f} at start, "
          f"{head['total_s']:.0f} s in all. Raw JSON and logs: `raw.tar.gz`.", "",
          "## Latency per stage (ms)", "", "| stage | median | p95 | baseline / notes |", "|---|---|---|---|"]
     for k, v in s["latency_ms"].items():
@@ -260,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
             runs[name] = run_one(name, module, quick_args if args.quick else full_args, raw)
     summary = summarise(runs, args.quick)
     head = {"machine": machine_name(), "date": date, "cpus": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version(), "load_start": load, "load_end": os.getloadavg()[0],
+            "python": platform.python_version(), "commit": git_commit(), "load_start": load,
+            "load_end": os.getloadavg()[0],
             "total_s": time.perf_counter() - t0,
             "command": "python -m benchmarks.run_all " + " ".join(sys.argv[1:] if argv is None else argv)}
     (out / "summary.json").write_text(json.dumps({**head, **summary}, indent=2) + "\n")
