@@ -73,6 +73,8 @@ class GroundedAnswerer:
         self, question: str, before_t: float, session_id: str | None, started: float, trace: dict[str, Any]
     ) -> GroundedAnswer | None:
         """What the wearer did in a span of days they name, or None for any other question."""
+        if not day_recall.asks_what_was_done(question):
+            return None
         starts = await self.clock.run_blocking(self.memory.session_starts)
         ages = SessionAges(starts, session_id, before_t)
         period = day_recall.activity_period(question, ages.now_abs)

@@ -36,6 +36,11 @@ MIN_CLIPS = 6  # fewer clips (a minute of 10-s clips) of a task is a passing lik
 MAX_SAID = 4  # tasks an answer names (the longest ones); the rest are counted
 
 
+def asks_what_was_done(question: str) -> bool:
+    """"What did I cook/make/do ...": the cheap first test, before memory is read for the time."""
+    return _ACTIVITY.match(" ".join(question.lower().split())) is not None
+
+
 def activity_period(question: str, now_wall: float, tz: dt.tzinfo | None = None) -> Period | None:
     """The window of a "what did I cook/make/do <period>" question; None for any other question
     (one that names a thing, "what did I do with the knife yesterday", is a moment to look up)."""
