@@ -83,7 +83,10 @@ def run_one(name: str, module: str, args: list[str], raw: Path) -> dict[str, Any
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t
-    result: dict[str, Any] = {"command": " ".join(["python", *argv[1:]]), "exit": p.returncode,
+    # Said as one would type it in the checkout: paths inside it relative (the run directory's
+    # absolute path is the machine's business, not the result's).
+    shown = ["python", *(os.path.relpath(a, ROOT) if a.startswith(str(ROOT) + os.sep) else a for a in argv[1:])]
+    result: dict[str, Any] = {"command": " ".join(shown), "exit": p.returncode,
                               "wall_s": round(wall, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
     if not out.exists() and p.returncode == 0:
         text = captured.getvalue().decode("utf-8", "replace")
