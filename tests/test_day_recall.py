@@ -99,3 +99,18 @@ async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks
         assert today.text.startswith("I don't remember what you did this evening: the 2 clips") and today.moment is None
         monday = await ga.answer("What did I cook on Monday?", before_t=20.0, session_id="wed", past_sessions=True)
         assert monday.text == "I don't remember anything from Monday." and monday.moment is None
+
+
+def test_tasks_other_than_recipes_are_told_with_their_own_verb() -> None:
+    from edge_assist.reasoning.day_recall import DoneTask, compose
+    from edge_assist.reasoning.periods import Period
+
+    def done(name: str, title: str, kind: str, hour: int) -> DoneTask:
+        return DoneTask(name, title, kind, "s", 0, 0.0, 10.0, "x", _local(7, hour), 20)
+
+    said = compose(Period("this morning", 0.0, 1.0, ""), [
+        done("inner-tube", "Change a bicycle inner tube", "repair", 9),
+        done("coffee", "Coffee", "recipe", 10), done("ramen", "Ramen", "recipe", 11),
+        done("garage", "Tidy the garage", "chore", 12)], 80)
+    assert said == ('This morning you changed a bicycle inner tube (at 09:00), made coffee (at 10:00), '
+                    'ramen (at 11:00) and worked on "Tidy the garage" (at 12:00).')

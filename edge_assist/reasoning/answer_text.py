@@ -116,7 +116,8 @@ _REGULAR = frozenset(
     splash spoon spray sprinkle squeeze stack start steam steep stop store strain stuff sweeten switch
     taste tilt tip toast top toss transfer trim tuck turn twist unwrap use wait warm wash weigh whip
     whisk wipe wrap zap zest microwave replace return increase check drop fetch hand mop swap set slide
-    dice dunk shave snip slather smooth stripe strip skin tap toss tug type walk watch look reach""".split()
+    dice dunk shave snip slather smooth stripe strip skin tap toss tug type walk watch look reach
+    change fix repair inflate""".split()
 )
 _ADVERBS = frozenset(
     "then next now slowly gently briefly quickly carefully finally first also again immediately directly "

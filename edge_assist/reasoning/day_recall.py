@@ -127,7 +127,7 @@ def _did(d: DoneTask) -> str:
     if d.kind == "recipe":
         return f"made {_lower_first(d.title)}"
     said = answer_text.second_person(d.title)  # "Change a bicycle inner tube" -> "you changed a ..."
-    return said.removeprefix("you ") if said else f"worked on {_lower_first(d.title)}"
+    return said.removeprefix("you ") if said else f'worked on "{d.title}"'
 
 
 def said_tasks(done: list[DoneTask]) -> list[list[DoneTask]]:
