@@ -17,7 +17,7 @@ from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.memory import Memory
 from edge_assist.reasoning.day_recall import activity_period
-from edge_assist.reasoning.periods import find_period
+from edge_assist.reasoning.periods import Period, find_period
 from edge_assist.tasks.library import TaskLibrary
 from tests.assistant_memory import demo_stream
 
@@ -25,12 +25,11 @@ UTC = dt.timezone.utc
 WED_1930 = dt.datetime(2026, 1, 7, 19, 30, tzinfo=UTC).timestamp()
 
 
-def _at(period: object) -> tuple[str, str, str]:
-    p = period
+def _at(p: Period | None) -> tuple[str, str, str]:
     assert p is not None
     fmt = "%a %H:%M"
-    return (p.label, dt.datetime.fromtimestamp(p.start, UTC).strftime(fmt),  # type: ignore[attr-defined]
-            dt.datetime.fromtimestamp(p.end, UTC).strftime(fmt))  # type: ignore[attr-defined]
+    return (p.label, dt.datetime.fromtimestamp(p.start, UTC).strftime(fmt),
+            dt.datetime.fromtimestamp(p.end, UTC).strftime(fmt))
 
 
 @pytest.mark.parametrize(("question", "window"), [
@@ -103,7 +102,6 @@ async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks
 
 def test_tasks_other_than_recipes_are_told_with_their_own_verb() -> None:
     from edge_assist.reasoning.day_recall import DoneTask, compose
-    from edge_assist.reasoning.periods import Period
 
     def done(name: str, title: str, kind: str, hour: int) -> DoneTask:
         return DoneTask(name, title, kind, "s", 0, 0.0, 10.0, "x", _local(7, hour), 20)

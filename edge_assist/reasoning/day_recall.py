@@ -94,11 +94,12 @@ def tasks_done(memory: MemoryReader, library: TaskLibrary, vectors: VectorCache,
                 current = None
                 if got.task:
                     # Named only once the last `window` clips agreed: it began at the first of them.
-                    first = records[max(boundary, i - window + 1)]
+                    begun = max(boundary, i - window + 1)
+                    first = records[begun]
                     task = library.get(got.task)
                     current = DoneTask(got.task, task.title if task else got.task, task.kind if task else "",
                                        sid, first.clip_index, first.t0, first.t1, first.text, w0 + first.t0,
-                                       i - max(boundary, i - window + 1) + 1)
+                                       i - begun + 1)
                 boundary = i + 1
             elif current is not None:
                 current.clips += 1

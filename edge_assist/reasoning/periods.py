@@ -34,9 +34,6 @@ class Period:
     end: float
     phrase: str  # the words of the question that named it
 
-    def contains(self, wall: float) -> bool:
-        return self.start <= wall < self.end
-
 
 def find_period(question: str, now_wall: float, tz: dt.tzinfo | None = None) -> Period | None:
     """The window the question names, or None. `tz`: the wearer's time zone (default: local)."""

@@ -177,8 +177,10 @@ class Retriever:
 
         n = self.cfg.retrieval.max_clips_per_group
         temporal = out.paths.get("temporal")
-        wanted: dict[str, Sequence[ClipRef]] = {name: out.paths[name].best_clips(n) for name in ("temporal", "graph", "visual")
-                  if name in out.paths and (name == "temporal" or out.paths[name].clips)}
+        wanted: dict[str, Sequence[ClipRef]] = {
+            name: out.paths[name].best_clips(n) for name in ("temporal", "graph", "visual")
+            if name in out.paths and (name == "temporal" or out.paths[name].clips)
+        }
         loaded = await load_groups(self.memory, self.clock, wanted)  # one hop for every group's captions
         temporal_records = loaded.pop("temporal", [])
         groups: dict[str, list[Any]] = loaded
