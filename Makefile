@@ -39,6 +39,7 @@ test-fast: setup
 lint: setup
 	$(VENV)/bin/ruff check edge_assist firmware_bridge tests benchmarks
 	$(VENV)/bin/mypy edge_assist firmware_bridge
+	$(VENV)/bin/lint-imports --no-cache
 
 # `make bench BENCH_ARGS=--quick` for the minutes-long run.
 bench: setup

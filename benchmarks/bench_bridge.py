@@ -14,12 +14,12 @@ import statistics
 import time
 import tty
 
+from edge_assist.outputs.glasses_link import BridgeLink
 from firmware_bridge import crypto
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.frames import Header, MsgType, build
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
-from firmware_bridge.link import BridgeLink
 from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_transport
 
 TIMING = Timing(ack_timeout_s=0.2, max_retries=5, heartbeat_s=1.0, reopen_s=0.05)

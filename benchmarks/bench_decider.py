@@ -25,9 +25,9 @@ from typing import Any
 
 from benchmarks.bench_pipeline import first_audio_s, pct
 from benchmarks.results_io import machine, write
-from edge_assist.app import run_sync
-from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config
+from edge_assist.runtime.app import run_sync
+from edge_assist.runtime.assembly import build_pipeline
 from edge_assist.sources.caption_stream import load_caption_stream
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.results_io import machine, write
-from edge_assist.sqlite import connect
+from edge_assist.memory.sqlite import connect
 
 K = 10
 RESULTS = Path(__file__).resolve().parent / "results" / "bench_memory_search.json"

@@ -25,12 +25,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_assist.app import run_sync
-from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
-from edge_assist.reasoner_stage import StepInbox
-from edge_assist.scheduler import CURRENT_STEP, LANE, Lane, ScheduledLLM, Scheduler
+from edge_assist.runtime.app import run_sync
+from edge_assist.runtime.assembly import build_pipeline
+from edge_assist.runtime.reasoner_stage import StepInbox
+from edge_assist.runtime.scheduler import CURRENT_STEP, LANE, Lane, ScheduledLLM, Scheduler
 from edge_assist.sources.caption_stream import load_caption_stream
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.soak_probes import rss_mb
-from edge_assist import heap
-from edge_assist.app import run_sync
-from edge_assist.assembly import build_pipeline
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
-from edge_assist.reasoner_stage import StepInbox
+from edge_assist.memory import heap
+from edge_assist.runtime.app import run_sync
+from edge_assist.runtime.assembly import build_pipeline
+from edge_assist.runtime.reasoner_stage import StepInbox
 
 
 def pct(xs: list[float], q: float) -> float | None:
@@ -112,7 +112,7 @@ def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_s
 
 
 def main(argv: list[str] | None = None) -> int:
-    heap.tune()  # as `edge-assist replay` does at start (edge_assist/heap.py)
+    heap.tune()  # as `edge-assist replay` does at start (edge_assist/memory/heap.py)
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("stream", help="caption stream (.jsonl or .srt)")
     ap.add_argument("--data-dir", required=True, help="memory store directory (general.data_dir)")

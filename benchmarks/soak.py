@@ -48,11 +48,11 @@ from benchmarks.soak_probes import (
 )
 from benchmarks.soak_report import summarise, write_report
 from benchmarks.soak_streams import DEFAULT_DATA, Session, Week
-from edge_assist import heap
 from edge_assist.config import Config
 from edge_assist.events import Caption, Keyframe
-from edge_assist.heap import release_freed
 from edge_assist.inference.loader import load_text_encoder
+from edge_assist.memory import heap
+from edge_assist.memory.heap import release_freed
 from edge_assist.memory.lexical import extract_lexical
 from edge_assist.memory.memory import Memory
 
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         write_report(Path(args.out), summary)
         return summary
 
-    heap.tune()  # as `edge-assist` does at start (edge_assist/heap.py): the bulk process is the device's
+    heap.tune()  # as `edge-assist` does at start (edge_assist/memory/heap.py): the bulk process is the device's
     soak = Soak(args)
     soak.on_day = report
     soak.run()

@@ -21,7 +21,7 @@ from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.memory import Memory, Paths
-from edge_assist.reasoning.api import SearchPlan
+from edge_assist.retrieval.api import SearchPlan
 from edge_assist.retrieval.retriever import Retriever
 
 # Questions of the kinds the services ask: objects of the day's cooking, the routines, the past.

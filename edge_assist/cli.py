@@ -18,24 +18,10 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from edge_assist import __version__, commands, heap
-from edge_assist.config import Config, load_config, parse_override
+from edge_assist import __version__, commands
 from edge_assist.errors import EdgeAssistError
-
-
-def add_config_args(p: argparse.ArgumentParser) -> None:
-    """The config options every command that builds a pipeline accepts."""
-    p.add_argument("--config", "-c", metavar="PATH", help="settings file (default: ./edge-assist.toml or $EDGE_ASSIST_CONFIG)")
-    p.add_argument(
-        "--set", "-s", metavar="SECTION.KEY=VALUE", action="append", default=[],
-        help="override one setting, e.g. --set segmenter.clip_s=5 (repeatable)",
-    )
-
-
-def config_from_args(args: argparse.Namespace, **extra: object) -> Config:
-    overrides = dict(parse_override(item) for item in getattr(args, "set", []) or [])
-    overrides.update(extra)
-    return load_config(getattr(args, "config", None), overrides)
+from edge_assist.memory import heap
+from firmware_bridge.errors import BridgeError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(func(args) or 0)
-    except EdgeAssistError as e:
+    except (EdgeAssistError, BridgeError) as e:
         print(f"edge-assist: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:

@@ -17,10 +17,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from edge_assist.events import THERMAL_STATES
 from firmware_bridge import messages as m
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.glasses import FakeGlasses
+from firmware_bridge.messages import THERMAL_STATES
 from firmware_bridge.transports import Transport
 
 HELP = (

@@ -11,11 +11,11 @@ import secrets
 import stat
 from pathlib import Path
 
-from edge_assist.errors import EdgeAssistError
 from firmware_bridge.crypto import KEY_LEN
+from firmware_bridge.errors import BridgeError
 
 
-class PairingError(EdgeAssistError):
+class PairingError(BridgeError):
     """The pairing key is missing, unreadable or malformed."""
 
 

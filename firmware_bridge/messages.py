@@ -9,8 +9,10 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.events import THERMAL_STATES
 from firmware_bridge.frames import MAX_PAYLOAD
+
+# What the firmware reports about its own temperature; the host's GlassesStatus reads the same words.
+THERMAL_STATES = ("normal", "warm", "hot", "critical")
 
 HUD_TEXT_MAX_CHARS = 280  # a HUD line is read at a glance; longer text is cut
 _AUDIO_HEAD = struct.Struct(">HHBI")  # stream id, chunk index, last flag, sample rate (Hz)

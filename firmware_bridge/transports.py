@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.frames import FrameError, StreamDeframer, cobs_decode, stream_encode
 
 log = logging.getLogger(__name__)
@@ -173,9 +174,7 @@ def serial_transport(device: str, baud: int, *, retry_s: float = 1.0) -> FdStrea
     try:
         import serial  # type: ignore[import-untyped]
     except ImportError:
-        from edge_assist.errors import EdgeAssistError
-
-        raise EdgeAssistError(
+        raise BridgeError(
             "the serial bridge needs pyserial: pip install 'edge-assist[serial]'"
         ) from None
     ports: dict[int, Any] = {}
@@ -238,9 +237,7 @@ class UdpTransport:
                     lambda: _Datagrams(self), local_addr=(self.host, self.port)
                 )
             except OSError as e:
-                from edge_assist.errors import EdgeAssistError
-
-                raise EdgeAssistError(
+                raise BridgeError(
                     f"cannot listen on udp {self.host}:{self.port} ({e.strerror}); set bridge.port to a free port"
                 ) from None
         else:

@@ -9,10 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge_assist.errors import ModelError
-from edge_assist.evaluation import qa_tune
-from edge_assist.inference.base import TextEncoder
-from edge_assist.reasoning.answer_support import (
+from edge_assist.answers.support import (
     FEATURES,
     SHIPPED,
     AnswerGate,
@@ -21,6 +18,9 @@ from edge_assist.reasoning.answer_support import (
     load_gate,
     word_recall,
 )
+from edge_assist.errors import ModelError
+from edge_assist.evaluation import qa_tune
+from edge_assist.inference.base import TextEncoder
 
 QUESTION = "sprinkle 1 tablespoon of cheese on cup"
 SIBLING = "Top cup with 1 tablespoon of salsa"  # the same recipe's other step: shares most words

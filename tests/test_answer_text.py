@@ -30,7 +30,7 @@ def test_times_past_the_first_hour_read_as_hours() -> None:
     assert at.tell("Put the keys in the blue bowl", 3599.6) == "At 1:00:00 you put the keys in the blue bowl."
     assert at.clip_label(3590.0, 3610.0) == "59:50-1:00:10"
     # and the QA scorer reads them back as the same seconds
-    from edge_assist.answering import times_in
+    from edge_assist.answers.grounded import times_in
 
     assert times_in("At 1:04:50 you put the keys in the blue bowl.") == [3890]
     assert times_in("At 1:40 you cut it (seen at 1:40-1:50).") == [100, 100, 110]
@@ -97,7 +97,7 @@ def test_new_content_words_are_found() -> None:
 
 
 def test_trace_shows_what_a_grounded_answer_rested_on() -> None:
-    from edge_assist.reasoning.trace import render
+    from edge_assist.outputs.trace_format import render
 
     rec = {
         "decision": {"decision": "speak", "clip_index": 4, "t0": 164.0, "t1": 194.0, "trigger": "query",

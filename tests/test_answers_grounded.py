@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from edge_assist.assistant import build_assistant
+from edge_assist.answers.grounding import check_faithful
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
@@ -21,7 +21,7 @@ from edge_assist.inference.remote import RemoteLLM
 from edge_assist.memory.memory import Memory
 from edge_assist.reasoning.answer_text import DONT_REMEMBER, NO_DONT_REMEMBER
 from edge_assist.reasoning.api import StepContext
-from edge_assist.reasoning.grounding import check_faithful
+from edge_assist.runtime.assistant import build_assistant
 from tests.assistant_memory import FUTURE_T0, Built, built_memory
 from tests.test_assistant_steps import Server, server  # noqa: F401  (the fixture)
 

@@ -16,15 +16,16 @@ from typing import Any
 
 import pytest
 
-from edge_assist.assistant import EgoMemoAssistant, build_assistant
 from edge_assist.cli import main as cli_main
 from edge_assist.clock import RealClock
 from edge_assist.events import Caption, SubType, UserQuery
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.inference.remote import RemoteLLM
-from edge_assist.reasoning.api import SearchPlan, StepContext
-from edge_assist.reasoning.trace import read_traces, render, write_trace
-from edge_assist.scheduler import GrantedGate
+from edge_assist.outputs.trace_format import read_traces, render, write_trace
+from edge_assist.reasoning.api import StepContext
+from edge_assist.retrieval.api import SearchPlan
+from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
+from edge_assist.runtime.scheduler import GrantedGate
 from tests.assistant_memory import Built, built_memory
 
 pytestmark = pytest.mark.slow

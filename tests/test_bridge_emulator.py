@@ -9,11 +9,11 @@ import pytest
 
 from edge_assist.cli import main
 from edge_assist.events import ButtonEvent, GlassesStatus, UserQuery
+from edge_assist.outputs.glasses_link import BridgeLink
 from firmware_bridge.crypto import fingerprint
 from firmware_bridge.emulator import HudEmulator, Screen, render
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.keys import format_key, load_key
-from firmware_bridge.link import BridgeLink
 from firmware_bridge.messages import HudText
 from firmware_bridge.transports import UdpTransport
 

@@ -7,11 +7,11 @@ import asyncio
 import pytest
 
 from edge_assist.events import PRIORITY_ANSWER, PRIORITY_NORMAL, PRIORITY_SAFETY, Decision, SubType
+from edge_assist.outputs.glasses_link import BridgeLink
 from edge_assist.outputs.hud import HudOutput, display_duration_s
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
-from firmware_bridge.link import BridgeLink
 from firmware_bridge.transports import UdpTransport
 
 FAST = Timing(ack_timeout_s=0.05, max_retries=3, heartbeat_s=0.2, reopen_s=0.05)

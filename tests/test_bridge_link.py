@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 
 from edge_assist.events import ButtonEvent, GlassesStatus, UserQuery
+from edge_assist.outputs.glasses_link import BridgeLink
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.frames import MsgType, parse
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
-from firmware_bridge.link import BridgeLink
 from firmware_bridge.messages import Status
 from firmware_bridge.transports import Address, FdStreamTransport, UdpTransport, serial_transport
 

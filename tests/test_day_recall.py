@@ -10,14 +10,15 @@ from typing import cast
 
 import pytest
 
-from edge_assist.answering import GroundedAnswerer
+from edge_assist.answers.day_recall import activity_period
+from edge_assist.answers.grounded import GroundedAnswerer
+from edge_assist.answers.periods import Period, find_period
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.memory import Memory
-from edge_assist.reasoning.day_recall import activity_period
-from edge_assist.reasoning.periods import Period, find_period
+from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.library import TaskLibrary
 from tests.assistant_memory import demo_stream
 
@@ -84,7 +85,7 @@ async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks
             mem.store.wall = lambda w=wall: w  # type: ignore[misc]
             for i, text in enumerate(texts):
                 mem.store_caption(Caption(10.0 * i + 10, sid, i, 10.0 * i, 10.0 * i + 10, text))
-        ga = GroundedAnswerer(cfg, cast(LLM, None), text_encoder, mem, clock=RealClock())
+        ga = GroundedAnswerer(cfg, cast(LLM, None), text_encoder, Recall(mem), clock=RealClock())
         ans = await ga.answer("What did I cook yesterday evening?", before_t=20.0, session_id="wed", past_sessions=True)
         assert ans.text == ("Yesterday evening you made microwave egg sandwich (at 18:10) and tomato chutney (at 19:00)."), \
             ans.trace
@@ -101,7 +102,7 @@ async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks
 
 
 def test_tasks_other_than_recipes_are_told_with_their_own_verb() -> None:
-    from edge_assist.reasoning.day_recall import DoneTask, compose
+    from edge_assist.answers.day_recall import DoneTask, compose
 
     def done(name: str, title: str, kind: str, hour: int) -> DoneTask:
         return DoneTask(name, title, kind, "s", 0, 0.0, 10.0, "x", _local(7, hour), 20)

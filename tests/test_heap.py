@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-CODE = "from edge_assist.heap import limit_arenas, release_freed; print(limit_arenas()); release_freed()"
+CODE = "from edge_assist.memory.heap import limit_arenas, release_freed; print(limit_arenas()); release_freed()"
 
 
 def _run(env: dict[str, str]) -> str:
@@ -20,7 +20,7 @@ def test_arenas_are_capped_unless_the_environment_says_otherwise() -> None:
 
 
 MMAP = """
-from edge_assist.heap import fix_mmap_threshold
+from edge_assist.memory.heap import fix_mmap_threshold
 def rss():
     return int(next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')).split()[1]) // 1024
 print(fix_mmap_threshold())
@@ -45,7 +45,7 @@ def test_large_blocks_stay_in_mmap_and_go_back_when_freed() -> None:
 
 
 TRIM = """
-from edge_assist.heap import release_freed
+from edge_assist.memory.heap import release_freed
 def rss():
     return int(next(l for l in open('/proc/self/status') if l.startswith('VmRSS:')).split()[1]) // 1024
 blocks = [bytes(2000) for _ in range(30000)]  # 60 MB in small blocks: the brk heap, not mmap

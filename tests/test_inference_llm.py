@@ -138,7 +138,7 @@ def test_cut_answers_warn_once_naming_the_setting(
     from edge_assist.clock import RealClock
     from edge_assist.errors import AnswerCutError
     from edge_assist.inference import base
-    from edge_assist.reasoning.llm_call import call_json
+    from edge_assist.inference.llm_call import call_json
 
     with pytest.raises(AnswerCutError) as e:
         llm.chat_json([{"role": "user", "content": "Decide."}], DECISION, max_tokens=3)

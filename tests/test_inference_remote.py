@@ -230,9 +230,9 @@ def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: tuple[S
     import asyncio
 
     from edge_assist.clock import RealClock
+    from edge_assist.inference.llm_call import call_json
     from edge_assist.inference.response_cache import CachedLLM, ResponseCache
-    from edge_assist.reasoning.llm_call import call_json
-    from edge_assist.scheduler import ModelArbiter, ScheduledLLM
+    from edge_assist.runtime.scheduler import ModelArbiter, ScheduledLLM
 
     script, url = server
     script.replies = ["nope"] * 8

@@ -89,8 +89,8 @@ def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Pat
 
 
 def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> None:
+    from edge_assist.memory.sqlite import connect
     from edge_assist.memory.store import PAGE_SIZE
-    from edge_assist.sqlite import connect
 
     st = MemoryStore.open(tmp_path / "new.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
     assert st._read("PRAGMA page_size")[0][0] == PAGE_SIZE > 4096

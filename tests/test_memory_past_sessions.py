@@ -125,7 +125,7 @@ async def test_an_object_asked_about_is_todays_when_today_answers(tmp_path: Path
     """"What did I do with the bowl" means today's bowl when today holds a moment that answers,
     even if a caption of days ago is closer to the words; a question naming an earlier day, or
     a thing today never saw, still reaches back."""
-    from edge_assist.assistant import build_assistant
+    from edge_assist.runtime.assistant import build_assistant
 
     cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "w"})
     # Monday's caption is the closer one (answer gate 0.99 against today's 0.34, measured): without

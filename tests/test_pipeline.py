@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge_assist.app import Pipeline
 from edge_assist.clock import RealClock, VirtualClock
 from edge_assist.evaluation.baselines import ErrorRecoveryEveryCaption, NeverSpeak
 from edge_assist.events import Clip, Frame, StreamEnd
 from edge_assist.outputs.decision_log import DecisionLog, read_decision_log
 from edge_assist.queues import DroppingQueue
+from edge_assist.runtime.app import Pipeline
 from edge_assist.sources.base import RawFrame
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stream import load_caption_stream

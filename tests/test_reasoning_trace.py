@@ -9,7 +9,7 @@ import pytest
 from edge_assist.cli import main as cli_main
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision, SubType
-from edge_assist.reasoning.trace import read_traces, render, write_trace
+from edge_assist.outputs.trace_format import read_traces, render, write_trace
 
 
 def decision(i: int, *, speak: bool = False, suppressed: str = "") -> Decision:

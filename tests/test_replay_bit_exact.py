@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.assembly import run_replay
 from edge_assist.config import Config
 from edge_assist.outputs.decision_log import DecisionLog
+from edge_assist.runtime.assembly import run_replay
 
 RECORDING = Path(__file__).parent / "data" / "memory" / "captaincook4d_1_42.jsonl"
 CAPTIONS = 8  # the meta line and the first 8 captions: about 7 minutes of a real recording

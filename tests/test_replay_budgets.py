@@ -9,7 +9,7 @@ from edge_assist.clock import VirtualClock
 from edge_assist.config import Config
 from edge_assist.events import Caption
 from edge_assist.reasoning.api import StepContext
-from edge_assist.scheduler import Scheduler
+from edge_assist.runtime.scheduler import Scheduler
 
 
 def _ctx() -> StepContext:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.app import Pipeline
 from edge_assist.clock import RealClock, VirtualClock
 from edge_assist.evaluation.baselines import NeverSpeak
 from edge_assist.events import Caption, StreamEnd
+from edge_assist.runtime.app import Pipeline
 from edge_assist.sources.caption_stage import CaptionReplayStage
 from edge_assist.sources.caption_stream import load_caption_stream
 

@@ -12,7 +12,7 @@ from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.memory import Memory
-from edge_assist.reasoning.api import SearchPlan
+from edge_assist.retrieval.api import SearchPlan
 from edge_assist.retrieval.paths import query_terms
 from edge_assist.retrieval.retriever import Retriever
 from tests.assistant_memory import FUTURE_T1, Built, built_memory

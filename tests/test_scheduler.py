@@ -14,9 +14,9 @@ from edge_assist.config import Config
 from edge_assist.events import Caption, Decision
 from edge_assist.inference.base import LLM
 from edge_assist.outputs.decision_log import DecisionLog, read_decision_log
-from edge_assist.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.reasoning.api import SearchGate, StepContext
-from edge_assist.scheduler import (
+from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
+from edge_assist.runtime.scheduler import (
     CURRENT_STEP,
     LANE,
     Lane,

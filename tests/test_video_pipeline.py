@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.assembly import run_replay
 from edge_assist.config import Config
 from edge_assist.evaluation.baselines import NeverSpeak
+from edge_assist.runtime.assembly import run_replay
 from tests.videos import write_video
 
 ROOT = Path(__file__).resolve().parents[1]

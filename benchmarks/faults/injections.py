@@ -373,10 +373,10 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
 
 
 async def _glasses_link() -> dict[str, Any]:
+    from edge_assist.outputs.glasses_link import BridgeLink
     from firmware_bridge.endpoint import Timing
     from firmware_bridge.glasses import FakeGlasses
     from firmware_bridge.keys import generate_key
-    from firmware_bridge.link import BridgeLink
     from firmware_bridge.transports import UdpTransport
 
     fast = Timing(ack_timeout_s=0.05, max_retries=3, heartbeat_s=0.2, reopen_s=0.05, pending_max=32)

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError, SourceError, StoreError
 from edge_assist.events import Caption
@@ -98,11 +98,11 @@ def _ask(args: argparse.Namespace) -> int:
 async def _answer(
     cfg: Config, question: str, choices: tuple[str, ...], build: Path | None, session: str | None, past: bool
 ) -> dict[str, Any]:
-    from edge_assist.assistant import build_assistant
     from edge_assist.clock import RealClock
     from edge_assist.commands.memory import read_caption_file
     from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
     from edge_assist.memory.memory import Memory
+    from edge_assist.runtime.assistant import build_assistant
 
     clock = RealClock()
     llm, enc, img = load_llm(cfg), load_text_encoder(cfg), load_image_encoder(cfg)

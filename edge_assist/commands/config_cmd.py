@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.config import Config, render_toml
 
 

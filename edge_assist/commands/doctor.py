@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.config import Config
 
 OK, MISSING, NOTE = "ok", "MISSING", "note"
@@ -77,7 +77,7 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
         else:
             yield OK, dist, v or "installed"
     try:
-        from edge_assist.sqlite import connect, sqlite_module
+        from edge_assist.memory.sqlite import connect, sqlite_module
 
         mod = sqlite_module()
         conn = connect(":memory:")

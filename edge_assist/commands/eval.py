@@ -22,10 +22,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
-
-DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
+from edge_assist.evaluation.captaincook import DEFAULT_DATASET
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.reasoning.gate import SHIPPED, Gate
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,12 +9,13 @@ import os
 import sys
 import tty
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
+from edge_assist.outputs.glasses_link import timing_from_config, transport_from_config
 from firmware_bridge.emulator import HELP, HudEmulator
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.keys import load_key
-from firmware_bridge.link import timing_from_config, transport_from_config
 from firmware_bridge.transports import FdStreamTransport, Transport
 
 
@@ -47,7 +48,10 @@ def _run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     if cfg.bridge.transport == "off":
         raise EdgeAssistError("bridge.transport is off; run with --set bridge.transport=udp (and the same on the assistant)")
-    key = load_key(cfg.data_path(cfg.bridge.key_file))
+    try:
+        key = load_key(cfg.data_path(cfg.bridge.key_file))
+    except BridgeError as e:
+        raise EdgeAssistError(str(e)) from None
     transport, banner = _transport(cfg, args.pty)
     asyncio.run(_main(cfg, key, transport, banner))
     return 0

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import StoreError
 from edge_assist.events import Caption
 
@@ -114,7 +114,7 @@ def _forget(args: argparse.Namespace) -> int:
             return 1
     from edge_assist.outputs.feedback import FILE as FEEDBACK_FILE
     from edge_assist.outputs.forget_logs import Forgotten, check_not_busy, scrub_jsonl
-    from edge_assist.reasoning.trace import TRACES_FILE
+    from edge_assist.outputs.trace_format import TRACES_FILE
 
     cfg = config_from_args(args)
     # The wearer's labels name the alert they answered (its clip, its words): they go too.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import ModelError
 from edge_assist.inference.download import check_file, download
 from edge_assist.inference.manifest import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from firmware_bridge.crypto import fingerprint
 from firmware_bridge.keys import format_key, generate_key, load_key, store_key
 

@@ -10,7 +10,7 @@ import math
 import sys
 from typing import Any
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import UserQuery
 
@@ -59,8 +59,8 @@ def _print_summary(result: Any, pipeline_stats: dict[str, Any] | None, log_path:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from edge_assist.app import Pipeline, run_sync
-    from edge_assist.assembly import build_pipeline, default_sinks
+    from edge_assist.runtime.app import Pipeline, run_sync
+    from edge_assist.runtime.assembly import build_pipeline, default_sinks
 
     extra: dict[str, Any] = {"source.realtime": True} if args.realtime else {}
     cfg = config_from_args(args, **extra)
@@ -127,7 +127,7 @@ async def _plant(pipeline: Any, questions: list[tuple[float, str]]) -> None:
 
 
 async def _with_signals(pipeline: Any) -> Any:
-    from edge_assist.app import install_signal_handlers
+    from edge_assist.runtime.app import install_signal_handlers
 
     remove = install_signal_handlers(pipeline)
     try:
@@ -154,8 +154,8 @@ async def _stdin_questions(pipeline: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from edge_assist.app import run_sync
-    from edge_assist.assembly import build_pipeline, default_sinks
+    from edge_assist.runtime.app import run_sync
+    from edge_assist.runtime.assembly import build_pipeline, default_sinks
 
     cfg = config_from_args(args)
     if args.headless:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.tasks.formats import load_file
 from edge_assist.tasks.library import TaskLibrary, add_user_task

@@ -12,9 +12,9 @@ import json
 from collections import deque
 from pathlib import Path
 
-from edge_assist.cli import add_config_args, config_from_args
+from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
-from edge_assist.reasoning.trace import TRACES_FILE, read_traces, render
+from edge_assist.outputs.trace_format import TRACES_FILE, read_traces, render
 
 
 def register(sub: argparse._SubParsersAction) -> None:

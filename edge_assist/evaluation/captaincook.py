@@ -32,6 +32,8 @@ from edge_assist.events import SubType
 from edge_assist.tasks.formats import from_captaincook
 from edge_assist.tasks.model import TaskFileError
 
+# The built CaptainCook4D caption streams the package ships (train/val/test splits).
+DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
 DATASET = "captaincook4d"
 SOURCE = "CaptainCook4D annotations (MIT), one caption per performed step"
 REVEALABLE_TAGS = frozenset({"Missing Step", "Order Error"})

@@ -1,7 +1,7 @@
 """Run configurations over a built dataset through the app and score them.
 
 Every row (our assistant, an ablation, the no-memory reasoner, a baseline) replays every
-recording through `edge_assist.assembly.run_replay` on the virtual clock, each recording with
+recording through `edge_assist.runtime.assembly.run_replay` on the virtual clock, each recording with
 its own fresh memory directory (recordings are not one wearer's consecutive days), and is
 scored by the same EgoServe scorer and measures.
 """
@@ -157,8 +157,8 @@ class RowResult:
 
 
 def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
-    from edge_assist.app import run_sync
-    from edge_assist.assembly import build_pipeline, run_replay
+    from edge_assist.runtime.app import run_sync
+    from edge_assist.runtime.assembly import build_pipeline, run_replay
 
     if assistant is not None:
         # A baseline reads no memory: the same pipeline without the memory writer, whose

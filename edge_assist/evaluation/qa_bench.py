@@ -50,7 +50,7 @@ def said_yes(text: str) -> bool:
 
 
 def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
-    from edge_assist.answering import times_in
+    from edge_assist.answers.grounded import times_in
 
     abstained = is_abstention(text)
     if not q.answerable:
@@ -77,10 +77,10 @@ def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
 async def _run_recording(
     cfg: Config, stream: Stream, questions: list[Question], rows: Sequence[str], llm: Any, enc: Any
 ) -> list[dict[str, Any]]:
-    from edge_assist.assistant import build_assistant
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
     from edge_assist.memory.memory import Memory
+    from edge_assist.runtime.assistant import build_assistant
 
     out: list[dict[str, Any]] = []
     clock = RealClock()

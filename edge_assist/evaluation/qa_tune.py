@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.answers.support import FEATURES, AnswerGate, features
 from edge_assist.evaluation.gate_training import fit_logistic
 from edge_assist.evaluation.qa_bench import score
 from edge_assist.evaluation.qa_questions import Question, Stream, generate, load_streams
-from edge_assist.reasoning.answer_support import FEATURES, AnswerGate, features
 from edge_assist.reasoning.answer_text import compose, content_words, question_focus, question_kind
 
 CANDIDATES = 5  # answering.OFFERED / retrieval.top_k: what the answerer scores
@@ -177,8 +177,8 @@ def stack(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from edge_assist.commands.eval import DEFAULT_DATASET
     from edge_assist.config import load_config
+    from edge_assist.evaluation.captaincook import DEFAULT_DATASET
     from edge_assist.inference.loader import load_text_encoder
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -23,7 +23,7 @@ from edge_assist.memory import cypher
 from edge_assist.memory.api import EntityHit
 from edge_assist.memory.entities import Extraction, entity_key
 from edge_assist.memory.graph_adjacency import Adjacency
-from edge_assist.sqlite import sqlite_module
+from edge_assist.memory.sqlite import sqlite_module
 
 # How many neighbour clips one hit carries: enough context, bounded prompt.
 MAX_NEIGHBOUR_CLIPS = 16

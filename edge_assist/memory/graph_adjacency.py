@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_assist.sqlite import sqlite_module
+from edge_assist.memory.sqlite import sqlite_module
 
 COMPLETE_KEY = "complete"
 

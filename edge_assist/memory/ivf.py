@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.sqlite import sqlite_module
+from edge_assist.memory.sqlite import sqlite_module
 
 log = logging.getLogger(__name__)
 

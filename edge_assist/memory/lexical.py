@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.memory.entities import MAX_ENTITIES, MAX_RELATIONS, Extraction, entity_key, relation_key
-from edge_assist.tasks.details import UNIT_NAMES
+from edge_assist.text.units import UNIT_NAMES
 
 _DETERMINERS = {
     "a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "your", "his", "her", "their",

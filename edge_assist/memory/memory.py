@@ -42,9 +42,9 @@ from collections.abc import Callable
 
 from edge_assist.config import Config
 from edge_assist.errors import StoreError
-from edge_assist.heap import release_freed
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.heap import release_freed
 from edge_assist.memory.keyframes import KeyframeFiles
 from edge_assist.memory.layout import Paths, check_windows, ivf_settings, usable_keyframes
 from edge_assist.memory.reading import Reading

@@ -32,6 +32,7 @@ from typing import Any
 from edge_assist.errors import ModelError, StoreError
 from edge_assist.memory.api import LEVELS
 from edge_assist.memory.ivf import IvfSettings, TextIvf
+from edge_assist.memory.sqlite import connect, sqlite_module
 from edge_assist.memory.store_base import StoreBase
 from edge_assist.memory.store_check import creating_path, read_store_meta, remove_leftovers
 from edge_assist.memory.store_indexing import StoreIndexing, _chunk_vectors
@@ -39,7 +40,6 @@ from edge_assist.memory.store_reads import StoreReads
 from edge_assist.memory.store_retention import StoreRetention
 from edge_assist.memory.store_rows import _ITEM_COLS, BadCaptionError, Item, KeyframeRow, Windows, _item
 from edge_assist.memory.store_writes import StoreWrites
-from edge_assist.sqlite import connect, sqlite_module
 
 # The public names of the store, wherever they are defined now.
 __all__ = ["BadCaptionError", "Item", "KeyframeRow", "MemoryStore", "StoreBase", "Windows", "_chunk_vectors",

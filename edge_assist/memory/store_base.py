@@ -14,9 +14,9 @@ from typing import Any
 
 from edge_assist.errors import EdgeAssistError, StoreError
 from edge_assist.memory.ivf import TextIvf
+from edge_assist.memory.sqlite import sqlite_module
 from edge_assist.memory.store_rows import Windows
 from edge_assist.memory.vector_cache import SessionVectors, SmallMemoryVectors
-from edge_assist.sqlite import sqlite_module
 
 
 class StoreBase:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from edge_assist.errors import StoreError
-from edge_assist.sqlite import connect, sqlite_module
+from edge_assist.memory.sqlite import connect, sqlite_module
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 # Meta keys every store has had since schema 1: their presence is what makes a file ours.

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from edge_assist.errors import StoreError
-from edge_assist.heap import release_freed
+from edge_assist.memory.heap import release_freed
 from edge_assist.memory.ivf import BACKFILL_BATCH, TextIvf, TrainingStopped
+from edge_assist.memory.sqlite import connect, sqlite_module
 from edge_assist.memory.store_base import StoreBase
-from edge_assist.sqlite import connect, sqlite_module
 
 
 class StoreIndexing(StoreBase):

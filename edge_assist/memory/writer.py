@@ -21,8 +21,8 @@ import time
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.events import Caption, StreamEnd
-from edge_assist.heap import release_freed
 from edge_assist.inference.base import GenerationCancelled, StopFlag
+from edge_assist.memory.heap import release_freed
 from edge_assist.memory.memory import IngestResult, Memory
 from edge_assist.memory.store import BadCaptionError
 

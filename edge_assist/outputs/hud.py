@@ -21,8 +21,8 @@ import contextlib
 import logging
 
 from edge_assist.events import Decision, priority_of
+from edge_assist.outputs.glasses_link import BridgeLink
 from edge_assist.outputs.paging import pages
-from firmware_bridge.link import BridgeLink
 
 log = logging.getLogger(__name__)
 

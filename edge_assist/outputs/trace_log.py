@@ -1,6 +1,6 @@
 """Every step's decision trace appended to `traces.jsonl`, for `edge-assist trace`.
 
-The line format belongs to `edge_assist.reasoning.trace`.
+The line format belongs to `edge_assist.outputs.trace_format`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from edge_assist.events import Decision
 from edge_assist.outputs.jsonl_file import JsonlFile
-from edge_assist.reasoning.trace import trace_record
+from edge_assist.outputs.trace_format import trace_record
 
 
 class TraceLog:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from edge_assist.reasoning import prompts
-from edge_assist.stream_time import stream_clock
+from edge_assist.text.stream_time import stream_clock
 
 # What the wearer hears when memory holds nothing that answers: never an invented answer.
 DONT_REMEMBER = "I don't remember you doing that."

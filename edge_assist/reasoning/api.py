@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from edge_assist.events import Caption, Decision, UserQuery
-
-PATHS = ("temporal", "graph", "visual")
+from edge_assist.retrieval.api import SearchPlan
 
 
 @dataclass(frozen=True)
@@ -37,15 +36,6 @@ class StepContext:
         if self.query is not None and self.query.stream_t is not None:
             return self.query.stream_t
         return self.caption.t1
-
-
-@dataclass(frozen=True)
-class SearchPlan:
-    paths: tuple[str, ...] = PATHS
-    top_k: int = 5
-    reconstruction: bool = True
-    deferred: bool = False  # true: not now; the scheduler retries in the next idle slot
-    note: str = ""  # why the plan is smaller than asked (logged in the trace)
 
 
 class SearchGate(Protocol):
@@ -70,19 +60,3 @@ class Timings:
 
     def add(self, name: str, seconds: float) -> None:
         self.sections[name] = self.sections.get(name, 0.0) + seconds
-
-
-@dataclass(frozen=True)
-class Moment:
-    """A remembered clip offered as evidence for an answer: what happened, when, how close.
-
-    Retrieval proposes moments; reasoning only reads them (it never opens the store).
-    """
-
-    session_id: str
-    clip_index: int
-    t0: float
-    t1: float
-    text: str
-    score: float  # text-encoder cosine between the question's focus and the caption
-    note: str = ""  # age of a moment of an earlier session ("yesterday"); "" in the current one

@@ -19,7 +19,7 @@ import numpy as np
 
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.reasoning.llm_call import call_json
+from edge_assist.inference.llm_call import call_json
 from edge_assist.tasks.findings import PREREQUISITE, Finding, TrackerState, skipped_sentence
 
 SENTENCE_CHARS = 120

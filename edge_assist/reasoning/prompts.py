@@ -12,15 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edge_assist.inference.base import Message
-from edge_assist.stream_time import stream_clock
+from edge_assist.retrieval.prompts import CONTEXT_CHARS, LINE_CHARS, caption_lines, clip, clip_time
 
 PROMPT_VERSION = "2026-11-29.1"
 
-# Characters, not tokens: about 4 characters a token for English, and a budget that
-# leaves room for the answer in a 2048-token window with the longest prompt below.
-CONTEXT_CHARS = 3000
+# Characters, not tokens (about 4 a token); the line and context budgets are retrieval's.
 TASK_CHARS = 900
-LINE_CHARS = 220
 
 SERVICES = (
     "SA safety: a hazard right now (knife, heat, fire, spill).\n"
@@ -89,44 +86,10 @@ ANSWER_SYSTEM = (
     "below. Write facts = the facts used, with their times; then the_answer = a short answer."
 )
 
-RECONSTRUCT_SYSTEM = (
-    "You rebuild what happened from camera captions. Write one short account, in time order, "
-    "of what the captions say about the question. Name objects and places; keep the times; "
-    "do not invent anything."
-)
-
-VISUAL_SYSTEM = (
-    "Rewrite a question into a short description of what a camera image of the answer "
-    "would show: objects, colours, places. No question words."
-)
-
 OFFLINE_COARSE_SYSTEM = (
     "You answer questions about a recorded video from its summaries. Write facts = the "
     "summary facts that matter; is_enough = true only if they answer the question; then the_answer."
 )
-
-
-def clip_time(t0: float, t1: float) -> str:
-    """Stream seconds as m:ss-m:ss (h:mm:ss past the first hour), the form answers cite."""
-    return f"{stream_clock(t0)}-{stream_clock(t1)}"
-
-
-def clip(text: str, n: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
-
-def _caption_lines(lines: Sequence[tuple[float, float, str]], budget: int) -> str:
-    out: list[str] = []
-    used = 0
-    # Newest last, but when the budget is tight the oldest lines go first.
-    for t0, t1, text in reversed(lines):
-        line = f"[{clip_time(t0, t1)}] {clip(text, LINE_CHARS)}"
-        if used + len(line) > budget:
-            break
-        out.append(line)
-        used += len(line) + 1
-    return "\n".join(reversed(out)) or "(none)"
 
 
 def pass1_messages(
@@ -144,7 +107,7 @@ def pass1_messages(
     activity = f"Recent activity: {clip(activity_summary, LINE_CHARS)}\n" if activity_summary.strip() else ""
     user = (
         f"{head}\n{activity}"
-        f"Earlier captions:\n{_caption_lines(recent, CONTEXT_CHARS // 3)}\n"
+        f"Earlier captions:\n{caption_lines(recent, CONTEXT_CHARS // 3)}\n"
         f"NOW [{clip_time(now[0], now[1])}]: {clip(now[2], LINE_CHARS)}"
     )
     msgs: list[Message] = [{"role": "system", "content": PASS1_SYSTEM}]
@@ -160,7 +123,7 @@ def query_pass1_messages(
 ) -> list[Message]:
     user = (
         f"Task: {clip(task, TASK_CHARS) or 'unknown'}\n"
-        f"Recent captions:\n{_caption_lines([*recent, now], CONTEXT_CHARS // 3)}\n"
+        f"Recent captions:\n{caption_lines([*recent, now], CONTEXT_CHARS // 3)}\n"
         f"Question: {clip(question, LINE_CHARS)}"
     )
     return [{"role": "system", "content": QUERY_SYSTEM}, {"role": "user", "content": user}]
@@ -192,25 +155,3 @@ def coarse_messages(*, question: str, summaries: str, choices: Sequence[str] = (
     opts = ("\nOptions: " + " | ".join(choices)) if choices else ""
     user = f"Summaries:\n{clip(summaries, CONTEXT_CHARS) or '(none)'}\nQuestion: {clip(question, LINE_CHARS)}{opts}"
     return [{"role": "system", "content": OFFLINE_COARSE_SYSTEM}, {"role": "user", "content": user}]
-
-
-def reconstruct_messages(*, query: str, captions: Sequence[tuple[float, float, str]]) -> list[Message]:
-    user = f"Question: {clip(query, LINE_CHARS)}\nCaptions:\n{_caption_lines(captions, CONTEXT_CHARS)}"
-    return [{"role": "system", "content": RECONSTRUCT_SYSTEM}, {"role": "user", "content": user}]
-
-
-def reconstruct_vlm_prompt(*, query: str, captions: Sequence[tuple[float, float, str]]) -> str:
-    """The VLM sees the keyframes of the clips; the captions anchor references and times."""
-    return (
-        f"{RECONSTRUCT_SYSTEM} Add what the images show that the captions miss.\n"
-        f"Question: {clip(query, LINE_CHARS)}\nCaptions:\n{_caption_lines(captions, CONTEXT_CHARS // 2)}"
-    )
-
-
-def visual_messages(*, query: str) -> list[Message]:
-    return [
-        {"role": "system", "content": VISUAL_SYSTEM},
-        {"role": "user", "content": "Question: where did I leave my keys?"},
-        {"role": "assistant", "content": '{"looks_like": "a set of keys on a wooden table or shelf"}'},
-        {"role": "user", "content": f"Question: {clip(query, LINE_CHARS)}"},
-    ]

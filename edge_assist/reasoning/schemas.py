@@ -17,10 +17,10 @@ from typing import Any
 
 from edge_assist.events import MainType, SubType
 from edge_assist.reasoning.answer_text import grammar_cut
+from edge_assist.retrieval.prompts import QUERY_CHARS
 
 NOTE_CHARS = 90  # observation / problem / facts
 SAY_CHARS = 110  # what the glasses say
-QUERY_CHARS = 70  # a memory search query
 
 # Pass 1 may speak only services the present can support; Episodic and Long-Term ones
 # need memory, so asking for them *is* a search (DESIGN.md, Services: "needs").
@@ -74,22 +74,6 @@ def query_pass1_schema() -> dict[str, Any]:
             "search_query": _s(QUERY_CHARS),
         },
         "required": ["facts", "reply", "say", "search_query"],
-    }
-
-
-def visual_rewrite_schema() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {"looks_like": _s(QUERY_CHARS)},
-        "required": ["looks_like"],
-    }
-
-
-def reconstruction_schema() -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {"account": {"type": "string", "maxLength": 360}},
-        "required": ["account"],
     }
 
 
@@ -210,4 +194,3 @@ def parse_pass2(raw: dict[str, Any], *, must_answer: bool) -> SecondPass:
     if st is None or not say:
         return SecondPass(False, evidence=f"respond without {'sub_type' if st is None else 'text'}")
     return SecondPass(True, sub_type=st, text=say, evidence=evidence)
-

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from edge_assist.memory.api import CaptionRecord, TextHit
-from edge_assist.reasoning import prompts
+from edge_assist.retrieval import prompts
 from edge_assist.retrieval.reconstruction import GroupAccount
 from edge_assist.retrieval.when import NO_AGES, SessionAges
 

@@ -18,7 +18,7 @@ import numpy as np
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.api import CaptionRecord, MemoryReader, sessions_before
-from edge_assist.reasoning.api import Moment
+from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.paths import query_terms
 from edge_assist.retrieval.when import SessionAges
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
+from edge_assist.inference.llm_call import call_json
 from edge_assist.memory.api import LEVELS, MemoryReader
-from edge_assist.reasoning import prompts, schemas
-from edge_assist.reasoning.llm_call import call_json
+from edge_assist.retrieval import prompts
 from edge_assist.retrieval.hits import ClipRef, PathResult
 
 # Function words never name an entity; everything else in a query may.
@@ -114,7 +114,7 @@ async def visual_path(
     max_tokens: int,
 ) -> None:
     res = await call_json(
-        llm, clock, "visual rewrite", prompts.visual_messages(query=args.query), schemas.visual_rewrite_schema(),
+        llm, clock, "visual rewrite", prompts.visual_messages(query=args.query), prompts.visual_rewrite_schema(),
         lambda raw: " ".join(str(raw.get("looks_like", "")).split()), max_tokens=max_tokens, setting="",
     )
     # A failed rewrite still leaves the query itself, which the text tower can embed.

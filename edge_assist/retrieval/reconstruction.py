@@ -16,9 +16,9 @@ import numpy as np
 
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, VLM
+from edge_assist.inference.llm_call import call_json
 from edge_assist.memory.api import CaptionRecord, MemoryReader
-from edge_assist.reasoning import prompts, schemas
-from edge_assist.reasoning.llm_call import call_json
+from edge_assist.retrieval import prompts
 from edge_assist.retrieval.hits import ClipRef
 from edge_assist.retrieval.when import NO_AGES, SessionAges
 
@@ -116,7 +116,7 @@ async def reconstruct(
             return GroupAccount(path, records, " ".join(text.split()), "vlm", time.perf_counter() - start, len(images))
     res = await call_json(
         llm, clock, f"reconstruction ({path})", prompts.reconstruct_messages(query=query, captions=triples),
-        schemas.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
+        prompts.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
         # One attempt: when it fails the captions themselves are handed on, which beats
         # spending a second, longer generation on the step's budget.
         max_tokens=max_tokens, attempts=1, setting="reasoner.reconstruction_max_tokens",

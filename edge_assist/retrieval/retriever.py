@@ -22,7 +22,7 @@ from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, VLM, GenerationCancelled, ImageEncoder, TextEncoder
 from edge_assist.memory.api import MemoryReader, sessions_before
-from edge_assist.reasoning.api import PATHS, SearchPlan
+from edge_assist.retrieval.api import PATHS, SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext, fuse
 from edge_assist.retrieval.hits import ClipRef, PathResult
 from edge_assist.retrieval.paths import PathArgs, graph_path, temporal_path, visual_path

@@ -13,7 +13,7 @@ import math
 import time
 from collections.abc import Mapping
 
-from edge_assist.reasoning import prompts
+from edge_assist.retrieval import prompts
 
 HOUR = 3600.0
 DAY = 24 * HOUR

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from edge_assist.tasks.details import UNIT_NAMES, Difference, parse_details, value_differences
+from edge_assist.tasks.details import Difference, parse_details, value_differences
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -45,6 +45,7 @@ from edge_assist.tasks.findings import (
     TrackerState,
 )
 from edge_assist.tasks.model import Task
+from edge_assist.text.units import UNIT_NAMES
 
 Encode = Callable[[Sequence[str]], np.ndarray]
 

@@ -17,15 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answering import GroundedAnswer, GroundedAnswerer, cited
+from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.memory.api import MemoryReader, TextHit
+from edge_assist.inference.llm_call import call_json
+from edge_assist.outputs.trace_format import TRACE_VERSION
 from edge_assist.reasoning import prompts, schemas
-from edge_assist.reasoning.llm_call import call_json
-from edge_assist.reasoning.trace import TRACE_VERSION
+from edge_assist.retrieval.api import TextHit
 from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
+from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
 
 # An answer must always come back to a question (d_t = 1); when the model cannot give
@@ -51,12 +52,12 @@ class Answer:
 
 
 class OfflineAnswerer:
-    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, clock: Clock,
+    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, recall: Recall, clock: Clock,
                  retriever: Retriever, grounded: GroundedAnswerer) -> None:
         self.cfg = cfg
         self.llm = llm
         self.text_encoder = text_encoder
-        self.memory = memory
+        self.recall = recall
         self.clock = clock
         self.retriever = retriever
         self.grounded = grounded
@@ -146,15 +147,15 @@ class OfflineAnswerer:
         hits: list[TextHit] = []
         for level in ("session", "activity"):
             hits.extend(await self.clock.run_blocking(
-                lambda lv=level: self.memory.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
+                lambda lv=level: self.recall.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
             ))
         if sum(len(h.text) for h in hits) <= self.cfg.retrieval.context_chars:
             return hits
         # Too many to show: the sessions, plus the activities nearest the question.
         vec = (await self.clock.run_blocking(self.text_encoder.encode, [question]))[0]
         near = await self.clock.run_blocking(
-            lambda: self.memory.search_text(
-                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, levels=("activity",), session_id=session_id
+            lambda: self.recall.nearest_summaries(
+                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, level="activity", session_id=session_id
             )
         )
         return [h for h in hits if h.level == "session"] + list(near)

@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from edge_assist.app import Pipeline, RunResult, install_signal_handlers, run_sync
 from edge_assist.clock import Clock, RealClock, VirtualClock
 from edge_assist.config import Config
-from edge_assist.devices import device_tasks
 from edge_assist.errors import EdgeAssistError, SourceError
 from edge_assist.outputs.api import OutputSink
 from edge_assist.outputs.console import ConsoleOutput
 from edge_assist.outputs.decision_log import DecisionLog
 from edge_assist.reasoning.api import Assistant
-from edge_assist.scheduler import Scheduler
+from edge_assist.runtime.app import Pipeline, RunResult, install_signal_handlers, run_sync
+from edge_assist.runtime.devices import device_tasks
+from edge_assist.runtime.scheduler import Scheduler
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.caption_stream import CaptionStream, load_caption_stream, replay_kind
 
@@ -33,8 +33,8 @@ log = logging.getLogger(__name__)
 
 def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = True) -> list[OutputSink]:
     """The decision log, the console and (when installed and wanted) speech."""
+    from edge_assist.outputs.trace_format import TRACES_FILE
     from edge_assist.outputs.trace_log import TraceLog
-    from edge_assist.reasoning.trace import TRACES_FILE
 
     sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log)), TraceLog(cfg.data_path(TRACES_FILE))]
     if cfg.output.console if console is None else console:
@@ -93,7 +93,7 @@ class Models:
 def load_models(cfg: Config, arbiter: Any = None) -> Models:
     """The configured models, LLM and VLM behind the scheduler's arbiter when one is given."""
     from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
-    from edge_assist.scheduler import ScheduledLLM, ScheduledVLM
+    from edge_assist.runtime.scheduler import ScheduledLLM, ScheduledVLM
 
     llm = load_llm(cfg)
     memory_llm = load_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
@@ -165,7 +165,7 @@ def build_pipeline(
         closers.append(memory.close)
         writer = MemoryWriter(memory, clock, cfg)
     if assistant is None:
-        from edge_assist.assistant import build_assistant
+        from edge_assist.runtime.assistant import build_assistant
 
         if memory is None:
             raise EdgeAssistError("the assistant needs memory; build the pipeline with with_memory=True")

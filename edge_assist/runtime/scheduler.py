@@ -41,7 +41,8 @@ import numpy as np
 
 from edge_assist.config import Config
 from edge_assist.inference.base import GenerationCancelled, Message, StopFlag
-from edge_assist.reasoning.api import PATHS, SearchPlan, StepContext
+from edge_assist.reasoning.api import StepContext
+from edge_assist.retrieval.api import PATHS, SearchPlan
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

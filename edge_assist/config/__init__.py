@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_origin, get_type_hints
 
-from edge_assist.config_sections import (  # noqa: F401  (re-exported: callers import sections from here)
+from edge_assist.config.sections import (  # noqa: F401  (re-exported: callers import sections from here)
     BridgeConfig,
     CaptionerConfig,
     GeneralConfig,

@@ -20,14 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.answers import day_recall, grounding
+from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.memory.api import CaptionRecord, MemoryReader
-from edge_assist.reasoning import answer_support, answer_text, day_recall, grounding
-from edge_assist.reasoning.api import Moment
-from edge_assist.reasoning.llm_call import call_json
-from edge_assist.retrieval.moments import candidate_moments, neighbour
+from edge_assist.inference.llm_call import call_json
+from edge_assist.reasoning import answer_text
+from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.when import SessionAges
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.tracker import VectorCache
@@ -54,9 +55,9 @@ class GroundedAnswer:
 
 
 class GroundedAnswerer:
-    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, memory: MemoryReader, *, clock: Clock,
+    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, recall: Recall, *, clock: Clock,
                  library: TaskLibrary | None = None, vectors: VectorCache | None = None) -> None:
-        self.cfg, self.llm, self.text_encoder, self.memory, self.clock = cfg, llm, text_encoder, memory, clock
+        self.cfg, self.llm, self.text_encoder, self.recall, self.clock = cfg, llm, text_encoder, recall, clock
         self.gate = answer_support.load_gate(cfg.reasoner.answer_gate_file)
         # The task library and its step vectors, for "what did I cook yesterday evening"
         # (day_recall.py): the live tracker's when the assistant has one, else loaded on first use.
@@ -75,14 +76,14 @@ class GroundedAnswerer:
         """What the wearer did in a span of days they name, or None for any other question."""
         if not day_recall.asks_what_was_done(question):
             return None
-        starts = await self.clock.run_blocking(self.memory.session_starts)
+        starts = await self.clock.run_blocking(self.recall.session_starts)
         ages = SessionAges(starts, session_id, before_t)
         period = day_recall.activity_period(question, ages.now_abs)
         if period is None:
             return None
         library, vectors = self._tasks()
         t = time.perf_counter()
-        done, seen = await self.clock.run_blocking(day_recall.tasks_done, self.memory, library, vectors, period)
+        done, seen = await self.clock.run_blocking(day_recall.tasks_done, self.recall, library, vectors, period)
         text = day_recall.compose(period, done, seen)
         trace.update(kind="period", outcome="tasks recognised" if done else "no task recognised",
                      period={"label": period.label, "start_wall": period.start, "end_wall": period.end,
@@ -125,8 +126,8 @@ class GroundedAnswerer:
             if recalled is not None:
                 return recalled
         t = time.perf_counter()
-        found = await candidate_moments(
-            self.memory, self.text_encoder, self.clock, focus, before_t=before_t, session_id=session_id,
+        found = await self.recall.candidate_moments(
+            self.text_encoder, self.clock, focus, before_t=before_t, session_id=session_id,
             k=max(OFFERED, self.cfg.retrieval.top_k), past_sessions=past_sessions, extra=in_view,
             graph=self.cfg.retrieval.graph,
         )
@@ -164,7 +165,7 @@ class GroundedAnswerer:
             trace["outcome"] = "chosen" if chosen is not None else (pick.call.error or "the model chose none")
         moment = chosen
         if chosen is not None and kind in ("after", "before"):
-            moment = await neighbour(self.memory, self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t)
+            moment = await self.recall.neighbour(self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t)
             if moment is None:
                 trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision
-from edge_assist.stream_time import stream_clock
+from edge_assist.text.stream_time import stream_clock
 
 TRACE_VERSION = 2  # 2: "task" (the tracker's reading and findings) replaced "progress"
 TRACES_FILE = "traces.jsonl"

@@ -20,7 +20,7 @@ from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
 from edge_assist.outputs.api import OutputSink
-from edge_assist.reasoner_stage import StepInbox
+from edge_assist.runtime.reasoner_stage import StepInbox
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +40,8 @@ def device_tasks(
         from edge_assist.events import ButtonEvent, GlassesStatus
         from edge_assist.outputs.feedback import FILE as FEEDBACK_FILE
         from edge_assist.outputs.feedback import SIGNALS, FeedbackLog
+        from edge_assist.outputs.glasses_link import BridgeLink
         from edge_assist.outputs.hud import HudOutput
-        from firmware_bridge.link import BridgeLink
 
         link = BridgeLink.from_config(cfg, clock)
         b = cfg.bridge

@@ -19,10 +19,10 @@ import numpy as np
 
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, Message, TextEncoder
+from edge_assist.inference.llm_call import CallResult, call_json
 from edge_assist.reasoning import prompts
 from edge_assist.reasoning.answer_text import new_content
-from edge_assist.reasoning.api import Moment
-from edge_assist.reasoning.llm_call import CallResult, call_json
+from edge_assist.retrieval.api import Moment
 
 NONE = "none"
 CHOICE_TOKENS = 16

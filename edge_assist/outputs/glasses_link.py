@@ -21,6 +21,7 @@ from edge_assist.errors import EdgeAssistError
 from edge_assist.events import ButtonEvent, GlassesStatus, UserQuery
 from firmware_bridge import messages as m
 from firmware_bridge.endpoint import Endpoint, Timing
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.frames import MsgType
 from firmware_bridge.keys import load_key
 from firmware_bridge.transports import Transport, UdpTransport, serial_transport
@@ -74,13 +75,20 @@ class BridgeLink:
 
     @classmethod
     def from_config(cls, cfg: Config, clock: Clock | None = None) -> BridgeLink:
-        key = load_key(cfg.data_path(cfg.bridge.key_file))
-        return cls(transport_from_config(cfg, role="host"), key, clock=clock, timing=timing_from_config(cfg))
+        try:
+            key = load_key(cfg.data_path(cfg.bridge.key_file))
+            transport = transport_from_config(cfg, role="host")
+        except BridgeError as e:
+            raise EdgeAssistError(str(e)) from None
+        return cls(transport, key, clock=clock, timing=timing_from_config(cfg))
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
         """Open the transport and start listening; the glasses may connect at any time after."""
-        await self.endpoint.start()
+        try:
+            await self.endpoint.start()
+        except BridgeError as e:
+            raise EdgeAssistError(str(e)) from None
 
     async def close(self) -> None:
         await self.endpoint.close()

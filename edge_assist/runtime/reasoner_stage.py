@@ -23,8 +23,9 @@ from edge_assist.clock import Clock
 from edge_assist.events import Caption, Decision, StreamEnd, UserQuery
 from edge_assist.memory.api import MemoryReader
 from edge_assist.outputs.api import OutputSink
-from edge_assist.reasoning.api import Assistant, SearchGate, SearchPlan, StepContext
-from edge_assist.scheduler import CURRENT_STEP, LANE, GrantedGate, Lane, Scheduler, SearchPreempted
+from edge_assist.reasoning.api import Assistant, SearchGate, StepContext
+from edge_assist.retrieval.api import SearchPlan
+from edge_assist.runtime.scheduler import CURRENT_STEP, LANE, GrantedGate, Lane, Scheduler, SearchPreempted
 
 log = logging.getLogger(__name__)
 

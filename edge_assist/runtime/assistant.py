@@ -24,26 +24,28 @@ import math
 import time
 from typing import Any
 
-from edge_assist.answering import GroundedAnswerer
+from edge_assist.answers.grounded import GroundedAnswerer
+from edge_assist.answers.offline import NO_ANSWER, Answer, OfflineAnswerer, cited_clips, nonempty
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.errors import ConfigError
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
+from edge_assist.inference.llm_call import call_json
 from edge_assist.memory.api import CaptionRecord, MemoryReader
+from edge_assist.outputs.trace_format import TRACE_VERSION
 from edge_assist.reasoning import answer_text, prompts, schemas
-from edge_assist.reasoning.api import SearchGate, SearchPlan, StepContext
+from edge_assist.reasoning.api import SearchGate, StepContext
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
 from edge_assist.reasoning.hazards import HazardMatcher
-from edge_assist.reasoning.llm_call import call_json
-from edge_assist.reasoning.offline_answer import NO_ANSWER, Answer, OfflineAnswerer, cited_clips, nonempty
 from edge_assist.reasoning.phrasing import Phraser, repeat_key
 from edge_assist.reasoning.policy import InterventionPolicy
-from edge_assist.reasoning.trace import TRACE_VERSION
+from edge_assist.retrieval.api import SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext
+from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retrieval, Retriever
-from edge_assist.scheduler import CURRENT_STEP
+from edge_assist.runtime.scheduler import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
@@ -106,9 +108,10 @@ class EgoMemoAssistant:
             self.decider = GateDecider(gate, hazards, chattiness=cfg.policy.chattiness, llm_too=r.decider == "gate+llm",
                                        unsure_band=r.unsure_band)
         self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
-        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, memory, clock=clock, library=self.tasks.library,
+        recall = Recall(memory)
+        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, recall, clock=clock, library=self.tasks.library,
                                          vectors=self.tasks.vectors)
-        self.offline = OfflineAnswerer(cfg, llm, text_encoder, memory, clock, self.retriever, self.grounded)
+        self.offline = OfflineAnswerer(cfg, llm, text_encoder, recall, clock, self.retriever, self.grounded)
 
     async def warm(self, task: str = "", task_context: str = "") -> None:
         """What the first step would otherwise pay for: the step vectors of the task."""

@@ -28,10 +28,10 @@ from edge_assist.outputs.api import OutputSink
 from edge_assist.perception.captioner import Captioner, CaptionerStage
 from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
-from edge_assist.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.reasoning.api import Assistant, SearchGate
-from edge_assist.run_stats import RunStats
-from edge_assist.scheduler import Lane, Scheduler, in_lane
+from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
+from edge_assist.runtime.run_stats import RunStats
+from edge_assist.runtime.scheduler import Lane, Scheduler, in_lane
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stage import CaptionReplayStage
@@ -193,7 +193,7 @@ class Pipeline:
             self.stats.suppressed += 1
 
     async def run(self) -> RunResult:
-        from edge_assist.supervisor import Supervisor
+        from edge_assist.runtime.supervisor import Supervisor
 
         sup = Supervisor()
         self._supervisor = sup

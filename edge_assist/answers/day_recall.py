@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from edge_assist.memory.api import MemoryReader
+from edge_assist.answers.periods import Period, find_period
 from edge_assist.reasoning import answer_text
-from edge_assist.reasoning.api import Moment
-from edge_assist.reasoning.periods import Period, find_period
+from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import RecognitionParams, TaskRecognizer
 from edge_assist.tasks.tracker import VectorCache
@@ -69,7 +69,7 @@ class DoneTask:
     clips: int
 
 
-def tasks_done(memory: MemoryReader, library: TaskLibrary, vectors: VectorCache, period: Period,
+def tasks_done(recall: Recall, library: TaskLibrary, vectors: VectorCache, period: Period,
                params: RecognitionParams | None = None) -> tuple[list[DoneTask], int]:
     """The tasks done in the window, in time order, and how many clips memory holds from it. Blocking."""
     done: list[DoneTask] = []
@@ -77,10 +77,10 @@ def tasks_done(memory: MemoryReader, library: TaskLibrary, vectors: VectorCache,
     tasks = library.tasks()
     if not tasks:
         return [], 0
-    for sid, w0 in memory.session_starts().items():
+    for sid, w0 in recall.session_starts().items():
         if w0 >= period.end or w0 + MAX_SESSION_S <= period.start:
             continue
-        records, mat = memory.clips_with_vectors(sid, period.start - w0, period.end - w0)
+        records, mat = recall.clips_in_period(sid, period.start - w0, period.end - w0)
         seen += len(records)
         recognizer = TaskRecognizer(tasks, vectors, params)
         window = recognizer.p.window
