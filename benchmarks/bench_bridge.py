@@ -27,8 +27,12 @@ TIMING = Timing(ack_timeout_s=0.2, max_retries=5, heartbeat_s=1.0, reopen_s=0.05
 
 def _summary(samples_ms: list[float]) -> dict[str, float]:
     s = sorted(samples_ms)
-    return {"n": len(s), "p50_ms": round(statistics.median(s), 3), "p95_ms": round(s[int(0.95 * (len(s) - 1))], 3),
-            "max_ms": round(s[-1], 3)}
+    return {
+        "n": len(s),
+        "p50_ms": round(statistics.median(s), 3),
+        "p95_ms": round(s[int(0.95 * (len(s) - 1))], 3),
+        "max_ms": round(s[-1], 3),
+    }
 
 
 async def _round_trips(link: BridgeLink, glasses: FakeGlasses, n: int) -> dict[str, float]:
@@ -84,7 +88,11 @@ def bench_seal(n: int) -> dict[str, float]:
         ct = crypto.keystream_xor(keys.enc_h2g, seq, payload)
         h = Header(int(MsgType.HUD_TEXT), 1, keys.session_id, seq, len(ct))
         build(h, ct, crypto.mac(keys.mac_h2g, h.pack(), ct))
-    return {"n": n, "us_per_frame": round(1e6 * (time.perf_counter() - t0) / n, 2), "payload_bytes": len(payload)}
+    return {
+        "n": n,
+        "us_per_frame": round(1e6 * (time.perf_counter() - t0) / n, 2),
+        "payload_bytes": len(payload),
+    }
 
 
 def main() -> None:

@@ -34,8 +34,16 @@ ROOT = Path(__file__).resolve().parents[1]
 STREAM = ROOT / "edge_assist" / "data" / "captaincook4d" / "val" / "paraphrased" / "10_46.jsonl"
 OUT = ROOT / "benchmarks" / "results" / "bench_decider.json"
 CONFIGS = {
-    "gate, template phrasing": {"reasoner.decider": "gate", "reasoner.phrasing": "template", "policy.chattiness": "chatty"},
-    "gate, LLM phrasing": {"reasoner.decider": "gate", "reasoner.phrasing": "llm", "policy.chattiness": "chatty"},
+    "gate, template phrasing": {
+        "reasoner.decider": "gate",
+        "reasoner.phrasing": "template",
+        "policy.chattiness": "chatty",
+    },
+    "gate, LLM phrasing": {
+        "reasoner.decider": "gate",
+        "reasoner.phrasing": "llm",
+        "policy.chattiness": "chatty",
+    },
     "LLM pass 1 + tracker cue": {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"},
 }
 
@@ -52,19 +60,26 @@ def run(overrides: dict[str, Any]) -> dict[str, Any]:
             close()
         wall = time.perf_counter() - wall
     decide = [d.timings_s.get("tracker", 0.0) + d.timings_s.get("gate", 0.0) for d in result.decisions]
-    decide_cpu = [d.timings_s.get("tracker_cpu", 0.0) + d.timings_s.get("gate_cpu", 0.0) for d in result.decisions]
+    decide_cpu = [
+        d.timings_s.get("tracker_cpu", 0.0) + d.timings_s.get("gate_cpu", 0.0) for d in result.decisions
+    ]
     spoken = [d for d in result.decisions if d.speak and d.trigger == "proactive"]
     e2e = [d.latency_s + (first_audio_s(d.text) or 0.0) for d in spoken]
     return {
-        "overrides": overrides, "steps": len(result.decisions), "alerts": len(spoken),
+        "overrides": overrides,
+        "steps": len(result.decisions),
+        "alerts": len(spoken),
         "decision_without_llm_ms": {"p50": _ms(pct(decide, 0.5)), "p95": _ms(pct(decide, 0.95))},
         # The same work in CPU time of the threads doing it: what the wall clock shows minus
         # waiting for a core (the memory writer's LLM runs beside; other jobs may too).
         "decision_without_llm_cpu_ms": {"p50": _ms(pct(decide_cpu, 0.5)), "p95": _ms(pct(decide_cpu, 0.95))},
-        "step_latency_s": {"p50": pct([d.latency_s for d in result.decisions], 0.5),
-                           "p95": pct([d.latency_s for d in result.decisions], 0.95)},
+        "step_latency_s": {
+            "p50": pct([d.latency_s for d in result.decisions], 0.5),
+            "p95": pct([d.latency_s for d in result.decisions], 0.95),
+        },
         "clip_end_to_first_word_of_alert_s": {"p50": pct(e2e, 0.5), "p95": pct(e2e, 0.95)},
-        "wall_s": round(wall, 1), "stream_s": round(stream.duration_s, 1),
+        "wall_s": round(wall, 1),
+        "stream_s": round(stream.duration_s, 1),
     }
 
 
@@ -81,8 +96,14 @@ def main() -> None:
     for r in rows.values():
         p50 = r["clip_end_to_first_word_of_alert_s"]["p50"]
         r["first_word_p50_ratio_to_llm_pass1"] = round(p50 / base, 3) if p50 and base else None
-    res = {"benchmark": "bench_decider", "when": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine(),
-           "command": "python -m benchmarks.bench_decider", "recording": STREAM.name, "rows": rows}
+    res = {
+        "benchmark": "bench_decider",
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": machine(),
+        "command": "python -m benchmarks.bench_decider",
+        "recording": STREAM.name,
+        "rows": rows,
+    }
     write(Path(args.out), res)
     print(json.dumps(rows, indent=1))
 

@@ -67,16 +67,26 @@ def bench_llm(llm: LLM, gen_tokens: int, repeats: int) -> dict[str, Any]:
     its own words (nothing to reuse), after one untimed call that pays the first call's set-up.
     The identical prompt sent again is reported beside it (`..._same_prompt_s`), as the
     reasoner's prompts that share their beginning partly get it."""
+
     def prompt(i: int) -> list[Message]:
         # A prompt of realistic reasoner size (~500 tokens): captions of the last minutes.
-        captions = " ".join(f"[{10 * j}s] The wearer cuts a tomato on the board and puts it in the bowl." for j in range(24))
-        return [{"role": "system", "content": f"Session {i}. You are a proactive assistant."},
-                {"role": "user", "content": captions}]
+        captions = " ".join(
+            f"[{10 * j}s] The wearer cuts a tomato on the board and puts it in the bowl." for j in range(24)
+        )
+        return [
+            {"role": "system", "content": f"Session {i}. You are a proactive assistant."},
+            {"role": "user", "content": captions},
+        ]
 
     def timed(msgs: list[Message]) -> tuple[float | None, float | None]:
         stamps: list[float] = []
         t0 = time.perf_counter()
-        llm.chat(msgs, max_tokens=gen_tokens, temperature=0.0, on_token=lambda _tok: stamps.append(time.perf_counter()))
+        llm.chat(
+            msgs,
+            max_tokens=gen_tokens,
+            temperature=0.0,
+            on_token=lambda _tok: stamps.append(time.perf_counter()),
+        )
         if len(stamps) < 2:
             return None, None
         return stamps[0] - t0, (len(stamps) - 1) / (stamps[-1] - stamps[0])
@@ -118,10 +128,17 @@ def rate(fn: Any, n_items: int, min_s: float) -> float:
 
 
 def bench_text(enc: TextEncoder, min_s: float) -> dict[str, Any]:
-    texts = [f"The wearer picks up the {w} and walks to the sink." for w in ("knife", "mug", "pan", "bowl")] * 8
+    texts = [
+        f"The wearer picks up the {w} and walks to the sink." for w in ("knife", "mug", "pan", "bowl")
+    ] * 8
     b1 = rate(lambda: enc.encode(texts[:1]), 1, min_s)
     b32 = rate(lambda: enc.encode(texts), 32, min_s)
-    return {"dim": enc.dim, "per_s_batch1": round(b1, 1), "per_s_batch32": round(b32, 1), "batch32_over_batch1": round(b32 / b1, 2)}
+    return {
+        "dim": enc.dim,
+        "per_s_batch1": round(b1, 1),
+        "per_s_batch32": round(b32, 1),
+        "batch32_over_batch1": round(b32 / b1, 2),
+    }
 
 
 def bench_images(enc: ImageEncoder, min_s: float) -> dict[str, Any]:
@@ -140,8 +157,12 @@ def bench_images(enc: ImageEncoder, min_s: float) -> dict[str, Any]:
 
 def bench_vlm(vlm: VLM, cfg: Config, repeats: int) -> dict[str, Any]:
     cap = VLMCaptioner(vlm, cfg.captioner)
-    kfs = tuple(Keyframe(stream_t=float(i), image=scene(i), reason="even") for i in range(cfg.captioner.max_images))
-    clip = Clip(t=0.0, session_id="bench", index=0, t0=0.0, t1=cfg.segmenter.clip_s, keyframes=kfs, frame_count=50)
+    kfs = tuple(
+        Keyframe(stream_t=float(i), image=scene(i), reason="even") for i in range(cfg.captioner.max_images)
+    )
+    clip = Clip(
+        t=0.0, session_id="bench", index=0, t0=0.0, t1=cfg.segmenter.clip_s, keyframes=kfs, frame_count=50
+    )
     lat = []
     for _ in range(repeats):
         t = time.perf_counter()
@@ -171,7 +192,11 @@ def tiny_models(cfg: Config, workdir: Path, need_vlm: bool, need_clip: bool) -> 
     if need_clip:
         image, text = write_tiny_clip(workdir, dim=32)
         tok = resolve_file(cfg, get_entry(cfg, cfg.models.text_encoder, "text-encoder"), "tokenizer")
-        entries["tiny-clip"] = {"role": "image-encoder", "image_size_px": 32, "files": {"image": image, "text": text, "tokenizer": tok}}
+        entries["tiny-clip"] = {
+            "role": "image-encoder",
+            "image_size_px": 32,
+            "files": {"image": image, "text": text, "tokenizer": tok},
+        }
         overrides["models.image_encoder"] = "tiny-clip"
     # The configured models keep resolving: copy the existing local manifest entries over.
     write_manifest(workdir, entries)
@@ -187,9 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     cfg = load_config(args.config)
     repeats, min_s, gen_tokens = (1, 0.5, 16) if args.quick else (3, 3.0, 64)
     result: dict[str, Any] = {
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
-        "config": {"llm": cfg.models.llm, "text_encoder": cfg.models.text_encoder, "threads": cfg.models.threads,
-                   "context_tokens": cfg.models.context_tokens, "backend": cfg.models.backend},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+        },
+        "config": {
+            "llm": cfg.models.llm,
+            "text_encoder": cfg.models.text_encoder,
+            "threads": cfg.models.threads,
+            "context_tokens": cfg.models.context_tokens,
+            "backend": cfg.models.backend,
+        },
         "rss_start_mb": round(rss_mb(), 1),
         # Other work on the machine slows llama.cpp badly (its threads spin-wait): read the
         # numbers together with the load.
@@ -202,7 +236,11 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         need_vlm, need_clip = not cfg.models.vlm, not cfg.models.image_encoder
-        bcfg = tiny_models(cfg, Path(tmp), need_vlm, need_clip) if (need_vlm or need_clip) and cfg.models.backend == "local" else cfg
+        bcfg = (
+            tiny_models(cfg, Path(tmp), need_vlm, need_clip)
+            if (need_vlm or need_clip) and cfg.models.backend == "local"
+            else cfg
+        )
         img_enc, load = timed_load(lambda: load_image_encoder(bcfg))
         if img_enc is not None:
             result["image_encoder_load"] = load
@@ -221,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         "text_batch32_over_batch1": t["batch32_over_batch1"],
         "llm_prompt_over_generation_tps": (
             round(result["llm"]["prompt_tokens_per_s"] / result["llm"]["generation_tokens_per_s"], 2)
-            if result["llm"]["prompt_tokens_per_s"] and result["llm"]["generation_tokens_per_s"] else None
+            if result["llm"]["prompt_tokens_per_s"] and result["llm"]["generation_tokens_per_s"]
+            else None
         ),
     }
     out = Path(args.out)

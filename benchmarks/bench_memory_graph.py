@@ -60,6 +60,7 @@ def entity_names(n: int) -> list[str]:
     beyond the names the captions hold, new two-word names are made from their words
     ("glass skillet"), as a year brings more objects than the recipes name.
     """
+
     def objecty(w: str) -> bool:
         return len(w) > 2 and w not in _NOT_OBJECTS and not w.endswith(("ing", "ed", "ly"))
 
@@ -80,7 +81,9 @@ def entity_names(n: int) -> list[str]:
     return out
 
 
-def build(path: Path, work: Path, n_ent: int, n_clips: int, n_mentions: int, n_rel: int, seed: int) -> dict[str, Any]:
+def build(
+    path: Path, work: Path, n_ent: int, n_clips: int, n_mentions: int, n_rel: int, seed: int
+) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     names = entity_names(n_ent)
     # Zipf-like popularity over the frequency-ordered names.
@@ -109,8 +112,16 @@ def build(path: Path, work: Path, n_ent: int, n_clips: int, n_mentions: int, n_r
         w = csv.writer(f)
         for x, y, c in zip(a, b, rc, strict=True):
             if x != y:
-                w.writerow([names[x], names[y], RELATIONS[int(c) % len(RELATIONS)], f"day-{c // DAY:04d}",
-                            int(c % DAY), 10.0 * (c % DAY + 1)])
+                w.writerow(
+                    [
+                        names[x],
+                        names[y],
+                        RELATIONS[int(c) % len(RELATIONS)],
+                        f"day-{c // DAY:04d}",
+                        int(c % DAY),
+                        10.0 * (c % DAY + 1),
+                    ]
+                )
     t = time.perf_counter()
     g, _ = EntityGraph.open(path)
     for table, f in (("Entity", "entity"), ("Clip", "clip"), ("SEEN_IN", "seen"), ("RELATED", "rel")):
@@ -141,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     cur, earlier = f"day-{days - 1:04d}", [f"day-{d:04d}" for d in range(days - 1)]
     before_t = 10.0 * max(1, (args.clips - (days - 1) * DAY) // 2)
     with tempfile.TemporaryDirectory(prefix="bench_memory_graph_") as d:
-        built = build(Path(d) / "g.kuzu", Path(d), args.entities, args.clips, args.mentions, args.relations, seed=5)
+        built = build(
+            Path(d) / "g.kuzu", Path(d), args.entities, args.clips, args.mentions, args.relations, seed=5
+        )
         t = time.perf_counter()
         g, _ = EntityGraph.open(Path(d) / "g.kuzu")  # the first open copies the bulk load into the adjacency
         g.close()
@@ -151,7 +164,9 @@ def main(argv: list[str] | None = None) -> int:
         for q in qtexts:
             names = query_terms(q)
             t, c = time.perf_counter(), time.thread_time()
-            res = g.neighbourhood(names, before_t=before_t, k=args.k, session_id=cur, earlier_sessions=earlier)
+            res = g.neighbourhood(
+                names, before_t=before_t, k=args.k, session_id=cur, earlier_sessions=earlier
+            )
             lat.append(time.perf_counter() - t)
             # CPU time of this thread: the figure that does not depend on the other work on the machine.
             cpu.append(time.thread_time() - c)
@@ -162,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     cms = np.asarray(cpu) * 1000
     out = {
         "benchmark": "bench_memory_graph",
-        "command": "python -m benchmarks.bench_memory_graph " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m benchmarks.bench_memory_graph "
+        + " ".join(sys.argv[1:] if argv is None else argv),
         "machine": machine(),
         "graph": built,
         "days": days,

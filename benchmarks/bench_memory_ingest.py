@@ -51,7 +51,9 @@ def clips(path: Path, clip_s: float) -> tuple[list[Caption], float]:
         a, b = i * clip_s, (i + 1) * clip_s
         texts = [text for t0, t1, text in rows if t0 < b and t1 > a]
         if texts:
-            out.append(Caption(t=b, session_id=sid, index=i, t0=a, t1=b, text="; ".join(dict.fromkeys(texts))))
+            out.append(
+                Caption(t=b, session_id=sid, index=i, t0=a, t1=b, text="; ".join(dict.fromkeys(texts)))
+            )
     return out, math.ceil(end / clip_s) * clip_s
 
 
@@ -145,10 +147,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--recording", default=str(DEFAULT_RECORDING))
     ap.add_argument("--clip-s", type=float, default=10.0)
-    ap.add_argument("--threads", type=int, default=1, help="llama.cpp threads (the writer is a background stage)")
-    ap.add_argument("--max-captions", type=int, default=0, help="only the first N captions (a quick run); 0 = all")
-    ap.add_argument("--options", default=",".join(OPTIONS), help=f"entity paths to run, of {', '.join(OPTIONS)}")
-    ap.add_argument("--batch", type=int, default=Config().memory.entity_batch, help="captions per llm-batch call")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="llama.cpp threads (the writer is a background stage)"
+    )
+    ap.add_argument(
+        "--max-captions", type=int, default=0, help="only the first N captions (a quick run); 0 = all"
+    )
+    ap.add_argument(
+        "--options", default=",".join(OPTIONS), help=f"entity paths to run, of {', '.join(OPTIONS)}"
+    )
+    ap.add_argument(
+        "--batch", type=int, default=Config().memory.entity_batch, help="captions per llm-batch call"
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     options = [o.strip() for o in args.options.split(",") if o.strip()]
@@ -170,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
                 over["memory.entity_extractor"] = opt
             r = run(base.replace(**over), caps, duration, models)
             rows[opt] = r
-            print(json.dumps({k: v for k, v in r.items() if k not in ("entity_keys", "graph_answers")}), flush=True)
+            print(
+                json.dumps({k: v for k, v in r.items() if k not in ("entity_keys", "graph_answers")}),
+                flush=True,
+            )
     # Ask each graph the llm path's names: what the llm graph answers, does this one answer too?
     if "llm" in rows:
         names = rows["llm"]["entity_keys"]
@@ -201,10 +214,17 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine(),
         "total_s": round(time.perf_counter() - t0, 1),
         "share_of_realtime": {k: r["per_hour"]["compute_share_of_realtime"] for k, r in rows.items()},
-        "ratio_over_llm": {k: round(r["per_hour"]["compute_s"] / rows["llm"]["per_hour"]["compute_s"], 3)
-                           for k, r in rows.items()} if "llm" in rows else {},
-        "entity_graph_cost_ratio": round(on["per_hour"]["compute_s"] / max(1e-9, off["per_hour"]["compute_s"]), 2)
-        if off else None,
+        "ratio_over_llm": {
+            k: round(r["per_hour"]["compute_s"] / rows["llm"]["per_hour"]["compute_s"], 3)
+            for k, r in rows.items()
+        }
+        if "llm" in rows
+        else {},
+        "entity_graph_cost_ratio": round(
+            on["per_hour"]["compute_s"] / max(1e-9, off["per_hour"]["compute_s"]), 2
+        )
+        if off
+        else None,
         # run_all reads runs[0] (the default path) and runs[1] (no graph).
         "runs": [on] + ([off] if off else []) + [r for r in rows.values() if r is not on and r is not off],
     }

@@ -56,8 +56,10 @@ def fill(store: MemoryStore, data: np.ndarray, start: int, stop: int) -> float:
     a = start
     while a < stop:
         b = min(stop, (a // DAY + 1) * DAY)
-        rows = [(f"day-{j // DAY:04d}", j % DAY, 10.0 * (j % DAY), 10.0 * (j % DAY + 1), f"clip {j}", data[j])
-                for j in range(a, b)]
+        rows = [
+            (f"day-{j // DAY:04d}", j % DAY, 10.0 * (j % DAY), 10.0 * (j % DAY + 1), f"clip {j}", data[j])
+            for j in range(a, b)
+        ]
         for i in range(0, len(rows), 2000):
             store.add_clips(rows[i : i + 2000], windows=WINDOWS)
         if b % DAY == 0 or b == stop:
@@ -69,8 +71,14 @@ def fill(store: MemoryStore, data: np.ndarray, start: int, stop: int) -> float:
     return idle
 
 
-def measure(stores: dict[int, MemoryStore], exact_store: MemoryStore, data: np.ndarray, n: int, qs: np.ndarray,
-            n_slow: int) -> dict[str, Any]:
+def measure(
+    stores: dict[int, MemoryStore],
+    exact_store: MemoryStore,
+    data: np.ndarray,
+    n: int,
+    qs: np.ndarray,
+    n_slow: int,
+) -> dict[str, Any]:
     cur_day = (n - 1) // DAY
     cur = f"day-{cur_day:04d}"
     day_rows = n - cur_day * DAY
@@ -104,14 +112,22 @@ def measure(stores: dict[int, MemoryStore], exact_store: MemoryStore, data: np.n
         rec = []
         for q, e in zip(qs[:nq], exact[:nq], strict=True):
             t, c = time.perf_counter(), time.thread_time()
-            hits = st.search_text(q, k=K, before_t=before_t, levels=("clip",), session_id=cur, earlier_sessions=earlier)
+            hits = st.search_text(
+                q, k=K, before_t=before_t, levels=("clip",), session_id=cur, earlier_sessions=earlier
+            )
             lat[name].append(time.perf_counter() - t)
             cpu[name].append(time.thread_time() - c)
             assert all(h.session_id in earlier or (h.session_id == cur and h.t1 <= before_t) for h in hits)
             rec.append(len({(h.session_id, h.clip_indices[0]) for h in hits} & e) / K)
         return float(np.mean(rec))
 
-    row: dict[str, Any] = {"n": n, "queries": len(qs), "k": K, "days": cur_day + 1, "in_scope": int(len(scope_idx))}
+    row: dict[str, Any] = {
+        "n": n,
+        "queries": len(qs),
+        "k": K,
+        "days": cur_day + 1,
+        "in_scope": int(len(scope_idx)),
+    }
     for p, st in stores.items():
         row[f"ivf_probe{p}_recall10"] = run(st, f"ivf_probe{p}", len(qs))
     row["sqlite_vec_exact_recall10"] = run(exact_store, "sqlite_vec_exact", n_slow)
@@ -123,10 +139,12 @@ def measure(stores: dict[int, MemoryStore], exact_store: MemoryStore, data: np.n
         row[f"{name}_cpu_p95_ms"] = pct(cpu[name], 95)
     for p in stores:
         row[f"ivf_probe{p}_vs_numpy_p95"] = row[f"ivf_probe{p}_p95_ms"] / row["numpy_p95_ms"]
-        row[f"ivf_probe{p}_vs_sqlite_vec_exact_p95"] = row[f"ivf_probe{p}_p95_ms"] / row["sqlite_vec_exact_p95_ms"]
+        row[f"ivf_probe{p}_vs_sqlite_vec_exact_p95"] = (
+            row[f"ivf_probe{p}_p95_ms"] / row["sqlite_vec_exact_p95_ms"]
+        )
     # The configured probe count (the first) also under the plain `ivf_` names the bench summary reads.
     first = f"ivf_probe{next(iter(stores))}_"
-    row.update({"ivf_" + k[len(first):]: v for k, v in list(row.items()) if k.startswith(first)})
+    row.update({"ivf_" + k[len(first) :]: v for k, v in list(row.items()) if k.startswith(first)})
     row["load_avg_1m"] = os.getloadavg()[0]
     row["index"] = next(iter(stores.values())).stats()["text_index"]
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
@@ -136,13 +154,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--slow-queries", type=int, default=20, help="queries for the sqlite-vec exact scan (slow at 1M)")
+    ap.add_argument(
+        "--slow-queries", type=int, default=20, help="queries for the sqlite-vec exact scan (slow at 1M)"
+    )
     ap.add_argument("--min-items", type=int, default=IvfSettings.min_items)
     ap.add_argument("--list-size", type=int, default=IvfSettings.list_size)
     ap.add_argument("--probe", default=str(IvfSettings.probe), help="lists scanned per search; several: 4,8")
-    ap.add_argument("--cache", default=str(ROOT / "var" / "bench" / "caption_vectors.npz"),
-                    help="embedded captions are kept here between runs")
-    ap.add_argument("--workdir", default=None, help="where the store is built (default: a temporary directory)")
+    ap.add_argument(
+        "--cache",
+        default=str(ROOT / "var" / "bench" / "caption_vectors.npz"),
+        help="embedded captions are kept here between runs",
+    )
+    ap.add_argument(
+        "--workdir", default=None, help="where the store is built (default: a temporary directory)"
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     sizes = sorted(int(x) for x in args.sizes.split(","))
@@ -163,14 +188,23 @@ def main(argv: list[str] | None = None) -> int:
             idle_s += fill(store, data, have, n)
             fill_s += time.perf_counter() - t
             have = n
-            exact_store = MemoryStore.open(path, text_encoder="bench", text_dim=data.shape[1],
-                                           ivf=IvfSettings(min_items=0))
+            exact_store = MemoryStore.open(
+                path, text_encoder="bench", text_dim=data.shape[1], ivf=IvfSettings(min_items=0)
+            )
             # The same file through other probe counts: one run, the same data and load.
-            others = {p: MemoryStore.open(path, text_encoder="bench", text_dim=data.shape[1],
-                                          ivf=IvfSettings(min_items=args.min_items, list_size=args.list_size, probe=p))
-                      for p in probes[1:]}
+            others = {
+                p: MemoryStore.open(
+                    path,
+                    text_encoder="bench",
+                    text_dim=data.shape[1],
+                    ivf=IvfSettings(min_items=args.min_items, list_size=args.list_size, probe=p),
+                )
+                for p in probes[1:]
+            }
             try:
-                r = measure({probes[0]: store, **others}, exact_store, data, n, qs, min(args.slow_queries, len(qs)))
+                r = measure(
+                    {probes[0]: store, **others}, exact_store, data, n, qs, min(args.slow_queries, len(qs))
+                )
             finally:
                 exact_store.close()
                 for o in others.values():
@@ -186,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     out = {
         "benchmark": "bench_memory_scale",
-        "command": "python -m benchmarks.bench_memory_scale " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python -m benchmarks.bench_memory_scale "
+        + " ".join(sys.argv[1:] if argv is None else argv),
         "machine": machine(),
         "data": "real MiniLM caption vectors of edge_assist/data/captaincook4d grown by benchmarks.caption_vectors",
         "real_captions": int(len(base)),

@@ -48,7 +48,9 @@ def make_data(n: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def queries(data: np.ndarray, nq: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed + 1)
-    q = data[rng.integers(0, len(data), nq)] + 0.3 * rng.standard_normal((nq, data.shape[1])).astype(np.float32)
+    q = data[rng.integers(0, len(data), nq)] + 0.3 * rng.standard_normal((nq, data.shape[1])).astype(
+        np.float32
+    )
     return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
 
 
@@ -68,7 +70,9 @@ def timed(fn: Any, qs: np.ndarray) -> tuple[float, list[np.ndarray]]:
 
 
 def recall(got: list[np.ndarray], exact: list[np.ndarray]) -> float:
-    return float(np.mean([len(set(map(int, g)) & set(map(int, e))) / len(e) for g, e in zip(got, exact, strict=True)]))
+    return float(
+        np.mean([len(set(map(int, g)) & set(map(int, e))) / len(e) for g, e in zip(got, exact, strict=True)])
+    )
 
 
 def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict[str, Any]:
@@ -76,7 +80,13 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
     qs = queries(data, nq, seed=dim)
     visible = int(n * 0.9)
     before_t = float(t1[visible - 1])
-    row: dict[str, Any] = {"n": n, "dim": dim, "queries": nq, "k": K, "float32_mb": round(data.nbytes / 2**20, 1)}
+    row: dict[str, Any] = {
+        "n": n,
+        "dim": dim,
+        "queries": nq,
+        "k": K,
+        "float32_mb": round(data.nbytes / 2**20, 1),
+    }
 
     lat, exact = timed(lambda q: numpy_topk(data, visible, q, K), qs)
     row["numpy_ms"] = lat * 1000
@@ -85,7 +95,9 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
     conn = connect(str(path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=OFF")  # bulk load only; the store itself runs with FULL
-    conn.execute(f"CREATE VIRTUAL TABLE f USING vec0(embedding float[{dim}] distance_metric=cosine, t1 float)")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE f USING vec0(embedding float[{dim}] distance_metric=cosine, t1 float)"
+    )
     conn.execute(f"CREATE VIRTUAL TABLE i8 USING vec0(embedding int8[{dim}], t1 float)")
     conn.execute(f"CREATE VIRTUAL TABLE b USING vec0(embedding bit[{dim}], t1 float)")
     t = time.perf_counter()
@@ -105,7 +117,9 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
     row["db_mb"] = round(path.stat().st_size / 2**20, 1)
 
     def knn(table: str, expr: str, k: int) -> Any:
-        sql = f"SELECT rowid FROM {table} WHERE embedding MATCH {expr} AND k = ? AND t1 <= ? ORDER BY distance"
+        sql = (
+            f"SELECT rowid FROM {table} WHERE embedding MATCH {expr} AND k = ? AND t1 <= ? ORDER BY distance"
+        )
 
         def run(q: np.ndarray) -> np.ndarray:
             return np.array([r[0] - 1 for r in conn.execute(sql, (q.tobytes(), k, before_t))], dtype=np.int64)
@@ -119,7 +133,9 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
             cand = first(q)
             marks = ",".join("?" * len(cand))
             # The exact vectors come back from the float table by rowid, as the store would do it.
-            rows = conn.execute(f"SELECT rowid, embedding FROM f WHERE rowid IN ({marks})", [int(c) + 1 for c in cand])
+            rows = conn.execute(
+                f"SELECT rowid, embedding FROM f WHERE rowid IN ({marks})", [int(c) + 1 for c in cand]
+            )
             ids, vecs = zip(*((r[0] - 1, np.frombuffer(r[1], np.float32)) for r in rows), strict=True)
             s = np.stack(vecs) @ q
             return np.array(ids)[np.argsort(-s)[:K]]
@@ -152,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", default="1000,10000,100000,1000000")
     ap.add_argument("--dims", default="384,512")
     ap.add_argument("--queries", type=int, default=20)
-    ap.add_argument("--oversample", type=int, default=8, help="quantized candidates per wanted hit before rescoring")
+    ap.add_argument(
+        "--oversample", type=int, default=8, help="quantized candidates per wanted hit before rescoring"
+    )
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     rows = []

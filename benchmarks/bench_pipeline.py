@@ -97,8 +97,15 @@ def replay_latency(overrides: dict[str, Any]) -> dict[str, Any]:
         "spoken": len(spoken),
         "answers": sum(1 for d in spoken if d.trigger == "query"),
         "steps_that_searched": searched,
-        "clip_end_to_first_word_s": {"p50": pct(e2e, 0.5), "p95": pct(e2e, 0.95), "mean": round(statistics.fmean(e2e), 4) if e2e else None},
-        "step_latency_s": {"p50": pct([d.latency_s for d in result.decisions], 0.5), "p95": pct([d.latency_s for d in result.decisions], 0.95)},
+        "clip_end_to_first_word_s": {
+            "p50": pct(e2e, 0.5),
+            "p95": pct(e2e, 0.95),
+            "mean": round(statistics.fmean(e2e), 4) if e2e else None,
+        },
+        "step_latency_s": {
+            "p50": pct([d.latency_s for d in result.decisions], 0.5),
+            "p95": pct([d.latency_s for d in result.decisions], 0.95),
+        },
         "wall_s": round(wall, 2),
         "stream_s": round(stream.duration_s, 1),
         "scheduler": pipeline.scheduler.stats() if pipeline.scheduler else None,
@@ -165,7 +172,11 @@ def arbiter_around_llm(calls: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--iterations", type=int, default=2000)
-    ap.add_argument("--quick", action="store_true", help="fewer scheduler iterations and arbiter calls (the replays stay whole)")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="fewer scheduler iterations and arbiter calls (the replays stay whole)",
+    )
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     results: dict[str, Any] = {
@@ -174,7 +185,9 @@ def main() -> None:
         "arbiter_around_llm_call": arbiter_around_llm(5 if args.quick else 20),
     }
     with_r = replay_latency({})
-    without_r = replay_latency({"retrieval.temporal": False, "retrieval.graph": False, "retrieval.visual": False})
+    without_r = replay_latency(
+        {"retrieval.temporal": False, "retrieval.graph": False, "retrieval.visual": False}
+    )
     results["end_to_end"] = {"with_retrieval": with_r, "without_retrieval": without_r}
     a = with_r["clip_end_to_first_word_s"]["p50"]
     b = without_r["clip_end_to_first_word_s"]["p50"]
@@ -184,7 +197,14 @@ def main() -> None:
     print(json.dumps({k: v for k, v in results.items() if k != "end_to_end"}, indent=2))
     for name in ("with_retrieval", "without_retrieval"):
         r = results["end_to_end"][name]
-        print(name, r["spoken"], "spoken,", r["steps_that_searched"], "searched, clip end -> first word", r["clip_end_to_first_word_s"])
+        print(
+            name,
+            r["spoken"],
+            "spoken,",
+            r["steps_that_searched"],
+            "searched, clip end -> first word",
+            r["clip_end_to_first_word_s"],
+        )
 
 
 if __name__ == "__main__":

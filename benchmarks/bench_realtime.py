@@ -44,7 +44,11 @@ def clip_stream(recording: Path, clip_s: float, dest: Path) -> Path:
     if clip_s <= 0:
         return recording
     caps, _ = clips(recording, clip_s)
-    lines = [json.dumps({"meta": {"session_id": caps[0].session_id, "source": f"{recording.name}, {clip_s:g}-s clips"}})]
+    lines = [
+        json.dumps(
+            {"meta": {"session_id": caps[0].session_id, "source": f"{recording.name}, {clip_s:g}-s clips"}}
+        )
+    ]
     lines += [json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]
     dest.write_text("\n".join(lines) + "\n")
     return dest
@@ -54,8 +58,20 @@ def run_one(recording: Path, sets: list[str], threads: int, clip_s: float) -> di
     with tempfile.TemporaryDirectory(prefix="bench_realtime_") as d:
         out = Path(d) / "r.json"
         stream = clip_stream(recording, clip_s, Path(d) / "stream.jsonl")
-        cmd = [sys.executable, "-m", "benchmarks.replay_cpu", str(stream), "--data-dir", d, "--out", str(out),
-               "--set", f"models.threads={threads}", "--set", "output.speech=off"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "benchmarks.replay_cpu",
+            str(stream),
+            "--data-dir",
+            d,
+            "--out",
+            str(out),
+            "--set",
+            f"models.threads={threads}",
+            "--set",
+            "output.speech=off",
+        ]
         for s in sets:
             cmd += ["--set", s]
         for q in QUESTIONS:
@@ -72,8 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--recording", default=str(DEMO))
     ap.add_argument("--configs", default="after,before", help=f"of {', '.join(CONFIGS)}, run in this order")
-    ap.add_argument("--threads", type=int, default=0, help="models.threads (0: the default, all cores but one)")
-    ap.add_argument("--clip-s", type=float, default=10.0, help="cut the stream into clips this long; 0 = as it is")
+    ap.add_argument(
+        "--threads", type=int, default=0, help="models.threads (0: the default, all cores but one)"
+    )
+    ap.add_argument(
+        "--clip-s", type=float, default=10.0, help="cut the stream into clips this long; 0 = as it is"
+    )
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
     names = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -83,10 +103,13 @@ def main(argv: list[str] | None = None) -> int:
     runs = {}
     for n in names:
         runs[n] = run_one(Path(args.recording), CONFIGS[n], args.threads, args.clip_s)
-        print(n, json.dumps({k: runs[n][k] for k in ("cpu_s", "stream_s", "cpu_share_of_realtime")}), flush=True)
+        print(
+            n, json.dumps({k: runs[n][k] for k in ("cpu_s", "stream_s", "cpu_share_of_realtime")}), flush=True
+        )
     out: dict[str, Any] = {
         "benchmark": "bench_realtime",
-        "recording": str(Path(args.recording).resolve().relative_to(ROOT)) if ROOT in Path(args.recording).resolve().parents
+        "recording": str(Path(args.recording).resolve().relative_to(ROOT))
+        if ROOT in Path(args.recording).resolve().parents
         else args.recording,
         "clip_s": args.clip_s,
         "machine": machine(),

@@ -94,11 +94,28 @@ def list_order_fires(step_vecs: np.ndarray, cap_vecs: np.ndarray) -> list[tuple[
     return out
 
 
-def run_split(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache, split: str, variant: str,
-              params: TrackerParams, *, speakers: bool = True) -> dict[str, Any]:
+def run_split(
+    ds: Dataset,
+    raw: Any,
+    lib: TaskLibrary,
+    vc: VectorCache,
+    split: str,
+    variant: str,
+    params: TrackerParams,
+    *,
+    speakers: bool = True,
+) -> dict[str, Any]:
     recs = ds.recordings(split)
     n = hit_tracker = hit_nearest = 0
-    preds: dict[str, list[Prediction]] = {k: [] for k in [*SPEAKERS, "list-order, newly skipped", "list-order, any skipped (replaced)", "every caption"]}
+    preds: dict[str, list[Prediction]] = {
+        k: []
+        for k in [
+            *SPEAKERS,
+            "list-order, newly skipped",
+            "list-order, any skipped (replaced)",
+            "every caption",
+        ]
+    }
     fired_kinds: dict[str, int] = {}
     for rid in recs:
         caps = ds.captions(split, variant, rid)
@@ -138,7 +155,10 @@ def run_split(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache, split: s
                 preds["list-order, any skipped (replaced)"].append(p)
             preds["every caption"].append(p)
     out: dict[str, Any] = {
-        "split": split, "variant": variant, "recordings": len(recs), "captions": n,
+        "split": split,
+        "variant": variant,
+        "recordings": len(recs),
+        "captions": n,
         "alignment": {"tracker": round(hit_tracker / n, 4), "nearest_step": round(hit_nearest / n, 4)},
         "finding_counts": fired_kinds,
     }
@@ -150,9 +170,13 @@ def run_split(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache, split: s
             sc, _ = score(gt, ps, ds.delta_s)
             er = sc.to_json()["per_sub_type"].get("ER", {})
             fa = false_alarms_per_hour(ps, gt, durations)
-            rows[name] = {"predictions": len(ps), "precision": round(100 * er.get("precision", 0.0), 1),
-                          "recall": round(100 * er.get("recall", 0.0), 1), "f1": round(100 * er.get("f1", 0.0), 1),
-                          "false_alarms_per_hour": fa["per_hour"]}
+            rows[name] = {
+                "predictions": len(ps),
+                "precision": round(100 * er.get("precision", 0.0), 1),
+                "recall": round(100 * er.get("recall", 0.0), 1),
+                "f1": round(100 * er.get("f1", 0.0), 1),
+                "false_alarms_per_hour": fa["per_hour"],
+            }
         out["speakers"] = rows
         out["gt_events"] = len(gt)
     return out
@@ -173,15 +197,20 @@ def recognition(ds: Dataset, lib: TaskLibrary, vc: VectorCache, split: str, vari
             guess[i] += r.ranking[0][0] == meta["recipe"]
     # "committed": the task the tracker follows (named only after 3 captions, confidence 0.8);
     # "best guess": the top of the ranking at that caption.
-    return ({f"after_{k}": round(v / total, 4) for k, v in hits.items()}
-            | {f"guess_after_{k}": round(v / total, 4) for k, v in guess.items()} | {"recordings": total})
+    return (
+        {f"after_{k}": round(v / total, 4) for k, v in hits.items()}
+        | {f"guess_after_{k}": round(v / total, 4) for k, v in guess.items()}
+        | {"recordings": total}
+    )
 
 
 def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, Any]:
     dec, both, encode, cpu = [], [], [], []
     for rid in ds.recordings("val")[:20]:
         caps = ds.captions("val", "paraphrased", rid)
-        meta = json.loads(ds.stream("val", "paraphrased", rid).read_text(encoding="utf-8").splitlines()[0])["meta"]
+        meta = json.loads(ds.stream("val", "paraphrased", rid).read_text(encoding="utf-8").splitlines()[0])[
+            "meta"
+        ]
         task = lib.get(meta["recipe"])
         assert task is not None
         tr = StepTracker(task, vc.get, vectors=vc)
@@ -202,23 +231,38 @@ def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, 
 
     def stats(xs: list[float]) -> dict[str, float]:
         xs = sorted(xs)
-        return {"median_ms": round(1000 * statistics.median(xs), 3), "p95_ms": round(1000 * xs[int(0.95 * (len(xs) - 1))], 3),
-                "n": len(xs)}
+        return {
+            "median_ms": round(1000 * statistics.median(xs), 3),
+            "p95_ms": round(1000 * xs[int(0.95 * (len(xs) - 1))], 3),
+            "n": len(xs),
+        }
 
     # Wall time includes waiting for the CPU when other processes run; thread CPU time does not.
-    return {"tasks_loaded": len(lib), "tracker": stats(dec), "tracker_cpu": stats(cpu),
-            "tracker_and_recognition": stats(both),
-            "caption_encoding": stats(encode)}
+    return {
+        "tasks_loaded": len(lib),
+        "tracker": stats(dec),
+        "tracker_cpu": stats(cpu),
+        "tracker_and_recognition": stats(both),
+        "caption_encoding": stats(encode),
+    }
 
 
 def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache) -> TrackerParams:
     # A first, wider grid (tau 0.02-0.08, none_cos 0.3-0.55, skip -0.5 to -4, repeat -2 to -8)
     # settled near tau 0.03 and repeat -8; this is its neighbourhood.
-    grid = {"tau": [0.03], "none_cos": [0.2, 0.25, 0.3], "skip_logp": [-0.5, -1.0, -1.5], "repeat_logp": [-8.0]}
+    grid = {
+        "tau": [0.03],
+        "none_cos": [0.2, 0.25, 0.3],
+        "skip_logp": [-0.5, -1.0, -1.5],
+        "repeat_logp": [-8.0],
+    }
     best, best_acc = TrackerParams(), -1.0
     for values in itertools.product(*grid.values()):
         p = replace(TrackerParams(), **dict(zip(grid, values, strict=True)))
-        accs = [run_split(ds, raw, lib, vc, "train", v, p, speakers=False)["alignment"]["tracker"] for v in VARIANTS]
+        accs = [
+            run_split(ds, raw, lib, vc, "train", v, p, speakers=False)["alignment"]["tracker"]
+            for v in VARIANTS
+        ]
         acc = sum(accs) / len(accs)
         if acc > best_acc:
             best, best_acc = p, acc
@@ -227,30 +271,62 @@ def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache) -> TrackerPara
 
 
 def report(res: dict[str, Any]) -> str:
-    lines = ["# Step tracker on CaptainCook4D", "", f"Command: `{res['command']}`  ", f"Commit: {res.get('commit', '?')}  ",
-             f"Machine: {res['machine']}", "", "## Step alignment (share of captions assigned their annotated step)", "",
-             "| split | variant | captions | tracker | nearest step only |", "|---|---|---|---|---|"]
+    lines = [
+        "# Step tracker on CaptainCook4D",
+        "",
+        f"Command: `{res['command']}`  ",
+        f"Commit: {res.get('commit', '?')}  ",
+        f"Machine: {res['machine']}",
+        "",
+        "## Step alignment (share of captions assigned their annotated step)",
+        "",
+        "| split | variant | captions | tracker | nearest step only |",
+        "|---|---|---|---|---|",
+    ]
     for r in res["splits"]:
         a = r["alignment"]
-        lines.append(f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % | {100 * a['nearest_step']:.1f} % |")
-    lines += ["", "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)", ""]
+        lines.append(
+            f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % | {100 * a['nearest_step']:.1f} % |"
+        )
+    lines += [
+        "",
+        "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)",
+        "",
+    ]
     for r in res["splits"]:
-        lines += [f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)", "",
-                  "| speaker | predictions | P | R | F1 | false alarms / h |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)",
+            "",
+            "| speaker | predictions | P | R | F1 | false alarms / h |",
+            "|---|---|---|---|---|---|",
+        ]
         for name, s in r["speakers"].items():
-            lines.append(f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} | {s['false_alarms_per_hour']} |")
+            lines.append(
+                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} | {s['false_alarms_per_hour']} |"
+            )
         lines.append("")
-    lines += ["## Task recognition (task context removed; all library tasks)", "",
-              "Best guess = the top of the ranking; followed = the task the tracker starts on (only from the "
-              "3rd caption, at confidence >= 0.8, so a vague start does not flag a wrong recipe's steps).", "",
-              "| split | variant | best guess after 1 caption | after 2 | after 3 | followed after 3 |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "## Task recognition (task context removed; all library tasks)",
+        "",
+        "Best guess = the top of the ranking; followed = the task the tracker starts on (only from the "
+        "3rd caption, at confidence >= 0.8, so a vague start does not flag a wrong recipe's steps).",
+        "",
+        "| split | variant | best guess after 1 caption | after 2 | after 3 | followed after 3 |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in res["recognition"]:
-        lines.append(f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % | {100 * r['guess_after_2']:.1f} % "
-                     f"| {100 * r['guess_after_3']:.1f} % | {100 * r['after_3']:.1f} % |")
+        lines.append(
+            f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % | {100 * r['guess_after_2']:.1f} % "
+            f"| {100 * r['guess_after_3']:.1f} % | {100 * r['after_3']:.1f} % |"
+        )
     c = res["cost"]
-    lines += ["", f"## Cost per caption ({c['tasks_loaded']} tasks loaded, this machine)", "",
-              "| part | median | p95 |", "|---|---|---|"]
+    lines += [
+        "",
+        f"## Cost per caption ({c['tasks_loaded']} tasks loaded, this machine)",
+        "",
+        "| part | median | p95 |",
+        "|---|---|---|",
+    ]
     for k in ("tracker", "tracker_cpu", "tracker_and_recognition", "caption_encoding"):
         lines.append(f"| {k.replace('_', ' ')} | {c[k]['median_ms']} ms | {c[k]['p95_ms']} ms |")
     return "\n".join(lines) + "\n"
@@ -268,15 +344,23 @@ def main() -> int:
     enc = load_text_encoder(Config())
     vc = VectorCache(enc.encode, max_items=10**7)
     params = fit(ds, raw, lib, vc) if args.fit else TrackerParams()
-    res: dict[str, Any] = {"benchmark": "eval_tracker", "when": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine(),
-                           "command": "python -m benchmarks.eval_tracker" + (" --fit" if args.fit else ""),
-                           "params": params.__dict__, "splits": [], "recognition": []}
+    res: dict[str, Any] = {
+        "benchmark": "eval_tracker",
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": machine(),
+        "command": "python -m benchmarks.eval_tracker" + (" --fit" if args.fit else ""),
+        "params": params.__dict__,
+        "splits": [],
+        "recognition": [],
+    }
     for split in ("train", "val"):
         for variant in VARIANTS:
             r = run_split(ds, raw, lib, vc, split, variant, params)
             print(json.dumps({k: r[k] for k in ("split", "variant", "alignment")}), flush=True)
             res["splits"].append(r)
-            res["recognition"].append({"split": split, "variant": variant, **recognition(ds, lib, vc, split, variant)})
+            res["recognition"].append(
+                {"split": split, "variant": variant, **recognition(ds, lib, vc, split, variant)}
+            )
     res["cost"] = cost(ds, lib, vc, enc)
     out = Path(args.out)
     write(out / "results.json", res)

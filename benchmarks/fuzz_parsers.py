@@ -75,15 +75,21 @@ def main(argv: list[str] | None = None) -> int:
         r = fuzz(t, args.examples)
         results[t.name] = r
         state = "FAILED " + (r["failure"] or "").splitlines()[0] if r["failure"] else "clean"
-        print(f"{t.name}: {r['inputs']} inputs, {r['accepted']} accepted, {r['clean_errors']} clean errors, "
-              f"{r['wall_s']} s: {state}", flush=True)
+        print(
+            f"{t.name}: {r['inputs']} inputs, {r['accepted']} accepted, {r['clean_errors']} clean errors, "
+            f"{r['wall_s']} s: {state}",
+            flush=True,
+        )
     out = {
-        "command": "python -m benchmarks.fuzz_parsers " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m benchmarks.fuzz_parsers "
+        + " ".join(argv if argv is not None else sys.argv[1:]),
         "machine": results_io.machine(),
         "examples_per_target": args.examples,
         "targets": results,
-        "not_fuzzed": {"task files": "the task library (edge_assist/tasks/) is on another branch; add its parser "
-                                     "to TARGETS in benchmarks/fuzz_targets.py (one line)"},
+        "not_fuzzed": {
+            "task files": "the task library (edge_assist/tasks/) is on another branch; add its parser "
+            "to TARGETS in benchmarks/fuzz_targets.py (one line)"
+        },
     }
     path = results_io.write(Path(args.out) / "results.json", out)
     print(f"wrote {path}")

@@ -55,7 +55,9 @@ nasty_numbers = st.one_of(
 json_scalars = st.one_of(st.none(), st.booleans(), nasty_numbers, st.text(max_size=20))
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -73,6 +75,7 @@ def deeply_nested(max_depth: int = 5000) -> st.SearchStrategy[str]:
 
 def with_noise(doc: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     """A document, its truncation, a byte flipped, or plain noise."""
+
     def damage(text: str, data: st.DataObject) -> str:
         how = data.draw(st.sampled_from(["keep", "cut", "flip", "insert"]))
         if not text or how == "keep":
@@ -111,30 +114,59 @@ def as_bytes(text: st.SearchStrategy[str]) -> st.SearchStrategy[bytes]:
 
 good_caption = st.builds(
     lambda t0, d, text: {"t0": t0, "t1": t0 + d, "text": text},
-    st.floats(0, 1e5), st.floats(0, 60), st.text(min_size=1, max_size=30),
+    st.floats(0, 1e5),
+    st.floats(0, 60),
+    st.text(min_size=1, max_size=30),
 )
 caption_obj = st.fixed_dictionaries(
     {},
-    optional={"t0": st.one_of(nasty_numbers, json_values), "t1": st.one_of(nasty_numbers, json_values),
-              "text": st.one_of(st.text(max_size=30), json_values)},
+    optional={
+        "t0": st.one_of(nasty_numbers, json_values),
+        "t1": st.one_of(nasty_numbers, json_values),
+        "text": st.one_of(st.text(max_size=30), json_values),
+    },
 )
-meta_obj = st.fixed_dictionaries({"meta": st.one_of(st.dictionaries(st.sampled_from(["session_id", "task_context"]),
-                                                                    json_values, max_size=2), json_values)})
-jsonl_doc = st.lists(st.one_of(good_caption, good_caption, caption_obj, meta_obj, json_values), max_size=6).map(
-    lambda objs: "\n".join(_dump(o) for o in objs)
+meta_obj = st.fixed_dictionaries(
+    {
+        "meta": st.one_of(
+            st.dictionaries(st.sampled_from(["session_id", "task_context"]), json_values, max_size=2),
+            json_values,
+        )
+    }
 )
+jsonl_doc = st.lists(
+    st.one_of(good_caption, good_caption, caption_obj, meta_obj, json_values), max_size=6
+).map(lambda objs: "\n".join(_dump(o) for o in objs))
 
-srt_number = st.one_of(st.integers(0, 99).map(str), st.text("0123456789", min_size=1, max_size=400),
-                       st.text("٠١٢٣٤٥٦٧٨٩0123456789", min_size=1, max_size=5))
+srt_number = st.one_of(
+    st.integers(0, 99).map(str),
+    st.text("0123456789", min_size=1, max_size=400),
+    st.text("٠١٢٣٤٥٦٧٨٩0123456789", min_size=1, max_size=5),
+)
 srt_time = st.one_of(
-    st.builds(lambda h, m, s, ms: f"{h:02d}:{m:02d}:{s:02d},{ms:03d}", st.integers(0, 99), st.integers(0, 59),
-              st.integers(0, 59), st.integers(0, 999)),
-    st.builds(lambda h, m, s, ms, sep: f"{h}:{m}:{s}{sep}{ms}", srt_number, srt_number, srt_number,
-              srt_number, st.sampled_from([",", "."])),
+    st.builds(
+        lambda h, m, s, ms: f"{h:02d}:{m:02d}:{s:02d},{ms:03d}",
+        st.integers(0, 99),
+        st.integers(0, 59),
+        st.integers(0, 59),
+        st.integers(0, 999),
+    ),
+    st.builds(
+        lambda h, m, s, ms, sep: f"{h}:{m}:{s}{sep}{ms}",
+        srt_number,
+        srt_number,
+        srt_number,
+        srt_number,
+        st.sampled_from([",", "."]),
+    ),
 )
 srt_cue = st.builds(
     lambda n, a, b, body, arrow: f"{n}\n{a}{arrow}{b}\n{body}\n",
-    st.integers(0, 10**6), srt_time, srt_time, st.text(max_size=40), st.sampled_from([" --> ", " --> ", "-->", " -> "]),
+    st.integers(0, 10**6),
+    srt_time,
+    srt_time,
+    st.text(max_size=40),
+    st.sampled_from([" --> ", " --> ", "-->", " -> "]),
 )
 
 
@@ -146,7 +178,9 @@ def _srt_clock(ms: int) -> str:
 
 
 # Well-formed files (cues in time order) with any text, so the accepting path is fuzzed too.
-good_srt = st.lists(st.tuples(st.integers(0, 10**7), st.integers(0, 10**5), st.text(max_size=40)), max_size=5).map(
+good_srt = st.lists(
+    st.tuples(st.integers(0, 10**7), st.integers(0, 10**5), st.text(max_size=40)), max_size=5
+).map(
     lambda cues: "\n".join(
         f"{i + 1}\n{_srt_clock(t)} --> {_srt_clock(t + d)}\n{body}\n"
         for i, (t, d, body) in enumerate(sorted(cues))
@@ -200,21 +234,33 @@ def _toml_value(v: Any) -> str:
 
 
 toml_values = st.recursive(
-    st.one_of(st.booleans(), st.floats(), st.integers(min_value=-(2**63), max_value=2**63 - 1), st.text(max_size=12)),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    st.one_of(
+        st.booleans(), st.floats(), st.integers(min_value=-(2**63), max_value=2**63 - 1), st.text(max_size=12)
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 known_keys = st.sampled_from([(sec, key) for sec, body in _DEFAULTS.items() for key in body])
 # A known key with its default value (valid) or with its default's type but another value.
 default_entries = known_keys.flatmap(
-    lambda sk: st.tuples(st.just(sk), st.one_of(st.just(_DEFAULTS[sk[0]][sk[1]]), st.from_type(type(_DEFAULTS[sk[0]][sk[1]]))))
+    lambda sk: st.tuples(
+        st.just(sk), st.one_of(st.just(_DEFAULTS[sk[0]][sk[1]]), st.from_type(type(_DEFAULTS[sk[0]][sk[1]])))
+    )
 )
 config_entries = st.lists(
     st.one_of(
         default_entries,
         default_entries,
         st.tuples(known_keys, toml_values),
-        st.tuples(st.tuples(st.sampled_from([*SECTIONS, "nosuch"]), st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)), toml_values),
+        st.tuples(
+            st.tuples(
+                st.sampled_from([*SECTIONS, "nosuch"]),
+                st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12),
+            ),
+            toml_values,
+        ),
     ),
     max_size=6,
 )
@@ -251,6 +297,7 @@ def check_config(cfg: Config) -> None:
 
 # -- bridge frames and messages -------------------------------------------------------------
 
+
 def _framed(body: bytes) -> bytes:
     return body + struct.pack(">I", zlib.crc32(body))
 
@@ -259,16 +306,24 @@ headers = st.builds(
     lambda magic, version, mtype, flags, session, seq, length: frames.HEADER.pack(
         magic, version, mtype, flags, 0, session, seq, length
     ),
-    st.sampled_from([frames.MAGIC, b"XX"]), st.sampled_from([frames.VERSION, 0, 2, 255]), st.integers(0, 255),
-    st.integers(0, 255), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 2**16 - 1),
+    st.sampled_from([frames.MAGIC, b"XX"]),
+    st.sampled_from([frames.VERSION, 0, 2, 255]),
+    st.integers(0, 255),
+    st.integers(0, 255),
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 2**16 - 1),
 )
 frame_bytes = st.one_of(
     st.binary(max_size=2 * frames.MAX_PAYLOAD),
     # A correct CRC over a forged header and random payload: the checks after the CRC.
     st.builds(lambda h, rest: _framed(h + rest), headers, st.binary(max_size=frames.MAX_PAYLOAD + 64)),
     st.builds(
-        lambda h, payload: _framed(h[:-2] + struct.pack(">H", len(payload)) + payload + bytes(frames.TAG_LEN)),
-        headers, st.binary(max_size=frames.MAX_PAYLOAD + 8),
+        lambda h, payload: _framed(
+            h[:-2] + struct.pack(">H", len(payload)) + payload + bytes(frames.TAG_LEN)
+        ),
+        headers,
+        st.binary(max_size=frames.MAX_PAYLOAD + 8),
     ),
 )
 
@@ -299,8 +354,21 @@ stream_chunks = st.lists(
 message_payload = st.one_of(
     st.binary(max_size=frames.MAX_PAYLOAD),
     st.dictionaries(
-        st.sampled_from(["text", "priority", "duration_s", "id", "button", "action", "gesture", "battery_pct",
-                         "charging", "temperature_c", "thermal"]),
+        st.sampled_from(
+            [
+                "text",
+                "priority",
+                "duration_s",
+                "id",
+                "button",
+                "action",
+                "gesture",
+                "battery_pct",
+                "charging",
+                "temperature_c",
+                "thermal",
+            ]
+        ),
         st.one_of(json_values, st.sampled_from(["normal", "hot", ["hot"], {"a": 1}])),
         max_size=5,
     ).map(lambda d: _dump(d).encode()),
@@ -308,8 +376,12 @@ message_payload = st.one_of(
 )
 
 _MESSAGES = {
-    "hud": messages.HudText, "audio": messages.AudioChunk, "button": messages.Button, "touch": messages.Touch,
-    "question": messages.Question, "status": messages.Status,
+    "hud": messages.HudText,
+    "audio": messages.AudioChunk,
+    "button": messages.Button,
+    "touch": messages.Touch,
+    "question": messages.Question,
+    "status": messages.Status,
 }
 
 
@@ -330,8 +402,12 @@ def check_message(msg: Any) -> None:
 
 window_value = st.one_of(
     st.text(max_size=30),
-    st.builds(lambda d, a, b: f"DAY{d} {a}\u2013{b}", st.integers(0, 10**30), st.sampled_from(
-        ["10:02:05", "99:99:99", "0:00", "999:59:59.5", "1:2:3"]), st.sampled_from(["10:02:20", "00:00:00", "1:00"])),
+    st.builds(
+        lambda d, a, b: f"DAY{d} {a}\u2013{b}",
+        st.integers(0, 10**30),
+        st.sampled_from(["10:02:05", "99:99:99", "0:00", "999:59:59.5", "1:2:3"]),
+        st.sampled_from(["10:02:20", "00:00:00", "1:00"]),
+    ),
     st.lists(json_values, min_size=0, max_size=3),
     st.fixed_dictionaries({"start": json_values, "end": json_values}),
     json_values,
@@ -339,7 +415,9 @@ window_value = st.one_of(
 annotation_record = st.fixed_dictionaries(
     {},
     optional={
-        "sub_type": st.one_of(st.sampled_from(["ER", "SA", "Error Recovery", "next_step_guidance", "XX"]), json_values),
+        "sub_type": st.one_of(
+            st.sampled_from(["ER", "SA", "Error Recovery", "next_step_guidance", "XX"]), json_values
+        ),
         "current_time_window": window_value,
         "t0": st.one_of(nasty_numbers, json_values),
         "t1": st.one_of(nasty_numbers, json_values),
@@ -351,7 +429,9 @@ annotation_record = st.fixed_dictionaries(
     },
 )
 annotation_doc = st.one_of(
-    st.lists(st.one_of(annotation_record, json_values), max_size=5).map(lambda rs: "\n".join(_dump(r) for r in rs)),
+    st.lists(st.one_of(annotation_record, json_values), max_size=5).map(
+        lambda rs: "\n".join(_dump(r) for r in rs)
+    ),
     st.lists(annotation_record, max_size=4).map(_dump),
     st.dictionaries(st.text(max_size=6), st.lists(annotation_record, max_size=3), max_size=3).map(_dump),
 )
@@ -375,10 +455,14 @@ def check_annotations(loaded: Any) -> None:
 _step_ids = st.sampled_from(["a", "b", "c", "d", "", "a b", "ü", "1"])
 _task_step = st.fixed_dictionaries(
     {"id": st.one_of(_step_ids, json_scalars), "text": st.one_of(st.text(max_size=40), json_scalars)},
-    optional={"after": st.one_of(st.lists(st.one_of(_step_ids, json_scalars), max_size=3), json_scalars),
-              "tools": st.one_of(st.lists(st.text(max_size=10), max_size=2), json_scalars),
-              "amounts": st.lists(st.sampled_from(["1/2 tsp", "nan ml", "1e999 g", "two cups", "-3 s", "½ cup"]), max_size=2),
-              "hazards": st.lists(st.sampled_from(["hot", "sharp", "lava", ""]), max_size=2)},
+    optional={
+        "after": st.one_of(st.lists(st.one_of(_step_ids, json_scalars), max_size=3), json_scalars),
+        "tools": st.one_of(st.lists(st.text(max_size=10), max_size=2), json_scalars),
+        "amounts": st.lists(
+            st.sampled_from(["1/2 tsp", "nan ml", "1e999 g", "two cups", "-3 s", "½ cup"]), max_size=2
+        ),
+        "hazards": st.lists(st.sampled_from(["hot", "sharp", "lava", ""]), max_size=2),
+    },
 )
 
 
@@ -408,20 +492,46 @@ def _render_task(parts: tuple[Any, list[dict[str, Any]]]) -> str:
 # Mostly well-formed tasks (a chain of steps, amounts in the text), then anything at all.
 _valid_task = st.tuples(
     st.sampled_from(["tea", "x"]),
-    st.lists(st.tuples(st.sampled_from(["Boil", "Add", "Stir for", "Heat on"]),
-                       st.sampled_from(["1/2 cup", "two tbsp", "30 seconds", "high", "1e999 g", "nan ml", "½ tsp", ""])),
-             min_size=2, max_size=6),
-).map(lambda t: (t[0], [{"id": f"s{i}", "text": f"{verb} {amt} water".replace("  ", " "),
-                         "after": [f"s{i - 1}"] if i else []} for i, (verb, amt) in enumerate(t[1])]))
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Boil", "Add", "Stir for", "Heat on"]),
+            st.sampled_from(["1/2 cup", "two tbsp", "30 seconds", "high", "1e999 g", "nan ml", "½ tsp", ""]),
+        ),
+        min_size=2,
+        max_size=6,
+    ),
+).map(
+    lambda t: (
+        t[0],
+        [
+            {
+                "id": f"s{i}",
+                "text": f"{verb} {amt} water".replace("  ", " "),
+                "after": [f"s{i - 1}"] if i else [],
+            }
+            for i, (verb, amt) in enumerate(t[1])
+        ],
+    )
+)
 task_doc = st.one_of(
     _valid_task,
     st.tuples(st.one_of(st.sampled_from(["tea", "x"]), json_scalars), st.lists(_task_step, max_size=5)),
 ).map(_render_task)
 task_graph_doc = st.fixed_dictionaries(
-    {"steps": st.one_of(st.dictionaries(st.sampled_from(["0", "1", "2", "3", "9"]),
-                                        st.one_of(st.sampled_from(["START", "END", "Cut-Cut it", "Eat-Eat it"]), json_scalars),
-                                        max_size=5), json_values),
-     "edges": st.one_of(st.lists(st.lists(st.one_of(st.integers(0, 9), json_scalars), max_size=3), max_size=6), json_values)},
+    {
+        "steps": st.one_of(
+            st.dictionaries(
+                st.sampled_from(["0", "1", "2", "3", "9"]),
+                st.one_of(st.sampled_from(["START", "END", "Cut-Cut it", "Eat-Eat it"]), json_scalars),
+                max_size=5,
+            ),
+            json_values,
+        ),
+        "edges": st.one_of(
+            st.lists(st.lists(st.one_of(st.integers(0, 9), json_scalars), max_size=3), max_size=6),
+            json_values,
+        ),
+    },
 ).map(lambda d: json.dumps(d, allow_nan=True))
 
 
@@ -450,16 +560,41 @@ def check_task(task: Any) -> None:
 
 
 TARGETS: list[Target] = [
-    Target("caption-jsonl", as_bytes(with_noise(jsonl_doc)), parse_caption_jsonl, (EdgeAssistError,), check_captions),
-    Target("caption-srt", as_bytes(with_noise(srt_doc)), parse_caption_srt, (EdgeAssistError,), check_captions),
+    Target(
+        "caption-jsonl",
+        as_bytes(with_noise(jsonl_doc)),
+        parse_caption_jsonl,
+        (EdgeAssistError,),
+        check_captions,
+    ),
+    Target(
+        "caption-srt", as_bytes(with_noise(srt_doc)), parse_caption_srt, (EdgeAssistError,), check_captions
+    ),
     Target("config-toml", with_noise(config_doc), parse_config, (EdgeAssistError,), check_config),
     Target("bridge-frame", frame_bytes, parse_frame, (FrameError,)),
     Target("bridge-stream", stream_chunks, parse_stream, ()),
-    Target("bridge-message", st.tuples(st.sampled_from(sorted(_MESSAGES)), message_payload), parse_message,
-           (ValueError,), check_message),
-    Target("annotations", as_bytes(with_noise(annotation_doc)), parse_annotations, (AnnotationError,), check_annotations),
+    Target(
+        "bridge-message",
+        st.tuples(st.sampled_from(sorted(_MESSAGES)), message_payload),
+        parse_message,
+        (ValueError,),
+        check_message,
+    ),
+    Target(
+        "annotations",
+        as_bytes(with_noise(annotation_doc)),
+        parse_annotations,
+        (AnnotationError,),
+        check_annotations,
+    ),
     Target("task-toml", with_noise(task_doc), parse_task_toml, (EdgeAssistError,), check_task),
-    Target("task-graph-json", as_bytes(with_noise(task_graph_doc)), parse_task_graph, (EdgeAssistError,), check_task),
+    Target(
+        "task-graph-json",
+        as_bytes(with_noise(task_graph_doc)),
+        parse_task_graph,
+        (EdgeAssistError,),
+        check_task,
+    ),
 ]
 
 

@@ -44,8 +44,12 @@ def pct(xs: list[float], q: float) -> float | None:
 
 
 def dist(xs: list[float]) -> dict[str, Any]:
-    return {"n": len(xs), "p50": pct(xs, 0.5), "p95": pct(xs, 0.95),
-            "mean": round(statistics.fmean(xs), 4) if xs else None}
+    return {
+        "n": len(xs),
+        "p50": pct(xs, 0.5),
+        "p95": pct(xs, 0.95),
+        "mean": round(statistics.fmean(xs), 4) if xs else None,
+    }
 
 
 def parse_ask(item: str) -> tuple[float, str]:
@@ -59,7 +63,9 @@ def parse_ask(item: str) -> tuple[float, str]:
     return at, q.strip()
 
 
-def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_start: float | None) -> dict[str, Any]:
+def replay(
+    stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_start: float | None
+) -> dict[str, Any]:
     t_load = time.perf_counter()
     pipeline, close = build_pipeline(cfg, live=False, path=stream, sinks=[], wall_start=wall_start)
     load_s = time.perf_counter() - t_load
@@ -100,9 +106,12 @@ def replay(stream: Path, cfg: Config, questions: list[tuple[float, str]], wall_s
         "proactive_latency_s": dist(proactive),
         "answer_latency_s": dist(answers),
         "retrieval_s": dist([d.timings_s["retrieval"] for d in searched]),
-        "retrieval_temporal_s": dist([d.timings_s["retrieval.temporal"] for d in searched
-                                      if "retrieval.temporal" in d.timings_s]),
-        "retrieval_graph_s": dist([d.timings_s["retrieval.graph"] for d in searched if "retrieval.graph" in d.timings_s]),
+        "retrieval_temporal_s": dist(
+            [d.timings_s["retrieval.temporal"] for d in searched if "retrieval.temporal" in d.timings_s]
+        ),
+        "retrieval_graph_s": dist(
+            [d.timings_s["retrieval.graph"] for d in searched if "retrieval.graph" in d.timings_s]
+        ),
         "memory_written": stats.memory_written,
         "scheduler": pipeline.scheduler.stats() if pipeline.scheduler else None,
         "rss_mb_end": round(rss_mb(), 1),

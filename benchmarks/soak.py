@@ -72,8 +72,16 @@ class SimWall:
 
 
 def write_stream(path: Path, s: Session, caps: list[Caption]) -> None:
-    lines = [json.dumps({"meta": {"session_id": s.session_id, "source": "soak: CaptainCook4D recordings "
-                                  + ",".join(s.recordings)}})]
+    lines = [
+        json.dumps(
+            {
+                "meta": {
+                    "session_id": s.session_id,
+                    "source": "soak: CaptainCook4D recordings " + ",".join(s.recordings),
+                }
+            }
+        )
+    ]
     lines += [json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]
     path.write_text("\n".join(lines) + "\n")
 
@@ -88,19 +96,41 @@ def questions(caps: list[Caption], start_t: float, span_s: float, week: Week) ->
         if keys:
             out.append(f"{t:.0f}:What did I do with the {keys[len(keys) // 2]}?")
     routine = week.recordings[week.morning].performed[0].caption
-    out.append(f"{start_t + 0.75 * span_s:.0f}:When did I last {routine[0].lower() + routine[1:].rstrip('.')}?")
+    out.append(
+        f"{start_t + 0.75 * span_s:.0f}:When did I last {routine[0].lower() + routine[1:].rstrip('.')}?"
+    )
     out.append(f"{start_t + 0.95 * span_s:.0f}:What did I cook yesterday evening?")
     return out
 
 
-def checkpoint(args: argparse.Namespace, cfg: Config, s: Session, caps: list[Caption], start_t: float,
-               week: Week, label: str) -> dict[str, Any]:
+def checkpoint(
+    args: argparse.Namespace,
+    cfg: Config,
+    s: Session,
+    caps: list[Caption],
+    start_t: float,
+    week: Week,
+    label: str,
+) -> dict[str, Any]:
     stream = Path(cfg.data_dir) / "streams" / f"{s.session_id}.jsonl"
     write_stream(stream, s, caps)
     out = Path(cfg.data_dir) / "streams" / f"checkpoint-{label}.json"
-    cmd = [sys.executable, "-m", "benchmarks.replay_cpu", str(stream), "--data-dir", str(cfg.data_dir),
-           "--wall-start", repr(s.wall_start), "--out", str(out),
-           "--set", f"memory.keyframe_retention_days={args.retention_days}", "--set", "output.speech=off"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.replay_cpu",
+        str(stream),
+        "--data-dir",
+        str(cfg.data_dir),
+        "--wall-start",
+        repr(s.wall_start),
+        "--out",
+        str(out),
+        "--set",
+        f"memory.keyframe_retention_days={args.retention_days}",
+        "--set",
+        "output.speech=off",
+    ]
     for q in questions(caps, start_t, args.checkpoint_h * 3600.0, week):
         cmd += ["--ask", q]
     t0 = time.perf_counter()
@@ -111,8 +141,10 @@ def checkpoint(args: argparse.Namespace, cfg: Config, s: Session, caps: list[Cap
     r["label"] = label
     r["process_wall_s"] = round(time.perf_counter() - t0, 1)
     r["command"] = shlex.join(cmd[1:])
-    print(f"checkpoint {label}: {json.dumps({k: r[k] for k in ('captions', 'cpu_share_of_realtime', 'proactive_latency_s')})}",
-          flush=True)
+    print(
+        f"checkpoint {label}: {json.dumps({k: r[k] for k in ('captions', 'cpu_share_of_realtime', 'proactive_latency_s')})}",
+        flush=True,
+    )
     return r
 
 
@@ -126,10 +158,14 @@ class Soak:
         self.args = args
         self.work = Path(args.work)
         (self.work / "streams").mkdir(parents=True, exist_ok=True)
-        self.cfg = Config().replace(**{
-            "general.data_dir": str(self.work), "memory.summaries": "extractive",
-            "memory.keyframe_retention_days": args.retention_days, "models.threads": 1,
-        })
+        self.cfg = Config().replace(
+            **{
+                "general.data_dir": str(self.work),
+                "memory.summaries": "extractive",
+                "memory.keyframe_retention_days": args.retention_days,
+                "models.threads": 1,
+            }
+        )
         self.week = Week(Path(args.data))
         self.wall = SimWall(self.week.epoch)
         self.plain_enc = load_text_encoder(self.cfg)
@@ -168,8 +204,16 @@ class Soak:
         for c in caps:
             self.wall.now = s.wall_start + c.t1
             if c.index % self.args.keyframe_every == 0:
-                c = Caption(c.t, c.session_id, c.index, c.t0, c.t1, c.text, c.source,
-                            keyframes=(Keyframe(c.t1 - 1.0, frame(self.ingested), "even"),))
+                c = Caption(
+                    c.t,
+                    c.session_id,
+                    c.index,
+                    c.t0,
+                    c.t1,
+                    c.text,
+                    c.source,
+                    keyframes=(Keyframe(c.t1 - 1.0, frame(self.ingested), "even"),),
+                )
             res = mem.ingest(c)
             if res.index_pending:
                 mem.maintain_index(0.5)  # the writer's idle-time step between two captions
@@ -191,9 +235,17 @@ class Soak:
         self.stream_h += (now_t - self.probed_t.get(s.session_id, 0.0)) / 3600.0
         self.probed_t[s.session_id] = now_t
         search = search_probe(mem, self.cfg, self.plain_enc, s.session_id, now_t)
-        row = {"hour": round(self.stream_h, 2), "day": s.day, "session": s.session_id, "filled_by": how,
-               "clips": self.ingested, "rss_mb": round(rss_mb(), 1), "rss_by_kind": rss_by_kind(), "disk": disk_bytes(self.cfg),
-               "search": search}
+        row = {
+            "hour": round(self.stream_h, 2),
+            "day": s.day,
+            "session": s.session_id,
+            "filled_by": how,
+            "clips": self.ingested,
+            "rss_mb": round(rss_mb(), 1),
+            "rss_by_kind": rss_by_kind(),
+            "disk": disk_bytes(self.cfg),
+            "search": search,
+        }
         self.hours.append(row)
         print(json.dumps(row), flush=True)
 
@@ -248,9 +300,17 @@ class Soak:
             mem.sweep_keyframes()
             ages = keyframe_ages_days(mem, self.wall_of, self.wall.now, self.args.retention_days)
             st = mem.stats()
-            self.days.append({"day": day, "items": st["items"], "graph": st["graph"], "keyframes": ages,
-                              "disk": disk_bytes(self.cfg), "rss_mb": round(rss_mb(), 1),
-                              "rss_by_kind": rss_by_kind()})
+            self.days.append(
+                {
+                    "day": day,
+                    "items": st["items"],
+                    "graph": st["graph"],
+                    "keyframes": ages,
+                    "disk": disk_bytes(self.cfg),
+                    "rss_mb": round(rss_mb(), 1),
+                    "rss_by_kind": rss_by_kind(),
+                }
+            )
             print(json.dumps(self.days[-1]), flush=True)
             if self.on_day is not None:
                 self.on_day(self)  # a partial summary after every day: a cut-short run still reports
@@ -263,16 +323,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--days", type=int, default=7)
     ap.add_argument("--hours", type=float, default=16.0, help="stream hours per day")
-    ap.add_argument("--session-h", type=float, default=2.0, help="hours per session (>= 1: a checkpoint is an hour)")
+    ap.add_argument(
+        "--session-h", type=float, default=2.0, help="hours per session (>= 1: a checkpoint is an hour)"
+    )
     ap.add_argument("--checkpoints", default="1,3,7", help="days with an hour through the full pipeline")
-    ap.add_argument("--checkpoint-h", type=float, default=1.0, help="stream hours through the pipeline per checkpoint")
-    ap.add_argument("--retention-days", type=float, default=2.0, help="memory.keyframe_retention_days for the soak")
+    ap.add_argument(
+        "--checkpoint-h", type=float, default=1.0, help="stream hours through the pipeline per checkpoint"
+    )
+    ap.add_argument(
+        "--retention-days", type=float, default=2.0, help="memory.keyframe_retention_days for the soak"
+    )
     ap.add_argument("--keyframe-every", type=int, default=30, help="a synthetic keyframe every N clips")
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="CaptainCook4D annotations directory")
     ap.add_argument("--work", default="", help="store directory (default: a new one under /tmp)")
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
-    if args.days < 1 or args.hours <= 0 or args.keyframe_every < 1 or not 0 < args.checkpoint_h <= args.session_h:
+    if (
+        args.days < 1
+        or args.hours <= 0
+        or args.keyframe_every < 1
+        or not 0 < args.checkpoint_h <= args.session_h
+    ):
         ap.error("--days >= 1, --hours > 0, --keyframe-every >= 1 and 0 < --checkpoint-h <= --session-h")
     if not args.work:
         import tempfile

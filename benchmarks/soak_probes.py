@@ -167,7 +167,9 @@ def search_probe(mem: Memory, cfg: Config, enc: TextEncoder, session_id: str, no
         nonlocal found
         for q in QUERIES * ROUNDS:
             c0, w0 = time.process_time(), time.perf_counter()
-            r = await retriever.retrieve(q, before_t=now_t, session_id=session_id, plan=plan, past_sessions=True)
+            r = await retriever.retrieve(
+                q, before_t=now_t, session_id=session_id, plan=plan, past_sessions=True
+            )
             wall.append(time.perf_counter() - w0)
             cpu.append(time.process_time() - c0)
             temporal.append(r.timings_s.get("retrieval.temporal", math.nan))
@@ -184,26 +186,37 @@ def search_probe(mem: Memory, cfg: Config, enc: TextEncoder, session_id: str, no
         c0 = time.thread_time()
         v = enc.encode([q])[0]
         c1 = time.thread_time()
-        mem.search_text(v, k=cfg.retrieval.top_k, before_t=now_t, session_id=session_id, earlier_sessions=earlier)
+        mem.search_text(
+            v, k=cfg.retrieval.top_k, before_t=now_t, session_id=session_id, earlier_sessions=earlier
+        )
         enc_cpu.append(c1 - c0)
         knn_cpu.append(time.thread_time() - c1)
     return {
-        "wall_p50": pct(wall, 0.5), "wall_p95": pct(wall, 0.95), "cpu_p50": pct(cpu, 0.5), "cpu_p95": pct(cpu, 0.95),
-        "temporal_p50": pct(temporal, 0.5), "graph_p50": pct(graph, 0.5),
-        "encode_cpu_p50": pct(enc_cpu, 0.5), "knn_cpu_p50": pct(knn_cpu, 0.5), "answered": found // ROUNDS,
+        "wall_p50": pct(wall, 0.5),
+        "wall_p95": pct(wall, 0.95),
+        "cpu_p50": pct(cpu, 0.5),
+        "cpu_p95": pct(cpu, 0.95),
+        "temporal_p50": pct(temporal, 0.5),
+        "graph_p50": pct(graph, 0.5),
+        "encode_cpu_p50": pct(enc_cpu, 0.5),
+        "knn_cpu_p50": pct(knn_cpu, 0.5),
+        "answered": found // ROUNDS,
         "asked": len(QUERIES),
     }
 
 
-def keyframe_ages_days(mem: Memory, wall_of: Callable[[str, float], float | None], now_wall: float,
-                       retention_days: float) -> dict[str, Any]:
+def keyframe_ages_days(
+    mem: Memory, wall_of: Callable[[str, float], float | None], now_wall: float, retention_days: float
+) -> dict[str, Any]:
     """Keyframe files still on disk (and the oldest one's age, simulated days), those deleted,
     and those deleted while still younger than the retention (which must never happen)."""
     kept, gone, early = [], 0, 0
     # The keyframe rows alone: reading them through `export()` built every item of the week as a
     # dict each day (+5 MB of RSS on the week's store the first time, +1-3 MB each time after).
-    rows = [{"session_id": r[0], "stream_t": r[1], "path": r[2]}
-            for r in mem.store._read("SELECT session_id, stream_t, path FROM keyframes")]
+    rows = [
+        {"session_id": r[0], "stream_t": r[1], "path": r[2]}
+        for r in mem.store._read("SELECT session_id, stream_t, path FROM keyframes")
+    ]
     for row in rows:
         at = wall_of(row["session_id"], float(row["stream_t"]))
         if at is None:
@@ -214,8 +227,12 @@ def keyframe_ages_days(mem: Memory, wall_of: Callable[[str, float], float | None
         else:
             gone += 1
             early += int(age < retention_days)
-    return {"files": len(kept), "deleted": gone, "deleted_too_early": early,
-            "oldest_file_days": round(max(kept), 3) if kept else None}
+    return {
+        "files": len(kept),
+        "deleted": gone,
+        "deleted_too_early": early,
+        "oldest_file_days": round(max(kept), 3) if kept else None,
+    }
 
 
 def peak_rss_mb() -> float:

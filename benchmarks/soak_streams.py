@@ -39,7 +39,9 @@ class Session:
     captions: tuple[Caption, ...]
 
 
-def clips_of(rec: Recording, session_id: str, offset_s: float, first_index: int, clip_s: float) -> list[Caption]:
+def clips_of(
+    rec: Recording, session_id: str, offset_s: float, first_index: int, clip_s: float
+) -> list[Caption]:
     """One caption per clip overlapping a performed step; indices continue the session's."""
     steps = [(offset_s + s.start, offset_s + s.end, s.caption) for s in rec.performed if s.caption]
     if not steps:
@@ -52,15 +54,26 @@ def clips_of(rec: Recording, session_id: str, offset_s: float, first_index: int,
         texts = [t for s0, s1, t in steps if s0 < b and s1 > a]
         if texts:
             idx = first_index + len(out)
-            out.append(Caption(t=b, session_id=session_id, index=idx, t0=a, t1=b,
-                               text="; ".join(dict.fromkeys(texts)), source="replay"))
+            out.append(
+                Caption(
+                    t=b,
+                    session_id=session_id,
+                    index=idx,
+                    t0=a,
+                    t1=b,
+                    text="; ".join(dict.fromkeys(texts)),
+                    source="replay",
+                )
+            )
     return out
 
 
 class Week:
     """The recordings and the order they are played in; `days()` yields each day's sessions."""
 
-    def __init__(self, data_dir: Path = DEFAULT_DATA, *, seed: int = 13, epoch: float = 1_767_571_200.0) -> None:
+    def __init__(
+        self, data_dir: Path = DEFAULT_DATA, *, seed: int = 13, epoch: float = 1_767_571_200.0
+    ) -> None:
         # epoch: Monday 2026-01-05 00:00 UTC, a fixed simulated calendar (retention counts its days).
         raw = load_raw(data_dir)
         self.recordings = raw.recordings
@@ -69,10 +82,14 @@ class Week:
         # The routines: the shortest recording of the first activity (breakfast) and of the last (evening).
         first_act = self.recordings[by_activity[0]].activity_id
         last_act = self.recordings[by_activity[-1]].activity_id
-        self.morning = min((r for r in ids if self.recordings[r].activity_id == first_act),
-                           key=lambda r: (self.recordings[r].duration_s, r))
-        self.evening = min((r for r in ids if self.recordings[r].activity_id == last_act),
-                           key=lambda r: (self.recordings[r].duration_s, r))
+        self.morning = min(
+            (r for r in ids if self.recordings[r].activity_id == first_act),
+            key=lambda r: (self.recordings[r].duration_s, r),
+        )
+        self.evening = min(
+            (r for r in ids if self.recordings[r].activity_id == last_act),
+            key=lambda r: (self.recordings[r].duration_s, r),
+        )
         self.pool = [r for r in ids if r not in (self.morning, self.evening)]
         random.Random(seed).shuffle(self.pool)
         self.epoch = epoch
@@ -81,15 +98,22 @@ class Week:
     def clip_texts(self, clip_s: float = 10.0) -> list[str]:
         """Every clip text the week can hold: a recording starts on a clip boundary, so its
         clips read the same wherever it is played (a session's end only cuts some off)."""
-        return list(dict.fromkeys(c.text for rid in sorted(self.recordings)
-                                  for c in clips_of(self.recordings[rid], "x", 0.0, 0, clip_s)))
+        return list(
+            dict.fromkeys(
+                c.text
+                for rid in sorted(self.recordings)
+                for c in clips_of(self.recordings[rid], "x", 0.0, 0, clip_s)
+            )
+        )
 
     def _draw(self) -> str:
         r = self.pool[self._next % len(self.pool)]
         self._next += 1
         return r
 
-    def day(self, day: int, *, hours: float = 16.0, session_h: float = 2.0, clip_s: float = 10.0) -> Iterator[Session]:
+    def day(
+        self, day: int, *, hours: float = 16.0, session_h: float = 2.0, clip_s: float = 10.0
+    ) -> Iterator[Session]:
         """The sessions of one day, in order. Call for day 1, 2, ... in turn (recordings are drawn in order)."""
         n = max(1, round(hours / session_h))
         length = hours * 3600.0 / n

@@ -184,10 +184,19 @@ class Decision:
     def from_json(d: dict[str, Any]) -> Decision:
         """A decision as `to_json` wrote it (the trace is not in it)."""
         return Decision(
-            float(d["t"]), str(d["session_id"]), int(d["clip_index"]), float(d["t0"]), float(d["t1"]),
-            d["decision"] == "speak", SubType(d["sub_type"]) if d.get("sub_type") else None, str(d.get("text", "")),
-            float(d.get("latency_s", 0.0)), str(d.get("reason", "")), str(d.get("trigger", "proactive")),
-            str(d.get("suppressed_by") or ""), {str(k): float(v) for k, v in d.get("timings_s", {}).items()},
+            float(d["t"]),
+            str(d["session_id"]),
+            int(d["clip_index"]),
+            float(d["t0"]),
+            float(d["t1"]),
+            d["decision"] == "speak",
+            SubType(d["sub_type"]) if d.get("sub_type") else None,
+            str(d.get("text", "")),
+            float(d.get("latency_s", 0.0)),
+            str(d.get("reason", "")),
+            str(d.get("trigger", "proactive")),
+            str(d.get("suppressed_by") or ""),
+            {str(k): float(v) for k, v in d.get("timings_s", {}).items()},
         )
 
 

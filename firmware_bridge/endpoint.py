@@ -194,7 +194,12 @@ class Endpoint:
             while len(self._pending) >= self.timing.pending_max:
                 _, old = self._pending.popitem(last=False)
                 self.counters.dropped_pending += 1
-                log.warning("%s: pending queue full, dropped unacknowledged %s #%d", self.name, old.mtype.name, old.seq)
+                log.warning(
+                    "%s: pending queue full, dropped unacknowledged %s #%d",
+                    self.name,
+                    old.mtype.name,
+                    old.seq,
+                )
                 if old.done and not old.done.done():
                     old.done.cancel()
             self._pending[p.seq] = p
@@ -417,7 +422,9 @@ class Endpoint:
             return
         keys = crypto.derive_session(self._key, echo, nonce_h)
         enc_out, mac_out, enc_in, mac_in = keys.for_role("glasses")
-        if keys.session_id != raw.header.session or not crypto.verify(mac_in, raw.header_bytes, raw.payload, raw.tag):
+        if keys.session_id != raw.header.session or not crypto.verify(
+            mac_in, raw.header_bytes, raw.payload, raw.tag
+        ):
             self.counters.auth_failures += 1
             return
         s = _Session(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)

@@ -94,7 +94,9 @@ def parse(frame: bytes) -> RawFrame:
     if length > MAX_PAYLOAD or HEADER_LEN + length + TAG_LEN != len(body):
         raise FrameError("corrupt", "length field does not match the frame")
     header = Header(mtype, flags, session, seq, length, version)
-    return RawFrame(header, body[:HEADER_LEN], body[HEADER_LEN : HEADER_LEN + length], body[HEADER_LEN + length :])
+    return RawFrame(
+        header, body[:HEADER_LEN], body[HEADER_LEN : HEADER_LEN + length], body[HEADER_LEN + length :]
+    )
 
 
 # -- COBS: byte-stuffing so 0x00 can delimit frames on a serial line --------------------

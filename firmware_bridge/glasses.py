@@ -30,7 +30,9 @@ class AudioStream:
 
 class FakeGlasses:
     def __init__(self, transport: Transport, pairing_key: bytes, *, timing: Timing | None = None) -> None:
-        self.endpoint = Endpoint(transport, pairing_key, "glasses", self._on_message, timing=timing, name="glasses")
+        self.endpoint = Endpoint(
+            transport, pairing_key, "glasses", self._on_message, timing=timing, name="glasses"
+        )
         self.hud: asyncio.Queue[m.HudText] = asyncio.Queue()
         self.audio: dict[int, AudioStream] = {}
         self.audio_done: asyncio.Queue[AudioStream] = asyncio.Queue()

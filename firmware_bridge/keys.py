@@ -29,7 +29,9 @@ def parse_key(text: str) -> bytes:
     try:
         key = bytes.fromhex(cleaned)
     except ValueError:
-        raise PairingError("pairing key must be 64 hex characters; run `edge-assist pair` to make a new one") from None
+        raise PairingError(
+            "pairing key must be 64 hex characters; run `edge-assist pair` to make a new one"
+        ) from None
     if len(key) != KEY_LEN:
         raise PairingError(
             f"pairing key has {len(key)} bytes, expected {KEY_LEN}; run `edge-assist pair` to make a new one"
@@ -46,7 +48,9 @@ def format_key(key: bytes) -> str:
 def store_key(path: Path, key: bytes, *, overwrite: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and not overwrite:
-        raise PairingError(f"{path} already holds a pairing key; pass --force to replace it (the glasses must pair again)")
+        raise PairingError(
+            f"{path} already holds a pairing key; pass --force to replace it (the glasses must pair again)"
+        )
     tmp = path.with_name(path.name + ".tmp")
     # Created 0600 from the start: never a moment where the key is world-readable.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

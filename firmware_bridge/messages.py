@@ -65,8 +65,12 @@ class HudText:
     id: int = 0
 
     def encode(self) -> bytes:
-        text = self.text if len(self.text) <= HUD_TEXT_MAX_CHARS else self.text[: HUD_TEXT_MAX_CHARS - 1] + "…"
-        return _json({"id": self.id, "text": text, "priority": self.priority, "duration_s": round(self.duration_s, 3)})
+        text = (
+            self.text if len(self.text) <= HUD_TEXT_MAX_CHARS else self.text[: HUD_TEXT_MAX_CHARS - 1] + "…"
+        )
+        return _json(
+            {"id": self.id, "text": text, "priority": self.priority, "duration_s": round(self.duration_s, 3)}
+        )
 
     @classmethod
     def decode(cls, payload: bytes) -> HudText:

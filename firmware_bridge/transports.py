@@ -74,7 +74,9 @@ class FdStreamTransport:
                 break
             except OSError as e:
                 if not warned:
-                    log.warning("%s not available yet (%s); retrying every %.1f s", self.name, e, self._retry_s)
+                    log.warning(
+                        "%s not available yet (%s); retrying every %.1f s", self.name, e, self._retry_s
+                    )
                     warned = True
                 await asyncio.sleep(self._retry_s)
         os.set_blocking(fd, False)
@@ -174,9 +176,7 @@ def serial_transport(device: str, baud: int, *, retry_s: float = 1.0) -> FdStrea
     try:
         import serial  # type: ignore[import-untyped]
     except ImportError:
-        raise BridgeError(
-            "the serial bridge needs pyserial: pip install 'edge-assist[serial]'"
-        ) from None
+        raise BridgeError("the serial bridge needs pyserial: pip install 'edge-assist[serial]'") from None
     ports: dict[int, Any] = {}
 
     def opener() -> int:

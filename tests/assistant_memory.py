@@ -20,7 +20,9 @@ from edge_assist.events import Caption, Keyframe
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.memory import Memory
 
-DEMO = Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
+DEMO = (
+    Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
+)
 N_REAL = 4
 FUTURE_TEXT = "Puts the zebra-striped thermos on the windowsill"
 FUTURE_T0, FUTURE_T1 = 900.0, 910.0
@@ -61,12 +63,27 @@ def built_memory(tmp: Path, llm: LLM, text_encoder: TextEncoder, image_encoder: 
     memory = Memory.open(cfg, llm, text_encoder, image_encoder)
     meta, caps = demo_stream(N_REAL)
     with_frames = [
-        Caption(c.t, c.session_id, c.index, c.t0, c.t1, c.text, keyframes=(Keyframe(c.t1 - 1, _frame(c.index), "even"),))
+        Caption(
+            c.t,
+            c.session_id,
+            c.index,
+            c.t0,
+            c.t1,
+            c.text,
+            keyframes=(Keyframe(c.t1 - 1, _frame(c.index), "even"),),
+        )
         for c in caps
     ]
     i = len(caps)
-    future = Caption(FUTURE_T1, meta["session_id"], i, FUTURE_T0, FUTURE_T1, FUTURE_TEXT,
-                     keyframes=(Keyframe(FUTURE_T1 - 1, _frame(i), "even"),))
+    future = Caption(
+        FUTURE_T1,
+        meta["session_id"],
+        i,
+        FUTURE_T0,
+        FUTURE_T1,
+        FUTURE_TEXT,
+        keyframes=(Keyframe(FUTURE_T1 - 1, _frame(i), "even"),),
+    )
     for c in [*with_frames, future]:
         memory.ingest(c)
     memory.flush()

@@ -65,9 +65,17 @@ def image_encoder(tmp_path_factory: pytest.TempPathFactory, default_config: Conf
     tok = resolve_file(default_config, get_entry(default_config, "minilm-l6-int8"), "tokenizer")
     write_manifest(
         d,
-        {"tiny-clip": {"role": "image-encoder", "image_size_px": 32, "files": {"image": image, "text": text, "tokenizer": tok}}},
+        {
+            "tiny-clip": {
+                "role": "image-encoder",
+                "image_size_px": 32,
+                "files": {"image": image, "text": text, "tokenizer": tok},
+            }
+        },
     )
-    enc = load_image_encoder(default_config.replace(**{"models.dir": str(d), "models.image_encoder": "tiny-clip"}))
+    enc = load_image_encoder(
+        default_config.replace(**{"models.dir": str(d), "models.image_encoder": "tiny-clip"})
+    )
     assert enc is not None
     return enc
 
@@ -84,8 +92,8 @@ def tiny_vlm_dir(tmp_path_factory: pytest.TempPathFactory, default_config: Confi
     d = tmp_path_factory.mktemp("vlm-models")
     write_tiny_mmproj(d / "tiny-mmproj.gguf")
     (d / "manifest.toml").write_text(
-        "[model.tiny-vlm]\nrole = \"vlm\"\nlicence = \"test\"\n"
-        f"[[model.tiny-vlm.files]]\nkind = \"model\"\nname = \"llm.gguf\"\npath = \"{llm_path}\"\n"
-        "[[model.tiny-vlm.files]]\nkind = \"mmproj\"\nname = \"tiny-mmproj.gguf\"\npath = \"tiny-mmproj.gguf\"\n"
+        '[model.tiny-vlm]\nrole = "vlm"\nlicence = "test"\n'
+        f'[[model.tiny-vlm.files]]\nkind = "model"\nname = "llm.gguf"\npath = "{llm_path}"\n'
+        '[[model.tiny-vlm.files]]\nkind = "mmproj"\nname = "tiny-mmproj.gguf"\npath = "tiny-mmproj.gguf"\n'
     )
     return d

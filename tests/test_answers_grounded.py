@@ -30,11 +30,15 @@ MUFFIN = "At 0:41 you cut the English muffin into two pieces with a knife."
 
 
 @pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder) -> Built:
+def mem(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> Built:
     return built_memory(tmp_path_factory.mktemp("grounded-memory"), llm, text_encoder, image_encoder)
 
 
-async def test_answers_rest_on_the_moment_that_answers(mem: Built, llm: LLM, text_encoder: TextEncoder) -> None:
+async def test_answers_rest_on_the_moment_that_answers(
+    mem: Built, llm: LLM, text_encoder: TextEncoder
+) -> None:
     a = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
     sid, now = mem.captions[0].session_id, mem.captions[-1].t1
     ans = await a.answer("what did I do with the English muffin?", before_t=now, session_id=sid)
@@ -42,15 +46,20 @@ async def test_answers_rest_on_the_moment_that_answers(mem: Built, llm: LLM, tex
     assert [c.clip_index for c in ans.context.clips] == [1] and ans.citation == "seen at 0:41-1:23"
     when = await a.answer("When did I stir the ramekin cup?", before_t=now, session_id=sid)
     assert when.text == "At 2:30 you stirred ramekin cup with knife."
-    after = await a.answer("What did I do right after I poured the egg into the ramekin cup?", before_t=now,
-                           session_id=sid)
+    after = await a.answer(
+        "What did I do right after I poured the egg into the ramekin cup?", before_t=now, session_id=sid
+    )
     assert after.text == "Right after that: " + MUFFIN[0].lower() + MUFFIN[1:]
     yes = await a.answer("Did I cut the English muffin?", before_t=now, session_id=sid)
     assert yes.text == "Yes. " + MUFFIN
     no = await a.answer("Did I fry the bacon?", before_t=now, session_id=sid)
     assert no.text == NO_DONT_REMEMBER and no.context.clips == []
-    mc = await a.answer("What did I cut the English muffin with?", choices=("a spoon", "a knife", "a fork"),
-                        before_t=now, session_id=sid)
+    mc = await a.answer(
+        "What did I cut the English muffin with?",
+        choices=("a spoon", "a knife", "a fork"),
+        before_t=now,
+        session_id=sid,
+    )
     assert mc.choice == "a knife" and mc.text == "a knife" and mc.trace["evidence"] == MUFFIN
 
 
@@ -63,12 +72,17 @@ async def test_nothing_after_now_is_told(mem: Built, llm: LLM, text_encoder: Tex
     assert later.text == "At 15:00 you put the zebra-striped thermos on the windowsill."
 
 
-async def test_a_question_asked_during_a_replay_gets_a_grounded_answer(mem: Built, llm: LLM,
-                                                                       text_encoder: TextEncoder) -> None:
+async def test_a_question_asked_during_a_replay_gets_a_grounded_answer(
+    mem: Built, llm: LLM, text_encoder: TextEncoder
+) -> None:
     a = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
     cap = mem.captions[3]
-    ctx = StepContext(session_id=cap.session_id, caption=cap, recent=tuple(mem.captions[:3]),
-                      query=UserQuery(t=cap.t1, text="what did I do with the English muffin?", stream_t=cap.t1))
+    ctx = StepContext(
+        session_id=cap.session_id,
+        caption=cap,
+        recent=tuple(mem.captions[:3]),
+        query=UserQuery(t=cap.t1, text="what did I do with the English muffin?", stream_t=cap.t1),
+    )
     d = await a.step(ctx)
     assert d.speak and d.trigger == "query" and d.text == MUFFIN
     assert d.trace["answer"]["cited_clips"] == [[cap.session_id, 1, 40.8, 83.39]]
@@ -79,7 +93,11 @@ async def test_an_empty_memory_invents_nothing(tmp_path: Path, llm: LLM, text_en
     memory = Memory.open(cfg, llm, text_encoder, None)
     try:
         a = build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
-        for q in ("what did I cook?", "When did I cut the English muffin?", "What did I do right after breakfast?"):
+        for q in (
+            "what did I cook?",
+            "When did I cut the English muffin?",
+            "What did I do right after breakfast?",
+        ):
             assert (await a.answer(q)).text == DONT_REMEMBER
         assert (await a.answer("did I lock the door?")).text == NO_DONT_REMEMBER
         mc = await a.answer("what did I pour?", choices=("an egg", "milk"))
@@ -90,17 +108,27 @@ async def test_an_empty_memory_invents_nothing(tmp_path: Path, llm: LLM, text_en
 
 def test_the_faithfulness_check(text_encoder: TextEncoder) -> None:
     evidence = ["Cut the English muffin into two pieces with a knife"]
-    ok = check_faithful(text_encoder, MUFFIN, "At 0:41 you cut the English muffin in two pieces with a knife.", evidence)
+    ok = check_faithful(
+        text_encoder, MUFFIN, "At 0:41 you cut the English muffin in two pieces with a knife.", evidence
+    )
     assert ok.ok, ok.reason()
-    invented = check_faithful(text_encoder, MUFFIN, "At 0:41 you buttered the English muffin and toasted it.", evidence)
+    invented = check_faithful(
+        text_encoder, MUFFIN, "At 0:41 you buttered the English muffin and toasted it.", evidence
+    )
     assert not invented.ok and {"butter", "toast"} <= set(invented.new_words)
     off = check_faithful(text_encoder, MUFFIN, "You did something in the kitchen.", evidence)
     assert not off.ok and off.cosine < 0.8
 
 
-async def test_an_unfaithful_rephrasing_is_not_said(mem: Built, server: Server, text_encoder: TextEncoder) -> None:  # noqa: F811
-    rephrasings = iter(["At 0:41 you buttered the English muffin and toasted it.",
-                        "At 0:41 you cut the English muffin in two pieces with a knife."])
+async def test_an_unfaithful_rephrasing_is_not_said(
+    mem: Built, server: Server, text_encoder: TextEncoder
+) -> None:  # noqa: F811
+    rephrasings = iter(
+        [
+            "At 0:41 you buttered the English muffin and toasted it.",
+            "At 0:41 you cut the English muffin in two pieces with a knife.",
+        ]
+    )
 
     def reply(body: dict[str, Any]) -> str:
         props = body["response_format"]["json_schema"]["schema"]["properties"]
@@ -109,8 +137,15 @@ async def test_an_unfaithful_rephrasing_is_not_said(mem: Built, server: Server, 
         return json.dumps({"sentence": next(rephrasings)})
 
     server.reply = reply
-    cfg = mem.cfg.replace(**{"models.backend": "remote", "remote.base_url": server.url, "remote.retries": 0,
-                             "remote.timeout_s": 20.0, "reasoner.answer_rephrase": True})
+    cfg = mem.cfg.replace(
+        **{
+            "models.backend": "remote",
+            "remote.base_url": server.url,
+            "remote.retries": 0,
+            "remote.timeout_s": 20.0,
+            "reasoner.answer_rephrase": True,
+        }
+    )
     a = build_assistant(cfg, RemoteLLM(cfg.remote), text_encoder, mem.memory, clock=RealClock())
     sid, now = mem.captions[0].session_id, mem.captions[-1].t1
     first = await a.answer("what did I do with the English muffin?", before_t=now, session_id=sid)

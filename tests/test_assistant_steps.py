@@ -33,22 +33,27 @@ TIME = re.compile(r"\d+:\d\d-\d+:\d\d")
 
 
 @pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder) -> Built:
+def mem(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> Built:
     return built_memory(tmp_path_factory.mktemp("assistant-memory"), llm, text_encoder, image_encoder)
 
 
 def ctx_at(b: Built, i: int, query: str | None = None) -> StepContext:
     cap = b.captions[i]
     return StepContext(
-        session_id=cap.session_id, caption=cap, recent=tuple(b.captions[max(0, i - 4) : i]),
+        session_id=cap.session_id,
+        caption=cap,
+        recent=tuple(b.captions[max(0, i - 4) : i]),
         task_context=b.meta["task_context"],
         query=UserQuery(t=cap.t1, text=query, stream_t=cap.t1) if query else None,
     )
 
 
 # -- the real model ------------------------------------------------------------------------
-async def test_free_reactive_answer_cites_clip_times(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                                     image_encoder: ImageEncoder) -> None:
+async def test_free_reactive_answer_cites_clip_times(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     # The free-writing path, kept as `reasoner.answerer = "free"` (eval qa compares it).
     free = mem.cfg.replace(**{"reasoner.answerer": "free"})
     a = build_assistant(free, llm, text_encoder, mem.memory, image_encoder=image_encoder, clock=RealClock())
@@ -65,7 +70,9 @@ async def test_free_reactive_answer_cites_clip_times(mem: Built, llm: LLM, text_
     assert d.latency_s >= d.timings_s["pass2"]
 
 
-async def test_offline_multiple_choice_returns_an_option(mem: Built, llm: LLM, text_encoder: TextEncoder) -> None:
+async def test_offline_multiple_choice_returns_an_option(
+    mem: Built, llm: LLM, text_encoder: TextEncoder
+) -> None:
     grounded = build_assistant(mem.cfg, llm, text_encoder, mem.memory, clock=RealClock())
     g = await grounded.answer("What was poured into the ramekin cup?", choices=("an egg", "milk", "rice"))
     assert g.choice == "an egg" and g.stage == "moments" and TIME.search(g.citation)
@@ -77,17 +84,21 @@ async def test_offline_multiple_choice_returns_an_option(mem: Built, llm: LLM, t
     assert ans.stage in ("summaries", "clips")
     assert ans.trace["coarse"].get("summaries")  # summaries were read first
     # With multi-scale memory off, there are no summaries to start from: clips only.
-    flat = build_assistant(free_cfg.replace(**{"retrieval.multiscale": False}), llm, text_encoder, mem.memory,
-                           clock=RealClock())
+    flat = build_assistant(
+        free_cfg.replace(**{"retrieval.multiscale": False}), llm, text_encoder, mem.memory, clock=RealClock()
+    )
     ans2 = await flat.answer("What was poured into the ramekin cup?", choices=choices)
     assert ans2.stage == "clips" and "skipped" in ans2.trace["coarse"] and ans2.choice in choices
     assert TIME.search(ans2.citation)
 
 
-async def test_proactive_replay_fills_timings_and_traces(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                                         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_proactive_replay_fills_timings_and_traces(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The LLM decides here (the gate's own replay test is tests/test_gate_replay.py).
-    a = build_assistant(mem.cfg.replace(**{"reasoner.decider": "llm"}), llm, text_encoder, mem.memory, clock=RealClock())
+    a = build_assistant(
+        mem.cfg.replace(**{"reasoner.decider": "llm"}), llm, text_encoder, mem.memory, clock=RealClock()
+    )
     traces = tmp_path / "traces.jsonl"
     for i in range(len(mem.captions)):
         d = await a.step(ctx_at(mem, i))
@@ -109,12 +120,27 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
 
     meta, caps = demo_stream(2)
     rec = tmp_path / "rec.jsonl"
-    rec.write_text("\n".join([json.dumps({"meta": meta})] + [
-        json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]) + "\n", encoding="utf-8")
+    rec.write_text(
+        "\n".join(
+            [json.dumps({"meta": meta})]
+            + [json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     data = ["--set", f"general.data_dir={tmp_path / 'data'}", "--set", "general.wearer=ann"]
     # A caption stream is built into a temporary memory, then asked.
-    argv = ["ask", "--recording", str(rec), "What did I cut with a knife?", "--choices", "the English muffin",
-            "a tomato", "--json", *data]
+    argv = [
+        "ask",
+        "--recording",
+        str(rec),
+        "What did I cut with a knife?",
+        "--choices",
+        "the English muffin",
+        "a tomato",
+        "--json",
+        *data,
+    ]
     assert cli_main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"] in ("the English muffin", "a tomato") and out["choice"] == out["answer"]
@@ -137,8 +163,16 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
     assert "at least two" in capsys.readouterr().err
     # A later session of the same wearer: asked now, it is today and the first one its past.
     later = tmp_path / "later.jsonl"
-    later.write_text("\n".join(json.dumps({"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": t}) for i, t in enumerate(
-        ["You water the plants on the windowsill", "You fold the towels on the bed"])) + "\n", encoding="utf-8")
+    later.write_text(
+        "\n".join(
+            json.dumps({"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": t})
+            for i, t in enumerate(
+                ["You water the plants on the windowsill", "You fold the towels on the bed"]
+            )
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert cli_main(["memory", "ingest", str(later), "--session", "later", *data]) == 0
     capsys.readouterr()
     first = meta["session_id"]
@@ -174,7 +208,9 @@ class Server:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                data = {"choices": [{"index": 0, "message": {"role": "assistant", "content": server.reply(body)}}]}
+                data = {
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": server.reply(body)}}]
+                }
                 out = json.dumps(data).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -214,15 +250,33 @@ def server() -> Iterator[Server]:
 
 def remote_assistant(b: Built, server: Server, te: TextEncoder, **overrides: Any) -> EgoMemoAssistant:
     # These steps exercise the LLM's passes: it decides (the gate has its own tests).
-    cfg = b.cfg.replace(**{"models.backend": "remote", "remote.base_url": server.url, "remote.retries": 0,
-                           "remote.timeout_s": 20.0, "reasoner.decider": "llm", **overrides})
+    cfg = b.cfg.replace(
+        **{
+            "models.backend": "remote",
+            "remote.base_url": server.url,
+            "remote.retries": 0,
+            "remote.timeout_s": 20.0,
+            "reasoner.decider": "llm",
+            **overrides,
+        }
+    )
     return build_assistant(cfg, RemoteLLM(cfg.remote), te, b.memory, clock=RealClock())
 
 
-P1_SEARCH = {"observation": "the wearer microwaves the cup", "problem": "was the egg poured in?", "reply": "search",
-             "say": "", "search_query": "egg poured into the ramekin cup", "service": "none"}
-P2_SPEAK = {"facts": "the egg was poured at 0:01-0:32", "reply": "respond",
-            "say": "The egg is already in the ramekin cup.", "service": "MR"}
+P1_SEARCH = {
+    "observation": "the wearer microwaves the cup",
+    "problem": "was the egg poured in?",
+    "reply": "search",
+    "say": "",
+    "search_query": "egg poured into the ramekin cup",
+    "service": "none",
+}
+P2_SPEAK = {
+    "facts": "the egg was poured at 0:01-0:32",
+    "reply": "respond",
+    "say": "The egg is already in the ramekin cup.",
+    "service": "MR",
+}
 
 
 def scripted(pass1: Any, pass2: Any = P2_SPEAK) -> Reply:
@@ -235,10 +289,13 @@ def scripted(pass1: Any, pass2: Any = P2_SPEAK) -> Reply:
         if k == "reconstruction":
             return json.dumps({"account": "The wearer poured an egg into the ramekin cup."})
         return json.dumps({"looks_like": "an egg in a small white cup"})
+
     return reply
 
 
-async def test_invalid_json_is_retried_once_then_silent(mem: Built, server: Server, text_encoder: TextEncoder) -> None:
+async def test_invalid_json_is_retried_once_then_silent(
+    mem: Built, server: Server, text_encoder: TextEncoder
+) -> None:
     server.reply = scripted("this is not JSON {")
     a = remote_assistant(mem, server, text_encoder)
     d = await a.step(ctx_at(mem, 2))
@@ -262,7 +319,9 @@ async def test_search_then_pass2_then_policy(mem: Built, server: Server, text_en
     d = await a.step(ctx_at(mem, 2))
     assert d.speak and d.sub_type is SubType.MEMORY_RECALL and d.text == P2_SPEAK["say"], d.reason
     assert d.trace["search"]["query"] == P1_SEARCH["search_query"]
-    assert {"pass1", "retrieval", "retrieval.temporal", "retrieval.graph", "pass2", "policy"} <= set(d.timings_s)
+    assert {"pass1", "retrieval", "retrieval.temporal", "retrieval.graph", "pass2", "policy"} <= set(
+        d.timings_s
+    )
     assert "visual" in d.trace["retrieval"]["skipped"]  # no image encoder given
     # Pass 2 read the retrieved context, which holds the planted-free past only.
     p2 = next(b for b in server.requests if kind_of(b) == "pass2")
@@ -270,31 +329,49 @@ async def test_search_then_pass2_then_policy(mem: Built, server: Server, text_en
     assert "zebra" not in json.dumps(server.requests)
     # The same advice a step later: the policy suppresses it, and says why.
     d2 = await a.step(ctx_at(mem, 3))
-    assert not d2.speak and d2.suppressed_by.startswith("cooldown:MR") and d2.sub_type is SubType.MEMORY_RECALL
+    assert (
+        not d2.speak and d2.suppressed_by.startswith("cooldown:MR") and d2.sub_type is SubType.MEMORY_RECALL
+    )
 
 
-async def test_deferred_and_degraded_search_plans(mem: Built, server: Server, text_encoder: TextEncoder) -> None:
+async def test_deferred_and_degraded_search_plans(
+    mem: Built, server: Server, text_encoder: TextEncoder
+) -> None:
     server.reply = scripted(P1_SEARCH)
     a = remote_assistant(mem, server, text_encoder)
     d = await a.step(ctx_at(mem, 2), GrantedGate(SearchPlan(deferred=True, note="busy")))
     assert not d.speak and "deferred" in d.reason and "retrieval" not in d.timings_s
     assert server.kinds() == ["pass1"]
     server.requests.clear()
-    d2 = await a.step(ctx_at(mem, 3), GrantedGate(SearchPlan(paths=("temporal",), top_k=2, reconstruction=False)))
+    d2 = await a.step(
+        ctx_at(mem, 3), GrantedGate(SearchPlan(paths=("temporal",), top_k=2, reconstruction=False))
+    )
     assert set(d2.trace["retrieval"]["paths"]) == {"temporal"} and "reconstruction" not in server.kinds()
     assert d2.trace["search"]["plan"]["paths"] == ["temporal"]
 
 
-async def test_instant_services_need_no_retrieval(mem: Built, server: Server, text_encoder: TextEncoder) -> None:
-    server.reply = scripted({"observation": "a knife close to the fingers", "problem": "danger", "reply": "respond",
-                             "say": "Mind your fingers near the knife.", "search_query": "", "service": "SA"})
+async def test_instant_services_need_no_retrieval(
+    mem: Built, server: Server, text_encoder: TextEncoder
+) -> None:
+    server.reply = scripted(
+        {
+            "observation": "a knife close to the fingers",
+            "problem": "danger",
+            "reply": "respond",
+            "say": "Mind your fingers near the knife.",
+            "search_query": "",
+            "service": "SA",
+        }
+    )
     a = remote_assistant(mem, server, text_encoder, **{"policy.do_not_disturb": True})
     d = await a.step(ctx_at(mem, 1))
     assert d.speak and d.sub_type is SubType.SAFETY and server.kinds() == ["pass1"]
     assert "retrieval" not in d.timings_s and "search" not in d.trace
 
 
-async def test_an_empty_memory_still_answers_a_question(tmp_path: Path, llm: LLM, text_encoder: TextEncoder) -> None:
+async def test_an_empty_memory_still_answers_a_question(
+    tmp_path: Path, llm: LLM, text_encoder: TextEncoder
+) -> None:
     from edge_assist.config import Config
     from edge_assist.memory.memory import Memory
 
@@ -319,17 +396,36 @@ def tea_ctx(b: Built) -> StepContext:
     return StepContext(session_id=sid, caption=now, recent=(boiled,), task_context=TEA)
 
 
-async def test_progress_cue_speaks_when_pass1_stays_silent(mem: Built, server: Server, text_encoder: TextEncoder) -> None:
+async def test_progress_cue_speaks_when_pass1_stays_silent(
+    mem: Built, server: Server, text_encoder: TextEncoder
+) -> None:
     server.reply = scripted({**P1_SEARCH, "reply": "silent"})
     off = await remote_assistant(mem, server, text_encoder).step(tea_ctx(mem))
     assert not off.speak and off.reason.startswith("pass 1: silent")
     found = off.trace["task"]["findings"]
-    assert found[0]["kind"] == "prerequisite_missing" and found[0]["missing"][:1] == ["put a tea bag in the cup"]
-    cue = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(tea_ctx(mem))
+    assert found[0]["kind"] == "prerequisite_missing" and found[0]["missing"][:1] == [
+        "put a tea bag in the cup"
+    ]
+    cue = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(
+        tea_ctx(mem)
+    )
     assert cue.speak and cue.sub_type is SubType.ERROR_RECOVERY and cue.reason.startswith("progress cue")
-    assert "put a tea bag in the cup" in cue.text and cue.trace["progress_cue"]["step_text"] == "pour the hot water into the cup"
+    assert (
+        "put a tea bag in the cup" in cue.text
+        and cue.trace["progress_cue"]["step_text"] == "pour the hot water into the cup"
+    )
     # The model's own decision comes first: a respond from pass 1 is what is spoken.
-    server.reply = scripted({"observation": "hot kettle", "problem": "burn risk", "reply": "respond",
-                             "say": "Careful, the kettle is hot.", "search_query": "", "service": "SA"})
-    sa = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(tea_ctx(mem))
+    server.reply = scripted(
+        {
+            "observation": "hot kettle",
+            "problem": "burn risk",
+            "reply": "respond",
+            "say": "Careful, the kettle is hot.",
+            "search_query": "",
+            "service": "SA",
+        }
+    )
+    sa = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(
+        tea_ctx(mem)
+    )
     assert sa.speak and sa.sub_type is SubType.SAFETY and "progress_cue" not in sa.trace

@@ -43,13 +43,29 @@ def test_summary_reads_every_benchmark_as_it_writes_today() -> None:
     from benchmarks.run_all import PLAN, markdown, summarise
 
     raw = Path(__file__).resolve().parent / "data" / "bench_raw"
-    runs = {name: {"command": module, "exit": 0, "wall_s": 1.0, "peak_rss_mb": 1.0,
-                   "data": json.loads((raw / f"{name}.json").read_text())}
-            for name, module, _q, _f in PLAN if (raw / f"{name}.json").exists()}
+    runs = {
+        name: {
+            "command": module,
+            "exit": 0,
+            "wall_s": 1.0,
+            "peak_rss_mb": 1.0,
+            "data": json.loads((raw / f"{name}.json").read_text()),
+        }
+        for name, module, _q, _f in PLAN
+        if (raw / f"{name}.json").exists()
+    }
     assert len(runs) == len(PLAN)
     s = summarise(runs, quick=True)
     ing = s["latency_ms"]["memory_ingest_per_caption"]
     assert ing["entity_path"] == "lexical" and ing["with_llm_entities"] > ing["median"]
     assert s["realtime_factor"]["memory_ingest"] > 0 and s["search_vs_size"] and s["latency_ms"]["graph_path"]
-    head = {"machine": "m", "date": "d", "cpus": 2, "platform": "p", "load_start": 0.0, "total_s": 1.0, "command": "c"}
+    head = {
+        "machine": "m",
+        "date": "d",
+        "cpus": 2,
+        "platform": "p",
+        "load_start": 0.0,
+        "total_s": 1.0,
+        "command": "c",
+    }
     assert "memory_ingest_per_caption" in markdown(s, head)

@@ -59,8 +59,13 @@ async def test_emulator_core_over_udp() -> None:
     buttons = link.subscribe(ButtonEvent)
     now = [100.0]
     changes = []
-    emu = HudEmulator(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key,
-                      timing=FAST, clock=lambda: now[0], on_change=lambda: changes.append(1))
+    emu = HudEmulator(
+        UdpTransport("127.0.0.1", server.local_address[1], mode="client"),
+        key,
+        timing=FAST,
+        clock=lambda: now[0],
+        on_change=lambda: changes.append(1),
+    )
     await emu.start()
     try:
         assert await link.wait_connected(5)

@@ -56,7 +56,12 @@ def _frame(payload: bytes = b"hello") -> bytes:
 def test_parse_round_trip_and_every_single_bit_flip_is_caught() -> None:
     frame = _frame()
     raw = parse(frame)
-    assert (raw.header.type, raw.header.seq, raw.header.session, raw.payload) == (MsgType.QUESTION, 42, 0xABCD, b"hello")
+    assert (raw.header.type, raw.header.seq, raw.header.session, raw.payload) == (
+        MsgType.QUESTION,
+        42,
+        0xABCD,
+        b"hello",
+    )
     for i in range(len(frame)):
         for bit in range(8):
             bad = bytearray(frame)

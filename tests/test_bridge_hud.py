@@ -19,8 +19,17 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def _d(text: str, sub: SubType, trigger: str = "proactive", speak: bool = True) -> Decision:
-    return Decision(t=1.0, session_id="s", clip_index=3, stream_t0=20.0, stream_t1=30.0, speak=speak,
-                    sub_type=sub, text=text, trigger=trigger)
+    return Decision(
+        t=1.0,
+        session_id="s",
+        clip_index=3,
+        stream_t0=20.0,
+        stream_t1=30.0,
+        speak=speak,
+        sub_type=sub,
+        text=text,
+        trigger=trigger,
+    )
 
 
 async def test_hud_output_sends_priority_and_duration() -> None:
@@ -69,8 +78,10 @@ async def test_a_long_answer_is_paged_at_word_boundaries_and_a_new_message_repla
     glasses = FakeGlasses(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key, timing=FAST)
     await glasses.start()
     hud = HudOutput(link, min_duration_s=0.5, page_chars=60, page_wait_s=0.05)
-    answer = ("At 1:40 you cut the English muffin into two pieces with a knife. "
-              "Right after that, at 2:30, you stirred the ramekin cup with a knife.")
+    answer = (
+        "At 1:40 you cut the English muffin into two pieces with a knife. "
+        "Right after that, at 2:30, you stirred the ramekin cup with a knife."
+    )
     try:
         assert await link.wait_connected(5)
         await hud.emit(_d(answer, SubType.MEMORY_RECALL, trigger="query"))

@@ -111,7 +111,9 @@ def test_non_finite_time_in_srt_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("command", ["replay", "ingest"])
-def test_nan_end_time_fails_fast_through_the_cli(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nan_end_time_fails_fast_through_the_cli(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`{"t1": NaN}` once hung the replay forever (a clock deadline that never comes)."""
     from edge_assist.cli import main
 

@@ -25,7 +25,10 @@ def test_file_and_overrides_merge(tmp_path: Path) -> None:
     assert cfg.segmenter.clip_s == 5.0 and cfg.segmenter.keyframes_per_clip == 4
     assert cfg.source.kind == "video"
     # A table override changes one entry and keeps the other defaults.
-    assert cfg.policy.cooldown_s["ER"] == 3.0 and cfg.policy.cooldown_s["NSG"] == Config().policy.cooldown_s["NSG"]
+    assert (
+        cfg.policy.cooldown_s["ER"] == 3.0
+        and cfg.policy.cooldown_s["NSG"] == Config().policy.cooldown_s["NSG"]
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.segmenter.clip_s = 1.0  # type: ignore[misc]
 
@@ -36,9 +39,9 @@ def test_file_and_overrides_merge(tmp_path: Path) -> None:
         ("[source]\nfpz = 3\n", "source.fpz"),
         ("[sourse]\nfps = 3\n", "sourse"),
         ("[source]\nfps = 0\n", "source.fps"),
-        ("[source]\nkind = \"webcam\"\n", "source.kind"),
+        ('[source]\nkind = "webcam"\n', "source.kind"),
         ("[segmenter]\nkeyframes_per_clip = 2.5\n", "segmenter.keyframes_per_clip"),
-        ("[output]\nconsole = \"yes\"\n", "output.console"),
+        ('[output]\nconsole = "yes"\n', "output.console"),
         ("[policy]\ncooldown_s = { ER = -1 }\n", "policy.cooldown_s.ER"),
         ("source = 3\n", "source"),
         # TOML's nan and inf are valid floats; no setting means them (a range check lets nan through).
@@ -92,7 +95,9 @@ def test_memory_profiles() -> None:
 def test_cli_config_error_is_one_line_without_traceback() -> None:
     r = subprocess.run(
         [sys.executable, "-m", "edge_assist", "config", "show", "--set", "source.fpz=3"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "source.fpz" in r.stderr and "Traceback" not in r.stderr

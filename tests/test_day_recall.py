@@ -1,4 +1,4 @@
-""""What did I cook yesterday evening?": the window a question names, and the tasks the
+""" "What did I cook yesterday evening?": the window a question names, and the tasks the
 recognizer finds again in memory's clips from it. Real store (sqlite-vec), real MiniLM, the
 bundled task library."""
 
@@ -29,31 +29,40 @@ WED_1930 = dt.datetime(2026, 1, 7, 19, 30, tzinfo=UTC).timestamp()
 def _at(p: Period | None) -> tuple[str, str, str]:
     assert p is not None
     fmt = "%a %H:%M"
-    return (p.label, dt.datetime.fromtimestamp(p.start, UTC).strftime(fmt),
-            dt.datetime.fromtimestamp(p.end, UTC).strftime(fmt))
+    return (
+        p.label,
+        dt.datetime.fromtimestamp(p.start, UTC).strftime(fmt),
+        dt.datetime.fromtimestamp(p.end, UTC).strftime(fmt),
+    )
 
 
-@pytest.mark.parametrize(("question", "window"), [
-    ("What did I cook yesterday evening?", ("yesterday evening", "Tue 17:00", "Wed 00:00")),
-    ("what did I make this morning", ("this morning", "Wed 05:00", "Wed 12:00")),
-    ("What did I eat last night?", ("last night", "Tue 17:00", "Wed 05:00")),
-    ("What did I cook tonight?", ("tonight", "Wed 17:00", "Wed 19:30")),  # never past now
-    ("what did I do yesterday?", ("yesterday", "Tue 00:00", "Wed 00:00")),
-    ("What did I cook on Monday?", ("on Monday", "Mon 00:00", "Tue 00:00")),
-    ("what did I make 3 days ago", ("3 days ago", "Sun 00:00", "Mon 00:00")),
-    ("What did I do today?", ("today", "Wed 00:00", "Wed 19:30")),
-])
+@pytest.mark.parametrize(
+    ("question", "window"),
+    [
+        ("What did I cook yesterday evening?", ("yesterday evening", "Tue 17:00", "Wed 00:00")),
+        ("what did I make this morning", ("this morning", "Wed 05:00", "Wed 12:00")),
+        ("What did I eat last night?", ("last night", "Tue 17:00", "Wed 05:00")),
+        ("What did I cook tonight?", ("tonight", "Wed 17:00", "Wed 19:30")),  # never past now
+        ("what did I do yesterday?", ("yesterday", "Tue 00:00", "Wed 00:00")),
+        ("What did I cook on Monday?", ("on Monday", "Mon 00:00", "Tue 00:00")),
+        ("what did I make 3 days ago", ("3 days ago", "Sun 00:00", "Mon 00:00")),
+        ("What did I do today?", ("today", "Wed 00:00", "Wed 19:30")),
+    ],
+)
 def test_a_named_period_is_a_local_time_window(question: str, window: tuple[str, str, str]) -> None:
     assert _at(find_period(question, WED_1930, UTC)) == window
 
 
-@pytest.mark.parametrize("question", [
-    "What did I do with this bowl?",  # "this" names a thing, not a time
-    "What did I do with the knife yesterday?",  # a thing to look up, not what was done
-    "Where did I put the keys yesterday evening?",
-    "What did I cook?",  # no period
-    "What did I cook this afternoon?",  # asked at 09:00: the afternoon has not begun
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did I do with this bowl?",  # "this" names a thing, not a time
+        "What did I do with the knife yesterday?",  # a thing to look up, not what was done
+        "Where did I put the keys yesterday evening?",
+        "What did I cook?",  # no period
+        "What did I cook this afternoon?",  # asked at 09:00: the afternoon has not begun
+    ],
+)
 def test_other_questions_are_not_period_questions(question: str) -> None:
     nine = dt.datetime(2026, 1, 7, 9, 0, tzinfo=UTC).timestamp()
     assert activity_period(question, nine, UTC) is None
@@ -66,7 +75,8 @@ def _local(day: int, hour: int, minute: int = 0) -> float:
 
 @pytest.mark.slow
 async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks(
-        tmp_path: Path, text_encoder: TextEncoder) -> None:
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     cfg = Config().replace(**{"general.data_dir": str(tmp_path), "memory.extract_entities": False})
     lib = TaskLibrary.load()
     chutney = [s.text for s in lib.get("tomatochutney").steps]  # type: ignore[union-attr]
@@ -86,18 +96,29 @@ async def test_what_was_cooked_yesterday_evening_comes_from_the_recognised_tasks
             for i, text in enumerate(texts):
                 mem.store_caption(Caption(10.0 * i + 10, sid, i, 10.0 * i, 10.0 * i + 10, text))
         ga = GroundedAnswerer(cfg, cast(LLM, None), text_encoder, Recall(mem), clock=RealClock())
-        ans = await ga.answer("What did I cook yesterday evening?", before_t=20.0, session_id="wed", past_sessions=True)
-        assert ans.text == ("Yesterday evening you made microwave egg sandwich (at 18:10) and tomato chutney (at 19:00)."), \
-            ans.trace
+        ans = await ga.answer(
+            "What did I cook yesterday evening?", before_t=20.0, session_id="wed", past_sessions=True
+        )
+        assert ans.text == (
+            "Yesterday evening you made microwave egg sandwich (at 18:10) and tomato chutney (at 19:00)."
+        ), ans.trace
         assert ans.moment is not None and ans.moment.session_id == "tue-evening-1" and ans.moment.note
         assert [t[0] for t in ans.trace["period"]["tasks"]] == ["microwaveeggsandwich", "tomatochutney"]
-        morning = await ga.answer("What did I make yesterday morning?", before_t=20.0, session_id="wed",
-                                  past_sessions=True)
+        morning = await ga.answer(
+            "What did I make yesterday morning?", before_t=20.0, session_id="wed", past_sessions=True
+        )
         assert morning.text == "Yesterday morning you made tomato chutney (at 08:00)."
         # Clips from then, none of a known task; and nothing from then at all.
-        today = await ga.answer("What did I do this evening?", before_t=20.0, session_id="wed", past_sessions=True)
-        assert today.text.startswith("I don't remember what you did this evening: the 2 clips") and today.moment is None
-        monday = await ga.answer("What did I cook on Monday?", before_t=20.0, session_id="wed", past_sessions=True)
+        today = await ga.answer(
+            "What did I do this evening?", before_t=20.0, session_id="wed", past_sessions=True
+        )
+        assert (
+            today.text.startswith("I don't remember what you did this evening: the 2 clips")
+            and today.moment is None
+        )
+        monday = await ga.answer(
+            "What did I cook on Monday?", before_t=20.0, session_id="wed", past_sessions=True
+        )
         assert monday.text == "I don't remember anything from Monday." and monday.moment is None
 
 
@@ -107,9 +128,17 @@ def test_tasks_other_than_recipes_are_told_with_their_own_verb() -> None:
     def done(name: str, title: str, kind: str, hour: int) -> DoneTask:
         return DoneTask(name, title, kind, "s", 0, 0.0, 10.0, "x", _local(7, hour), 20)
 
-    said = compose(Period("this morning", 0.0, 1.0, ""), [
-        done("inner-tube", "Change a bicycle inner tube", "repair", 9),
-        done("coffee", "Coffee", "recipe", 10), done("ramen", "Ramen", "recipe", 11),
-        done("garage", "Tidy the garage", "chore", 12)], 80)
-    assert said == ('This morning you changed a bicycle inner tube (at 09:00), made coffee (at 10:00), '
-                    'ramen (at 11:00) and worked on "Tidy the garage" (at 12:00).')
+    said = compose(
+        Period("this morning", 0.0, 1.0, ""),
+        [
+            done("inner-tube", "Change a bicycle inner tube", "repair", 9),
+            done("coffee", "Coffee", "recipe", 10),
+            done("ramen", "Ramen", "recipe", 11),
+            done("garage", "Tidy the garage", "chore", 12),
+        ],
+        80,
+    )
+    assert said == (
+        "This morning you changed a bicycle inner tube (at 09:00), made coffee (at 10:00), "
+        'ramen (at 11:00) and worked on "Tidy the garage" (at 12:00).'
+    )

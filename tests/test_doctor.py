@@ -14,8 +14,9 @@ def _sections(out: str) -> tuple[str, str]:
     return required, optional
 
 
-def test_only_optional_parts_missing_exits_0(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_only_optional_parts_missing_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     # No espeak-ng and no audio player on this PATH: speech is optional.
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     assert main(["doctor", "--set", f"general.data_dir={tmp_path}"]) == 0
@@ -27,7 +28,9 @@ def test_only_optional_parts_missing_exits_0(tmp_path: Path, monkeypatch: pytest
     assert "everything required is here; optional, not installed: speech (espeak-ng)" in out
 
 
-def test_a_required_part_missing_exits_1_and_names_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_required_part_missing_exits_1_and_names_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A configured glasses link without its pairing key cannot start: required.
     code = main(["doctor", "--set", f"general.data_dir={tmp_path}", "--set", "bridge.transport=udp"])
     out = capsys.readouterr().out

@@ -35,11 +35,18 @@ def test_parse_window_rejects(bad: object) -> None:
 
 def test_egoserve_file_reports_bad_records_by_position_and_scores_the_rest(tmp_path: Path) -> None:
     records = [
-        {"sub_type": "Error Recovery", "current_time_window": "DAY1 00:01:40\u201300:01:50",
-         "proactive_dialogue": [{"role": "assistant", "content": "You used salt, not sugar."}]},
+        {
+            "sub_type": "Error Recovery",
+            "current_time_window": "DAY1 00:01:40\u201300:01:50",
+            "proactive_dialogue": [{"role": "assistant", "content": "You used salt, not sugar."}],
+        },
         {"sub_type": "ER", "current_time_window": "DAY1 00:0X:00-00:03:10", "proactive_dialogue": "x"},
         {"sub_type": "Dance Coaching", "current_time_window": "DAY1 00:04:00-00:04:10"},
-        {"sub_type": "NSG", "current_time_window": "DAY1 00:05:00-00:05:10", "proactive_dialogue": "Now stir."},
+        {
+            "sub_type": "NSG",
+            "current_time_window": "DAY1 00:05:00-00:05:10",
+            "proactive_dialogue": "Now stir.",
+        },
     ]
     path = tmp_path / "ann.json"
     path.write_text(json.dumps({"video_7": records}, ensure_ascii=False), encoding="utf-8")
@@ -48,7 +55,9 @@ def test_egoserve_file_reports_bad_records_by_position_and_scores_the_rest(tmp_p
     assert "unknown sub-type" in loaded.problems[1].message
     assert "record 2" in str(loaded.problems[0])
     assert [(g.sub_type, g.t0, g.session_id) for g in loaded.gt] == [
-        (SubType.ERROR_RECOVERY, 100.0, "video_7"), (SubType.NEXT_STEP_GUIDANCE, 300.0, "video_7")]
+        (SubType.ERROR_RECOVERY, 100.0, "video_7"),
+        (SubType.NEXT_STEP_GUIDANCE, 300.0, "video_7"),
+    ]
     assert loaded.gt[0].description == "You used salt, not sugar."
     s, _ = score(loaded.gt, [], 25.0)
     assert s.per_sub_type[SubType.ERROR_RECOVERY].gt == 1
@@ -63,15 +72,22 @@ def test_decision_log_speak_lines_are_predictions(tmp_path: Path) -> None:
     loaded = read_predictions(path)
     assert len(loaded.predictions) == 1
     p = loaded.predictions[0]
-    assert (p.session_id, p.centre, p.sub_type, p.text) == ("rec", 45.0, SubType.ERROR_RECOVERY, "Use the knife.")
+    assert (p.session_id, p.centre, p.sub_type, p.text) == (
+        "rec",
+        45.0,
+        SubType.ERROR_RECOVERY,
+        "Use the knife.",
+    )
     assert [pr.position for pr in loaded.problems] == [3]
 
 
 def test_gt_jsonl(tmp_path: Path) -> None:
     path = tmp_path / "gt.jsonl"
     path.write_text(
-        json.dumps({"session_id": "a", "t0": 1, "t1": 2, "sub_type": "ER", "description": "d", "tags": ["x"]}) + "\n"
-        + json.dumps({"session_id": "a", "t0": 5, "sub_type": "ER"}) + "\n",
+        json.dumps({"session_id": "a", "t0": 1, "t1": 2, "sub_type": "ER", "description": "d", "tags": ["x"]})
+        + "\n"
+        + json.dumps({"session_id": "a", "t0": 5, "sub_type": "ER"})
+        + "\n",
         encoding="utf-8",
     )
     loaded = read_ground_truth(path)

@@ -29,7 +29,10 @@ def _lines(path: Path) -> list[dict]:
 
 def test_clean_step_drops_the_verb_label() -> None:
     assert clean_step("Pour-Pour 1 egg into the ramekin cup") == "Pour 1 egg into the ramekin cup"
-    assert clean_step("Microwave -Continue to Microwave for 15-30 more seconds") == "Continue to Microwave for 15-30 more seconds"
+    assert (
+        clean_step("Microwave -Continue to Microwave for 15-30 more seconds")
+        == "Continue to Microwave for 15-30 more seconds"
+    )
     assert clean_step("Put some oil into a 6-oz. ramekin cup") == "Put some oil into a 6-oz. ramekin cup"
 
 
@@ -124,6 +127,9 @@ def test_shipped_dataset_is_complete_and_clear_of_recipe_text() -> None:
     assert len(manifest["splits"]["val"]) == 62 and len(manifest["splits"]["train"]) == 213
     for rid in manifest["splits"]["val"]:
         lines = _lines(SHIPPED / "val" / "paraphrased" / f"{rid}.jsonl")
-        steps = [s.split(". ", 1)[1] for s in lines[0]["meta"]["task_context"].split("Steps in order: ", 1)[1].split("; ")]
+        steps = [
+            s.split(". ", 1)[1]
+            for s in lines[0]["meta"]["task_context"].split("Steps in order: ", 1)[1].split("; ")
+        ]
         for cap in lines[1:]:
             assert not any(contains_verbatim(cap["text"], s) for s in steps), (rid, cap["text"])

@@ -27,7 +27,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> harness.Dataset:
 def test_baselines_through_the_pipeline(dataset: harness.Dataset, tmp_path: Path) -> None:
     rows = {r.baseline: r for r in harness.standard_rows() if r.baseline}
     ids = dataset.recordings("val")
-    er = harness.run_row(Config(), dataset, "val", "paraphrased", rows["er-every-caption"], ids, out_dir=tmp_path)
+    er = harness.run_row(
+        Config(), dataset, "val", "paraphrased", rows["er-every-caption"], ids, out_dir=tmp_path
+    )
     never = harness.run_row(Config(), dataset, "val", "paraphrased", rows["never-speak"], ids)
     captions = sum(len(dataset.captions("val", "paraphrased", r)) for r in ids)
     # 1_10: 11 captions, one Missing Step; 1_37: 12 captions, 7 error events.
@@ -35,18 +37,49 @@ def test_baselines_through_the_pipeline(dataset: harness.Dataset, tmp_path: Path
     assert er.result["gt"] == 8 and er.result["per_sub_type"]["ER"]["matched"] == 8
     assert er.result["per_sub_type"]["ER"]["precision"] == pytest.approx(8 / 23, abs=1e-4)
     assert never.result["predictions"] == 0 and never.result["macro_f1"] == 0.0
-    assert len((tmp_path / "decisions" / "error-recovery-at-every-caption" / "1_10.jsonl").read_text().splitlines()) == 11
-    md = report.render({
-        "dataset": {"name": "captaincook4d"}, "split": "val", "variant": "paraphrased", "recordings": 2,
-        "recordings_without_errors": 0, "gt_events": 8, "delta_s": 25.0, "models": "-", "content_threshold": 0.5,
-        "judge_max_pairs": 0, "rows": [er.result, never.result], "ablations": [], "problems": [], "command": "x",
-    })
+    assert (
+        len(
+            (tmp_path / "decisions" / "error-recovery-at-every-caption" / "1_10.jsonl")
+            .read_text()
+            .splitlines()
+        )
+        == 11
+    )
+    md = report.render(
+        {
+            "dataset": {"name": "captaincook4d"},
+            "split": "val",
+            "variant": "paraphrased",
+            "recordings": 2,
+            "recordings_without_errors": 0,
+            "gt_events": 8,
+            "delta_s": 25.0,
+            "models": "-",
+            "content_threshold": 0.5,
+            "judge_max_pairs": 0,
+            "rows": [er.result, never.result],
+            "ablations": [],
+            "problems": [],
+            "command": "x",
+        }
+    )
     assert "| Error Recovery at every caption | 51.6 |" in md  # F1 = 2·(8/23)·1/(8/23+1)
     # An interrupted run resumes: a recording whose decisions are written is read back, not replayed.
     (tmp_path / "decisions" / "error-recovery-at-every-caption" / "1_37.jsonl").unlink()
-    again = harness.run_row(Config(), dataset, "val", "paraphrased", rows["er-every-caption"], ids, out_dir=tmp_path,
-                            read_back=True)
-    assert again.runtime["recordings"]["1_10"] == {"read_back": True} and "read_back" not in again.runtime["recordings"]["1_37"]
+    again = harness.run_row(
+        Config(),
+        dataset,
+        "val",
+        "paraphrased",
+        rows["er-every-caption"],
+        ids,
+        out_dir=tmp_path,
+        read_back=True,
+    )
+    assert (
+        again.runtime["recordings"]["1_10"] == {"read_back": True}
+        and "read_back" not in again.runtime["recordings"]["1_37"]
+    )
     assert again.result == er.result and again.decisions["1_10"] == er.decisions["1_10"]
 
 
@@ -57,8 +90,10 @@ def test_false_alarms_and_timeline(dataset: harness.Dataset, tmp_path: Path) -> 
     from edge_assist.events import SubType
 
     gt, _ = dataset.ground_truth("train", dataset.recordings("train"))
-    preds = [Prediction("captaincook4d-1_7", 10, 20, SubType.ERROR_RECOVERY, "stop"),
-             Prediction("captaincook4d-1_7", 30, 40, SubType.NEXT_STEP_GUIDANCE, "next")]
+    preds = [
+        Prediction("captaincook4d-1_7", 10, 20, SubType.ERROR_RECOVERY, "stop"),
+        Prediction("captaincook4d-1_7", 30, 40, SubType.NEXT_STEP_GUIDANCE, "next"),
+    ]
     durations = {dataset.session_id(r): dataset.duration_s(r) for r in dataset.recordings("train")}
     fa = false_alarms_per_hour(preds, gt, durations)
     assert fa["recordings"] == 1 and fa["spoken"] == 2
@@ -71,12 +106,20 @@ def test_false_alarms_and_timeline(dataset: harness.Dataset, tmp_path: Path) -> 
 def test_eval_score_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gt = tmp_path / "ann.jsonl"
     gt.write_text(
-        json.dumps({"video_id": "v", "sub_type": "ER", "current_time_window": "DAY1 00:01:40\u201300:01:50"}) + "\n"
-        + json.dumps({"video_id": "v", "sub_type": "ER", "current_time_window": "DAY1 00:0X:40-00:01:50"}) + "\n",
-        encoding="utf-8")
+        json.dumps({"video_id": "v", "sub_type": "ER", "current_time_window": "DAY1 00:01:40\u201300:01:50"})
+        + "\n"
+        + json.dumps({"video_id": "v", "sub_type": "ER", "current_time_window": "DAY1 00:0X:40-00:01:50"})
+        + "\n",
+        encoding="utf-8",
+    )
     log = tmp_path / "decisions.jsonl"
-    log.write_text(json.dumps({"session_id": "v", "t0": 100, "t1": 110, "decision": "speak", "sub_type": "ER",
-                               "text": "x"}) + "\n", encoding="utf-8")
+    log.write_text(
+        json.dumps(
+            {"session_id": "v", "t0": 100, "t1": 110, "decision": "speak", "sub_type": "ER", "text": "x"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert main(["eval", "score", "--gt", str(gt), "--predictions", str(log)]) == 0
     out = capsys.readouterr()
     assert json.loads(out.out)["macro_f1"] == 1.0
@@ -90,8 +133,19 @@ def test_missing_dataset_is_one_line_error(tmp_path: Path, capsys: pytest.Captur
 
 @pytest.mark.slow
 def test_worker_processes_give_the_serial_numbers(dataset: harness.Dataset, tmp_path: Path) -> None:
-    common = ["eval", "run", "--dataset", str(dataset.root), "--rows", "never,er", "--judge-max-pairs", "0",
-              "--no-plots", "--variant", "paraphrased"]
+    common = [
+        "eval",
+        "run",
+        "--dataset",
+        str(dataset.root),
+        "--rows",
+        "never,er",
+        "--judge-max-pairs",
+        "0",
+        "--no-plots",
+        "--variant",
+        "paraphrased",
+    ]
     assert main([*common, "--out", str(tmp_path / "serial")]) == 0
     assert main([*common, "--jobs", "2", "--out", str(tmp_path / "jobs")]) == 0
     serial = json.loads((tmp_path / "serial" / "results.json").read_text())
@@ -102,13 +156,20 @@ def test_worker_processes_give_the_serial_numbers(dataset: harness.Dataset, tmp_
         assert (tmp_path / "serial" / rel).read_text() == (tmp_path / "jobs" / rel).read_text()
 
 
-def test_jobs_below_one_is_one_line_error(dataset: harness.Dataset, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "run", "--dataset", str(dataset.root), "--jobs", "0", "--out", str(tmp_path / "o")]) == 2
+def test_jobs_below_one_is_one_line_error(
+    dataset: harness.Dataset, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["eval", "run", "--dataset", str(dataset.root), "--jobs", "0", "--out", str(tmp_path / "o")])
+        == 2
+    )
     assert "--jobs" in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_an_ablation_replays_our_rows_answers_from_the_cache(dataset: harness.Dataset, tmp_path: Path) -> None:
+def test_an_ablation_replays_our_rows_answers_from_the_cache(
+    dataset: harness.Dataset, tmp_path: Path
+) -> None:
     """The real assistant on three captions, then an ablation: every request the memory
     writer makes (its LLM entity extraction, one per caption) is identical (the ablation only
     changes retrieval), so the second row runs no model call and decides exactly as the first."""
@@ -117,8 +178,9 @@ def test_an_ablation_replays_our_rows_answers_from_the_cache(dataset: harness.Da
     lines = stream.read_text(encoding="utf-8").splitlines()
     stream.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")  # the meta line and 3 captions
     try:
-        cfg = Config().replace(**{"models.response_cache": str(tmp_path / "cache.sqlite"),
-                                  "memory.entity_extractor": "llm"})
+        cfg = Config().replace(
+            **{"models.response_cache": str(tmp_path / "cache.sqlite"), "memory.entity_extractor": "llm"}
+        )
         ours = harness.run_row(cfg, dataset, "val", "paraphrased", harness.standard_rows()[0], [rid])
         ablation = harness.run_row(cfg, dataset, "val", "paraphrased", harness.ablation_rows()[3], [rid])
     finally:

@@ -29,12 +29,16 @@ def test_scrub_drops_what_tells_the_forgotten_and_keeps_the_rest_byte_for_byte(t
     kept = [
         _line({"decision": {"session_id": "b", "clip_index": 0}, "caption": KEPT}),
         _line({"type": "stats", "t": 3.0, "captions": 2}),
-        _line({"session_id": "b", "clip_index": 1, "reason": "the key is in the drawer"}),  # other words, no citation
+        _line(
+            {"session_id": "b", "clip_index": 1, "reason": "the key is in the drawer"}
+        ),  # other words, no citation
         '{"decision": {"session_id": "b", "clip_ind',  # a line cut by a kill, quoting nothing forgotten
     ]
     gone = [
         _line({"session_id": "a", "clip_index": 0, "text": ""}),  # a forgotten clip's own step
-        _line({"session_id": "b", "clip_index": 2, "retrieval": {"clips": [["a", 1, 10.0, 20.0]]}}),  # cites one
+        _line(
+            {"session_id": "b", "clip_index": 2, "retrieval": {"clips": [["a", 1, 10.0, 20.0]]}}
+        ),  # cites one
         _line({"session_id": "b", "clip_index": 3, "context": f"(clips 0:10-0:20) {GONE}."}),  # quotes one
         _line({"session_id": "b", "clip_index": 4, "prompt": ["Caption:  " + GONE.replace(" ", "  ")]}),
     ]
@@ -75,7 +79,9 @@ def _stream(path: Path, session: str, captions: list[str]) -> Path:
 
 def _grep(root: Path, text: str) -> list[str]:
     needle = text.encode()
-    return [str(p.relative_to(root)) for p in sorted(root.rglob("*")) if p.is_file() and needle in p.read_bytes()]
+    return [
+        str(p.relative_to(root)) for p in sorted(root.rglob("*")) if p.is_file() and needle in p.read_bytes()
+    ]
 
 
 @pytest.mark.slow  # two real replays with the offline models, then a question across sessions
@@ -87,20 +93,40 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
     s = ["--set", f"general.data_dir={data}", "--set", "output.speech=off"]
     yesterday = [GONE, "I water the tomato seedlings on the balcony"]
     today = [KEPT, "I fry the sliced onions in olive oil"]
-    assert main(["replay", str(_stream(tmp_path / "a.jsonl", "yesterday", yesterday)), "--no-progress", *s]) == 0
+    assert (
+        main(["replay", str(_stream(tmp_path / "a.jsonl", "yesterday", yesterday)), "--no-progress", *s]) == 0
+    )
     # forget takes a date to the second: cut at the next whole second, record the rest after it.
     cutoff = float(math.ceil(time.time()))
     time.sleep(cutoff - time.time() + 0.2)
     # A question today about yesterday: its trace retrieves yesterday's captions.
     b = _stream(tmp_path / "b.jsonl", "today", today)
-    assert main(["replay", str(b), "--no-progress", "--ask", "15:where did I hide the spare house key?", *s]) == 0
+    assert (
+        main(["replay", str(b), "--no-progress", "--ask", "15:where did I hide the spare house key?", *s])
+        == 0
+    )
     capsys.readouterr()
     assert _grep(data, GONE), "the run did not record the caption at all: nothing to test"
     # The wearer's "thanks" / "not now" labels (outputs/feedback.py) name the alert they answered.
-    labels = [{"type": "feedback", "signal": "thanks", "label": 1, "t": 12.0,
-               "decision": {"session_id": sid, "clip_index": 0, "t0": 0.0, "t1": 10.0, "sub_type": "ER",
-                            "text": f"alert {n}", "probability": 0.9}, "features": [0.1, 0.2]}
-              for n, sid in enumerate(("yesterday", "today"))]
+    labels = [
+        {
+            "type": "feedback",
+            "signal": "thanks",
+            "label": 1,
+            "t": 12.0,
+            "decision": {
+                "session_id": sid,
+                "clip_index": 0,
+                "t0": 0.0,
+                "t1": 10.0,
+                "sub_type": "ER",
+                "text": f"alert {n}",
+                "probability": 0.9,
+            },
+            "features": [0.1, 0.2],
+        }
+        for n, sid in enumerate(("yesterday", "today"))
+    ]
     (data / "feedback.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labels))
     when = datetime.fromtimestamp(cutoff).isoformat(timespec="seconds")
     assert main(["memory", "forget", "--before", when, "--yes", *s]) == 0
@@ -120,7 +146,9 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
 
 
 @pytest.mark.slow  # the real text encoder
-def test_forget_leaves_no_forgotten_entity_name_in_the_graph_file(tmp_path: Path, text_encoder: object) -> None:
+def test_forget_leaves_no_forgotten_entity_name_in_the_graph_file(
+    tmp_path: Path, text_encoder: object
+) -> None:
     from edge_assist.config import Config
     from edge_assist.events import Caption
     from edge_assist.memory.entities import Extraction

@@ -20,7 +20,9 @@ SHORT_EXAMPLES = 300
 
 @pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
 def test_parser_gives_only_clean_errors(target: Target) -> None:
-    @settings(max_examples=SHORT_EXAMPLES, deadline=2000, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=SHORT_EXAMPLES, deadline=2000, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(target.inputs)
     def prop(value: Any) -> None:
         assert run_one(target, value) in ("ok", "clean")
@@ -36,7 +38,10 @@ FOUND = [
     ("caption-jsonl", b'{"t0": 1' + b"0" * 400 + b', "t1": 2, "text": "x"}'),  # OverflowError in float()
     ("caption-jsonl", b'{"t0": NaN, "t1": NaN, "text": "x"}'),  # accepted NaN times
     ("caption-jsonl", b'{"t0": 0, "t1": Infinity, "text": "x"}'),  # accepted an infinite clip
-    ("caption-srt", b"1\n" + b"9" * 400 + b":00:00,000 --> " + b"9" * 401 + b":00:00,000\nhi\n"),  # OverflowError
+    (
+        "caption-srt",
+        b"1\n" + b"9" * 400 + b":00:00,000 --> " + b"9" * 401 + b":00:00,000\nhi\n",
+    ),  # OverflowError
     ("config-toml", "[scheduler]\nstep_budget_s = nan\n"),  # accepted NaN
     ("config-toml", "[general]\nwearer = 1" + "0" * 5000 + "\n"),  # tomllib's ValueError (digit limit)
     ("config-toml", "[policy]\ncooldown_s = {NSG = nan}\n"),  # accepted NaN in a table
@@ -51,4 +56,6 @@ FOUND = [
 
 @pytest.mark.parametrize(("name", "value"), FOUND, ids=[f"{n}-{i}" for i, (n, _) in enumerate(FOUND)])
 def test_inputs_that_broke_a_parser_now_end_in_a_clean_error(name: str, value: Any) -> None:
-    assert run_one(_BY_NAME[name], value) == ("ok" if name == "annotations" and not value.startswith(b"[") else "clean")
+    assert run_one(_BY_NAME[name], value) == (
+        "ok" if name == "annotations" and not value.startswith(b"[") else "clean"
+    )

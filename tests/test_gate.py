@@ -33,10 +33,16 @@ def test_shipped_gate_loads_with_its_training_record() -> None:
         (None, "the gate model is missing"),
         ("", "unreadable"),
         ('{"format": "something-else"}', "not an edge-assist gate model"),
-        ('{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-         '"weights": [1, 2], "bias": 0}}}', "do not match"),
-        ('{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-         '"weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}', "no 'normal' threshold"),
+        (
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
+            '"weights": [1, 2], "bias": 0}}}',
+            "do not match",
+        ),
+        (
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
+            '"weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}',
+            "no 'normal' threshold",
+        ),
     ],
 )
 def test_bad_or_missing_gate_file_is_one_clear_line(tmp_path: Path, content: str | None, needle: str) -> None:
@@ -48,7 +54,9 @@ def test_bad_or_missing_gate_file_is_one_clear_line(tmp_path: Path, content: str
     assert needle in str(e.value) and "\n" not in str(e.value) and "gate train" in str(e.value)
 
 
-def test_bad_gate_file_through_the_cli_names_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_gate_file_through_the_cli_names_the_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from edge_assist.cli import main
 
     (tmp_path / "g.json").write_text("{", encoding="utf-8")
@@ -74,22 +82,40 @@ def test_shipped_gate_reproduces_its_recorded_val_metrics(text_encoder: TextEnco
     for name, thr in er.thresholds.items():
         got = evaluate(p, rows, thr, gt, durations, ds.delta_s).to_json()
         assert got["f1"] == pytest.approx(recorded[name]["f1"], abs=0.05), name
-        assert got["false_alarms_per_hour"] == pytest.approx(recorded[name]["false_alarms_per_hour"], abs=0.01)
+        assert got["false_alarms_per_hour"] == pytest.approx(
+            recorded[name]["false_alarms_per_hour"], abs=0.01
+        )
 
 
 @pytest.mark.slow
 def test_clear_hazards_fire_and_ordinary_actions_do_not(text_encoder: TextEncoder) -> None:
     hm = HazardMatcher.load(text_encoder)
-    clear = ["My fingers are right in front of the knife blade", "The oil in the pan caught fire",
-             "I grab the hot pan handle with my bare hand", "Water spilled all over the kitchen floor",
-             "There is smoke coming out of the pan", "I step into the road while a car is coming"]
-    ordinary = ["I cut the bread with a knife", "Heat the oil in a pan on medium heat", "Microwave the mug for 30 seconds",
-                "Chop the tomato into small pieces", "Pour the egg into the pan", "I cross the road at the green light",
-                "Stirring the contents in the microwave with a spoon", "Take the pan off the heat"]
+    clear = [
+        "My fingers are right in front of the knife blade",
+        "The oil in the pan caught fire",
+        "I grab the hot pan handle with my bare hand",
+        "Water spilled all over the kitchen floor",
+        "There is smoke coming out of the pan",
+        "I step into the road while a car is coming",
+    ]
+    ordinary = [
+        "I cut the bread with a knife",
+        "Heat the oil in a pan on medium heat",
+        "Microwave the mug for 30 seconds",
+        "Chop the tomato into small pieces",
+        "Pour the egg into the pan",
+        "I cross the road at the green light",
+        "Stirring the contents in the microwave with a spoon",
+        "Take the pan off the heat",
+    ]
     vecs = text_encoder.encode(clear + ordinary)
     fired = [hm.match(v) for v in vecs]
-    assert all(h is not None for h in fired[: len(clear)]), [c for c, h in zip(clear, fired, strict=False) if h is None]
-    assert all(h is None for h in fired[len(clear):]), [(o, h) for o, h in zip(ordinary, fired[len(clear):], strict=True) if h]
+    assert all(h is not None for h in fired[: len(clear)]), [
+        c for c, h in zip(clear, fired, strict=False) if h is None
+    ]
+    assert all(h is None for h in fired[len(clear) :]), [
+        (o, h) for o, h in zip(ordinary, fired[len(clear) :], strict=True) if h
+    ]
     assert fired[1] is not None and fired[1].kind == "fire"
 
 
@@ -112,9 +138,14 @@ def test_hazard_vocabulary_errors_are_one_line(tmp_path: Path) -> None:
 def test_an_unfaithful_rephrasing_is_not_said(text_encoder: TextEncoder) -> None:
     base = "Check this step: it says 30 seconds, not 60 seconds."
     facts = "Finding: deviation: the step says 30 seconds; seen: 60 seconds"
-    assert unfaithful("The microwave time should be 30 seconds, not 60 seconds.", base, facts, text_encoder) == ""
+    assert (
+        unfaithful("The microwave time should be 30 seconds, not 60 seconds.", base, facts, text_encoder)
+        == ""
+    )
     assert "number" in unfaithful("Microwave it for 45 seconds instead.", base, facts, text_encoder)
-    assert "one plain sentence" in unfaithful("It says 30 seconds. The sentence is wrong. {", base, facts, text_encoder)
+    assert "one plain sentence" in unfaithful(
+        "It says 30 seconds. The sentence is wrong. {", base, facts, text_encoder
+    )
     assert "not faithful" in unfaithful("Great job, the sandwich looks delicious!", base, facts, text_encoder)
     assert json.loads(SHIPPED.read_text())["format"] == "edge-assist-gate/1"
 
@@ -125,9 +156,18 @@ def test_caption_only_baseline_gate_reads_the_caption_vector_and_nothing_else(tm
     from edge_assist.tasks.findings import TrackerState
 
     dim = 4
-    m = ServiceModel([f"e{i}" for i in range(dim)], [], np.zeros(dim), np.ones(dim), np.array([4.0, 0, 0, 0]), 0.0,
-                     {"quiet": 0.9, "normal": 0.7, "chatty": 0.5})
-    path = Gate({"ER": m}, {"baseline": "caption-only"}, inputs="caption_embedding").save(tmp_path / "cap.json")
+    m = ServiceModel(
+        [f"e{i}" for i in range(dim)],
+        [],
+        np.zeros(dim),
+        np.ones(dim),
+        np.array([4.0, 0, 0, 0]),
+        0.0,
+        {"quiet": 0.9, "normal": 0.7, "chatty": 0.5},
+    )
+    path = Gate({"ER": m}, {"baseline": "caption-only"}, inputs="caption_embedding").save(
+        tmp_path / "cap.json"
+    )
     g = Gate.load(path)
     assert g.inputs == "caption_embedding"
     d = GateDecider(g, None, chattiness="quiet", llm_too=False, unsure_band=0.0)

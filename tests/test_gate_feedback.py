@@ -15,15 +15,33 @@ from edge_assist.reasoning.gate_features import NAMES
 
 
 def _alert(t: float, feats: dict[str, float], p: float) -> Decision:
-    return Decision(t=t, session_id="s", clip_index=int(t), stream_t0=t - 10, stream_t1=t, speak=True,
-                    sub_type=SubType.ERROR_RECOVERY, text=f"alert at {t}",
-                    trace={"gate": {"ER": p, "threshold": 0.5, "features": feats}})
+    return Decision(
+        t=t,
+        session_id="s",
+        clip_index=int(t),
+        stream_t0=t - 10,
+        stream_t1=t,
+        speak=True,
+        sub_type=SubType.ERROR_RECOVERY,
+        text=f"alert at {t}",
+        trace={"gate": {"ER": p, "threshold": 0.5, "features": feats}},
+    )
 
 
 def _feats(missing: float, dev: float) -> dict[str, float]:
     f = dict.fromkeys(NAMES, 0.0)
-    f.update({"prerequisite_missing": missing, "deviation_value": dev, "step_cosine": 0.8, "step_confidence": 1.0,
-              "task_confidence": 1.0, "log_since_finding_s": 8.19, "log_session_s": 5.0, "log_step_s": 3.0})
+    f.update(
+        {
+            "prerequisite_missing": missing,
+            "deviation_value": dev,
+            "step_cosine": 0.8,
+            "step_confidence": 1.0,
+            "task_confidence": 1.0,
+            "log_since_finding_s": 8.19,
+            "log_session_s": 5.0,
+            "log_step_s": 3.0,
+        }
+    )
     return f
 
 
@@ -42,7 +60,9 @@ async def test_a_press_labels_the_last_alert_once_and_only_when_recent(tmp_path:
     assert recs[0]["features"]["prerequisite_missing"] == 1
 
 
-async def test_gate_train_from_feedback_refits_from_the_shipped_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_gate_train_from_feedback_refits_from_the_shipped_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fb = FeedbackLog(tmp_path / FILE)
     # This wearer welcomes missing-step alerts and dismisses amount deviations.
     for i in range(24):
@@ -61,7 +81,7 @@ async def test_gate_train_from_feedback_refits_from_the_shipped_gate(tmp_path: P
     assert rec["after"]["log_loss"] < rec["before"]["log_loss"]
     shipped = Gate.load()
     assert g.threshold("ER", "quiet") == shipped.threshold("ER", "quiet")
-    assert g.probability("ER", _feats(0, 1))  < shipped.probability("ER", _feats(0, 1))  # type: ignore[operator]
+    assert g.probability("ER", _feats(0, 1)) < shipped.probability("ER", _feats(0, 1))  # type: ignore[operator]
     assert json.loads((tmp_path / "gate.json").read_text())["format"] == "edge-assist-gate/1"
 
 

@@ -21,8 +21,22 @@ STREAM = ROOT / "edge_assist" / "data" / "captaincook4d" / "train" / "original" 
 
 def test_gate_speaks_at_the_missing_step_and_not_at_the_valid_reordering(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    assert main(["replay", str(STREAM), "--no-progress", "--set", f"general.data_dir={data}",
-                 "--set", "reasoner.phrasing=template", "--set", "policy.chattiness=chatty"]) == 0
+    assert (
+        main(
+            [
+                "replay",
+                str(STREAM),
+                "--no-progress",
+                "--set",
+                f"general.data_dir={data}",
+                "--set",
+                "reasoner.phrasing=template",
+                "--set",
+                "policy.chattiness=chatty",
+            ]
+        )
+        == 0
+    )
     traces = [json.loads(x) for x in (data / "traces.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(traces) == 13
     for t in traces:

@@ -35,14 +35,23 @@ def _random_captions(seed: int) -> list[tuple[str, int, float, Extraction]]:
         for ci in range(40):
             ents = rng.sample(names, rng.randint(1, 4))
             rels = [(a, rng.choice(["on", "in", "cuts"]), b) for a, b in zip(ents, ents[1:], strict=False)]
-            ex = Extraction(tuple((e, f"the {e}" if rng.random() < 0.3 else e, "object") for e in ents), tuple(rels))
+            ex = Extraction(
+                tuple((e, f"the {e}" if rng.random() < 0.3 else e, "object") for e in ents), tuple(rels)
+            )
             # Some clips share an end time, so ordering by (time, index) is exercised.
             out.append((s, ci, float(10 * (ci // 2 + 1)), ex))
     return out
 
 
-def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, tuple[str, str, float]],
-               before_t: float, k: int, session_id: str | None, earlier: list[str], applied: list) -> list[tuple]:
+def _reference(
+    caps: list[tuple[str, int, float, Extraction]],
+    found: dict[str, tuple[str, str, float]],
+    before_t: float,
+    k: int,
+    session_id: str | None,
+    earlier: list[str],
+    applied: list,
+) -> list[tuple]:
     names: dict[str, str] = {}  # an entity keeps the name it was created with, a forget of that clip aside
     for _, _, _, ex in applied:
         for key, name, _ in ex.entities:
@@ -54,7 +63,12 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
     def allowed(s: str) -> bool:
         return session_id is None or s == session_id or (s in earlier and bool(earlier))
 
-    seen = [(key, s, ci, t1) for s, ci, t1, ex in caps for key, _, _ in ex.entities if t1 <= bound(s) and allowed(s)]
+    seen = [
+        (key, s, ci, t1)
+        for s, ci, t1, ex in caps
+        for key, _, _ in ex.entities
+        if t1 <= bound(s) and allowed(s)
+    ]
     latest: dict[tuple[str, str], float] = {}
     for key, s, _, t1 in seen:
         if key in found:
@@ -62,8 +76,10 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
     # The current session first, then the most recent earlier sessions (their order, not their
     # stream times: those restart with each session); without a session, the latest times.
     order = {s: i for i, s in enumerate(earlier)}
-    ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1,
-                                           -order.get(g[1], -1), -latest[g], g))[:k]
+    ranked = sorted(
+        latest,
+        key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -order.get(g[1], -1), -latest[g], g),
+    )[:k]
     out = []
     for key, s in ranked:
         own = sorted({(t1, ci) for kk, ss, ci, t1 in seen if kk == key and ss == s}, reverse=True)
@@ -80,17 +96,34 @@ def _reference(caps: list[tuple[str, int, float, Extraction]], found: dict[str, 
         nb_keys = sorted(recent, key=lambda o: (-recent[o], o))[:MAX_NEIGHBOURS_WITH_CLIPS]
         nclips = {(t1, ci) for kk, ss, ci, t1 in seen if kk in nb_keys and ss == s}
         ncl = [ci for _, ci in sorted(nclips, reverse=True) if ci not in clips][:MAX_NEIGHBOUR_CLIPS]
-        out.append((found[key][0], s, tuple(sorted(clips)), tuple(sorted(nb, key=lambda x: (x[3], x))),
-                    tuple(sorted(ncl))))
+        out.append(
+            (
+                found[key][0],
+                s,
+                tuple(sorted(clips)),
+                tuple(sorted(nb, key=lambda x: (x[3], x))),
+                tuple(sorted(ncl)),
+            )
+        )
     return out
 
 
-def _answers(g: EntityGraph, caps: list, queries: list, applied: list | None = None) -> list[tuple[list, list]]:
+def _answers(
+    g: EntityGraph, caps: list, queries: list, applied: list | None = None
+) -> list[tuple[list, list]]:
     got = []
     for names, before_t, k, sid, earlier in queries:
         hits = g.neighbourhood(names, before_t=before_t, k=k, session_id=sid, earlier_sessions=earlier)
-        mine = [(h.name, h.session_id, h.clip_indices, tuple(sorted(h.neighbours, key=lambda x: (x[3], x))),
-                 h.neighbour_clip_indices) for h in hits]
+        mine = [
+            (
+                h.name,
+                h.session_id,
+                h.clip_indices,
+                tuple(sorted(h.neighbours, key=lambda x: (x[3], x))),
+                h.neighbour_clip_indices,
+            )
+            for h in hits
+        ]
         got.append((mine, _reference(caps, g.find(names), before_t, k, sid, earlier, applied or caps)))
     return got
 

@@ -6,11 +6,15 @@ import os
 import subprocess
 import sys
 
-CODE = "from edge_assist.memory.heap import limit_arenas, release_freed; print(limit_arenas()); release_freed()"
+CODE = (
+    "from edge_assist.memory.heap import limit_arenas, release_freed; print(limit_arenas()); release_freed()"
+)
 
 
 def _run(env: dict[str, str]) -> str:
-    return subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", CODE], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def test_arenas_are_capped_unless_the_environment_says_otherwise() -> None:
@@ -39,7 +43,9 @@ def test_large_blocks_stay_in_mmap_and_go_back_when_freed() -> None:
     if not sys.platform.startswith("linux"):
         return
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
-    out = subprocess.run([sys.executable, "-c", MMAP], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", MMAP], env=env, capture_output=True, text=True, check=True
+    ).stdout
     was_set, returned = out.split()
     assert was_set == "True" and int(returned) >= 25
 

@@ -57,7 +57,9 @@ class EmulatorThread(threading.Thread):
             if cur is not None and (not self.shown or self.shown[-1] != cur.msg.text):
                 self.shown.append(cur.msg.text)
                 if self.press:
-                    pressed.append(asyncio.get_running_loop().create_task(emu.glasses.press(self.press, "tap")))
+                    pressed.append(
+                        asyncio.get_running_loop().create_task(emu.glasses.press(self.press, "tap"))
+                    )
 
         emu = HudEmulator(UdpTransport("127.0.0.1", self.port, mode="client"), self.key, on_change=on_change)
         await emu.start()
@@ -75,24 +77,42 @@ class EmulatorThread(threading.Thread):
 
 @pytest.mark.slow  # the real replay loads the offline models
 @pytest.mark.timeout(300)
-def test_replay_without_realtime_reaches_a_paired_hud_emulator(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_without_realtime_reaches_a_paired_hud_emulator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "data"
     port = _free_udp_port()
-    s = ["--set", f"general.data_dir={data}", "--set", "bridge.transport=udp", "--set", f"bridge.port={port}",
-         "--set", "output.speech=off"]
+    s = [
+        "--set",
+        f"general.data_dir={data}",
+        "--set",
+        "bridge.transport=udp",
+        "--set",
+        f"bridge.port={port}",
+        "--set",
+        "output.speech=off",
+    ]
     assert main(["pair", *s]) == 0
     stream = tmp_path / "fridge.jsonl"
     stream.write_text(STREAM)
     emulator = EmulatorThread(port, load_key(data / "pairing.key"))
     emulator.start()
     try:
-        assert main(["replay", str(stream), "--no-progress", "--ask", "25:what did I take out of the fridge?", *s]) == 0
+        assert (
+            main(
+                ["replay", str(stream), "--no-progress", "--ask", "25:what did I take out of the fridge?", *s]
+            )
+            == 0
+        )
     finally:
         emulator.stop()
     out = capsys.readouterr()
     assert "no glasses connected" not in out.err
-    spoken = [r["text"] for r in map(json.loads, (data / "decisions.jsonl").read_text().splitlines())
-              if r.get("type") == "decision" and r["decision"] == "speak"]
+    spoken = [
+        r["text"]
+        for r in map(json.loads, (data / "decisions.jsonl").read_text().splitlines())
+        if r.get("type") == "decision" and r["decision"] == "speak"
+    ]
     assert spoken, "the replay said nothing: nothing to show on the HUD"
     assert emulator.connected.is_set()
     # Besides the spoken decisions, the HUD shows the task tracker's "k/n step" status line.
@@ -105,21 +125,36 @@ def test_replay_without_glasses_says_why_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     data = tmp_path / "data"
-    s = ["--set", f"general.data_dir={data}", "--set", "bridge.transport=udp", "--set", f"bridge.port={_free_udp_port()}",
-         "--set", "output.speech=off", "--set", "bridge.connect_wait_s=0.5"]
+    s = [
+        "--set",
+        f"general.data_dir={data}",
+        "--set",
+        "bridge.transport=udp",
+        "--set",
+        f"bridge.port={_free_udp_port()}",
+        "--set",
+        "output.speech=off",
+        "--set",
+        "bridge.connect_wait_s=0.5",
+    ]
     stream = tmp_path / "fridge.jsonl"
     stream.write_text(STREAM)
     # Not paired yet: the error names the key's path and the command.
     assert main(["replay", str(stream), "--no-progress", *s]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith(f"edge-assist: error: no pairing key at {data / 'pairing.key'}; run `edge-assist pair`")
+    assert err[-1].startswith(
+        f"edge-assist: error: no pairing key at {data / 'pairing.key'}; run `edge-assist pair`"
+    )
     assert main(["pair", *s]) == 0
     caplog.clear()
     assert main(["replay", str(stream), "--no-progress", "--ask", "25:what did I take out?", *s]) == 0
-    hud = [r.getMessage() for r in caplog.records if r.name == "edge_assist.outputs.hud" and r.levelno >= logging.WARNING]
+    hud = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "edge_assist.outputs.hud" and r.levelno >= logging.WARNING
+    ]
     assert len(hud) == 1 and hud[0].startswith("HUD: no glasses connected on udp 127.0.0.1:")
     assert "within 0.5 s" in hud[0] and "edge-assist hud-emulator" in hud[0]
-
 
 
 @pytest.mark.slow
@@ -127,15 +162,25 @@ def test_replay_without_glasses_says_why_in_one_line(
 def test_a_thanks_on_the_glasses_is_stored_as_a_label_on_the_alert(tmp_path: Path) -> None:
     data = tmp_path / "data"
     port = _free_udp_port()
-    s = ["--set", f"general.data_dir={data}", "--set", "bridge.transport=udp", "--set", f"bridge.port={port}",
-         "--set", "output.speech=off"]
+    s = [
+        "--set",
+        f"general.data_dir={data}",
+        "--set",
+        "bridge.transport=udp",
+        "--set",
+        f"bridge.port={port}",
+        "--set",
+        "output.speech=off",
+    ]
     assert main(["pair", *s]) == 0
     stream = tmp_path / "pan.jsonl"
-    stream.write_text('{"meta": {"session_id": "pan"}}\n'
-                      '{"t0": 0, "t1": 10, "text": "I pour oil into the pan"}\n'
-                      '{"t0": 10, "t1": 20, "text": "The oil in the pan caught fire"}\n'
-                      '{"t0": 20, "t1": 30, "text": "I put the lid on the pan"}\n'
-                      '{"t0": 30, "t1": 40, "text": "I put the lid on the pan"}\n')
+    stream.write_text(
+        '{"meta": {"session_id": "pan"}}\n'
+        '{"t0": 0, "t1": 10, "text": "I pour oil into the pan"}\n'
+        '{"t0": 10, "t1": 20, "text": "The oil in the pan caught fire"}\n'
+        '{"t0": 20, "t1": 30, "text": "I put the lid on the pan"}\n'
+        '{"t0": 30, "t1": 40, "text": "I put the lid on the pan"}\n'
+    )
     emulator = EmulatorThread(port, load_key(data / "pairing.key"), press="thanks")
     emulator.start()
     try:
@@ -145,4 +190,5 @@ def test_a_thanks_on_the_glasses_is_stored_as_a_label_on_the_alert(tmp_path: Pat
     assert any(t.startswith("Fire risk") for t in emulator.shown)
     labels = [json.loads(x) for x in (data / "feedback.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [(r["signal"], r["label"], r["decision"]["sub_type"], r["decision"]["t0"]) for r in labels] == [
-        ("thanks", 1, "SA", 10.0)]
+        ("thanks", 1, "SA", 10.0)
+    ]

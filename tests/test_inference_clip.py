@@ -25,7 +25,13 @@ def clip_cfg(tmp_path_factory: pytest.TempPathFactory) -> Config:
     tok = resolve_file(cfg, get_entry(cfg, "minilm-l6-int8"), "tokenizer")
     write_manifest(
         d,
-        {"tiny-clip": {"role": "image-encoder", "image_size_px": 32, "files": {"image": image, "text": text, "tokenizer": tok}}},
+        {
+            "tiny-clip": {
+                "role": "image-encoder",
+                "image_size_px": 32,
+                "files": {"image": image, "text": text, "tokenizer": tok},
+            }
+        },
     )
     return cfg.replace(**{"models.dir": str(d), "models.image_encoder": "tiny-clip"})
 

@@ -34,7 +34,9 @@ def test_llm_is_protocol_and_cached(llm: LLM) -> None:
 
 
 def test_chat_answers(llm: LLM) -> None:
-    out = llm.chat([{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=16)
+    out = llm.chat(
+        [{"role": "user", "content": "What is the capital of France? Answer in one word."}], max_tokens=16
+    )
     assert "paris" in out.lower()
 
 
@@ -50,7 +52,9 @@ def test_chat_json_is_schema_valid(llm: LLM) -> None:
 
 def test_streaming_tokens_add_up(llm: LLM) -> None:
     seen: list[str] = []
-    out = llm.chat([{"role": "user", "content": "Count from one to five."}], max_tokens=24, on_token=seen.append)
+    out = llm.chat(
+        [{"role": "user", "content": "Count from one to five."}], max_tokens=24, on_token=seen.append
+    )
     assert len(seen) > 3
     assert "".join(seen) == out
 
@@ -149,9 +153,13 @@ def test_cut_answers_warn_once_naming_the_setting(
         for what in ("coarse answer", "pass 2 (answer)"):
             res = asyncio.run(call_json(llm, RealClock(), what, msgs, DECISION, dict, max_tokens=3))
             assert res.value is None and res.attempts == 2 and "max_tokens=6" in res.error
-        asyncio.run(call_json(llm, RealClock(), "visual rewrite", msgs, DECISION, dict, max_tokens=3, setting=""))
+        asyncio.run(
+            call_json(llm, RealClock(), "visual rewrite", msgs, DECISION, dict, max_tokens=3, setting="")
+        )
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert warnings == ["coarse answer: the model's answer did not fit in 6 tokens; raise reasoner.max_tokens above 6"]
+    assert warnings == [
+        "coarse answer: the model's answer did not fit in 6 tokens; raise reasoner.max_tokens above 6"
+    ]
     # Every attempt is still there for -v (debug), and in the trace.
     assert sum("attempt 1 of 2" in r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG) == 3
 

@@ -83,7 +83,9 @@ def run(*argv: str) -> int:
     return main(list(argv))
 
 
-def test_pull_resumes_after_interruption(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_pull_resumes_after_interruption(
+    tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     state, url = file_server
     d = models_dir(tmp_path, url)
     state.cut_next_at = 1_000_000
@@ -106,7 +108,9 @@ def test_pull_resumes_after_interruption(tmp_path: Path, file_server: tuple[File
     assert len(state.ranges) == n
 
 
-def test_wrong_sha_is_refused_and_keeps_old_file(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_wrong_sha_is_refused_and_keeps_old_file(
+    tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, url = file_server
     d = models_dir(tmp_path, url, sha="0" * 64)
     old = d / "tiny-llm" / "tiny.gguf"
@@ -120,7 +124,9 @@ def test_wrong_sha_is_refused_and_keeps_old_file(tmp_path: Path, file_server: tu
     assert run("models", "verify", "tiny-llm", "--set", f"models.dir={d}") == 2
 
 
-def test_unknown_sha_is_reported_not_invented(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_sha_is_reported_not_invented(
+    tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, url = file_server
     d = models_dir(tmp_path, url, sha="unknown", size=None)
     assert run("models", "pull", "tiny-llm", "-q", "--set", f"models.dir={d}") == 0
@@ -129,7 +135,9 @@ def test_unknown_sha_is_reported_not_invented(tmp_path: Path, file_server: tuple
     assert "unknown-sha" in out and SHA in out
 
 
-def test_missing_model_names_pull_command(tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_model_names_pull_command(
+    tmp_path: Path, file_server: tuple[FileServer, str], capsys: pytest.CaptureFixture[str]
+) -> None:
     _, url = file_server
     d = models_dir(tmp_path, url)
     assert run("config", "show", "--set", f"models.dir={d}") == 0  # sanity: overrides parse

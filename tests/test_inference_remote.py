@@ -129,7 +129,9 @@ def test_json_schema_via_response_format(server: tuple[Script, str]) -> None:
 def test_invalid_json_is_one_request_then_model_error(server: tuple[Script, str]) -> None:
     script, url = server
     script.replies = ['```json\n{"decision": "silent"}\n```']
-    assert RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA) == {"decision": "silent"}
+    assert RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA) == {
+        "decision": "silent"
+    }
     script.replies = ["nope", '{"decision": "shout"}']
     with pytest.raises(ModelError, match="without valid JSON"):
         RemoteLLM(rcfg(url)).chat_json([{"role": "user", "content": "x"}], SCHEMA)
@@ -207,7 +209,10 @@ def test_vlm_sends_images_as_data_uris(server: tuple[Script, str]) -> None:
     script.replies = ["A hand holds a red mug."]
     vlm = RemoteVLM(rcfg(url))
     assert isinstance(vlm, VLM)
-    kfs = tuple(Keyframe(stream_t=float(i), image=np.full((480, 640, 3), 30 * i, np.uint8), reason="even") for i in range(4))
+    kfs = tuple(
+        Keyframe(stream_t=float(i), image=np.full((480, 640, 3), 30 * i, np.uint8), reason="even")
+        for i in range(4)
+    )
     clip = Clip(t=0.0, session_id="s", index=3, t0=30.0, t1=40.0, keyframes=kfs, frame_count=50)
     cap = VLMCaptioner(vlm, CaptionerConfig(max_images=3, image_size_px=64, prompt="What happens?"))
     assert cap.caption(clip) == "A hand holds a red mug."
@@ -237,7 +242,9 @@ def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: tuple[S
     script, url = server
     script.replies = ["nope"] * 8
     llm = RemoteLLM(rcfg(url))
-    res = asyncio.run(call_json(llm, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
+    res = asyncio.run(
+        call_json(llm, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16)
+    )
     assert res.value is None and res.attempts == 2 and "without valid JSON" in res.error
     assert len(script.requests) == 2
     # The retry asks for twice the tokens: an answer cut short can only close with more room.
@@ -245,5 +252,9 @@ def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: tuple[S
     # Wrapped the way the app wraps it (scheduler lanes; an evaluation's response cache).
     script.requests.clear()
     wrapped = ScheduledLLM(CachedLLM(RemoteLLM(rcfg(url)), ResponseCache(":memory:"), "r"), ModelArbiter())
-    asyncio.run(call_json(wrapped, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16))
+    asyncio.run(
+        call_json(
+            wrapped, RealClock(), "pass 1", [{"role": "user", "content": "x"}], SCHEMA, dict, max_tokens=16
+        )
+    )
     assert len(script.requests) == 2

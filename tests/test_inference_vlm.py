@@ -66,7 +66,9 @@ def test_describe_one_and_several_images(vlm: VLM) -> None:
 
 def test_same_images_same_caption(vlm: VLM) -> None:
     img = scene((0, 255, 0))
-    assert vlm.describe([img], "What is this?", max_tokens=12) == vlm.describe([img], "What is this?", max_tokens=12)
+    assert vlm.describe([img], "What is this?", max_tokens=12) == vlm.describe(
+        [img], "What is this?", max_tokens=12
+    )
 
 
 def test_stop_flag_cancels_vlm(vlm: VLM) -> None:
@@ -94,7 +96,10 @@ def test_captioner_uses_config(vlm: VLM) -> None:
 
 
 def test_pick_keyframes_spreads_evenly() -> None:
-    kfs = [Keyframe(stream_t=float(t), image=np.zeros((4, 4, 3), np.uint8), reason="even") for t in (4, 0, 2, 1, 3)]
+    kfs = [
+        Keyframe(stream_t=float(t), image=np.zeros((4, 4, 3), np.uint8), reason="even")
+        for t in (4, 0, 2, 1, 3)
+    ]
     assert [k.stream_t for k in pick_keyframes(kfs, 3)] == [0.0, 2.0, 4.0]
     assert [k.stream_t for k in pick_keyframes(kfs, 1)] == [2.0]
 

@@ -24,8 +24,10 @@ def _vectors(n: int, seed: int) -> np.ndarray:
 
 
 def _fill(store: MemoryStore, vecs: np.ndarray) -> None:
-    rows = [(f"day-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"clip {i}", v)
-            for i, v in enumerate(vecs)]
+    rows = [
+        (f"day-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"clip {i}", v)
+        for i, v in enumerate(vecs)
+    ]
     store.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))
 
 
@@ -35,7 +37,9 @@ def _build(store: MemoryStore) -> None:
 
 
 def _search(store: MemoryStore, q: np.ndarray) -> list[tuple[str, tuple[int, ...], float]]:
-    return [(h.session_id, h.clip_indices, round(h.score, 4)) for h in store.search_text(q, k=10, before_t=1e9)]
+    return [
+        (h.session_id, h.clip_indices, round(h.score, 4)) for h in store.search_text(q, k=10, before_t=1e9)
+    ]
 
 
 def test_l2_generation_answers_cosine_scores_and_looks_lists_up_by_index(tmp_path: Path) -> None:
@@ -45,9 +49,14 @@ def test_l2_generation_answers_cosine_scores_and_looks_lists_up_by_index(tmp_pat
     _build(st)
     assert st.ivf is not None and st.ivf.active is not None and st.ivf.active.metric == "l2"
     name = ivf_mod.table(st.ivf.active.gen)
-    plan = " ".join(str(r) for r in st._read(f"EXPLAIN QUERY PLAN SELECT chunk_id FROM {name}_chunks WHERE partition00 = 3"))
+    plan = " ".join(
+        str(r)
+        for r in st._read(f"EXPLAIN QUERY PLAN SELECT chunk_id FROM {name}_chunks WHERE partition00 = 3")
+    )
     assert f"{name}_chunks_by_list" in plan
-    exact = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=IvfSettings(min_items=0))
+    exact = MemoryStore.open(
+        tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=IvfSettings(min_items=0)
+    )
     q = vecs[17] + 0.1
     got, want = _search(st, q), _search(exact, q)
     # Cosine scores through the L2 lists equal the exact scan's; the order is the same.
@@ -58,7 +67,9 @@ def test_l2_generation_answers_cosine_scores_and_looks_lists_up_by_index(tmp_pat
     st.close()
 
 
-def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     vecs = _vectors(900, 2)
     monkeypatch.setattr(ivf_mod, "METRIC", "cosine")  # a store indexed before the L2 format
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
@@ -112,7 +123,9 @@ def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> 
     st.close()
 
 
-def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import threading
 
     vecs = _vectors(1200, 3)
@@ -129,8 +142,10 @@ def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(tmp_path: P
     assert st.index_step(0.01) is True  # returns while k-means still runs
     assert st.ivf is not None and st.ivf.building is None and st._training is not None
     # The store is not locked meanwhile: captions are written and searched.
-    rows = [(f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
-            for i, v in enumerate(vecs[900:])]
+    rows = [
+        (f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
+        for i, v in enumerate(vecs[900:])
+    ]
     assert st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0)) == 300
     assert _search(st, vecs[950])[0][:2] == ("late-0", (50,))
     gate.set()
@@ -160,8 +175,17 @@ def test_the_same_caption_on_many_days_returns_the_latest_days_first(tmp_path: P
     in the exact scan, the index and the current session's own vectors alike."""
     vecs = _vectors(900, 5)
     routine = vecs[0] * 0 + _vectors(1, 6)[0]
-    rows = [(f"day-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"clip {i}",
-             routine if i % 200 == 7 else v) for i, v in enumerate(vecs)]
+    rows = [
+        (
+            f"day-{i // 200}",
+            i % 200,
+            10.0 * (i % 200),
+            10.0 * (i % 200 + 1),
+            f"clip {i}",
+            routine if i % 200 == 7 else v,
+        )
+        for i, v in enumerate(vecs)
+    ]
     got = {}
     for name, settings in (("exact", IvfSettings(min_items=0)), ("index", SETTINGS)):
         st = MemoryStore.open(tmp_path / f"{name}.sqlite", text_encoder="t", text_dim=DIM, ivf=settings)
@@ -170,14 +194,24 @@ def test_the_same_caption_on_many_days_returns_the_latest_days_first(tmp_path: P
         assert (st.ivf is not None and st.ivf.ready) == (name == "index")
         got[name] = [(h.session_id, h.clip_indices) for h in st.search_text(routine, k=3, before_t=1e9)]
         # Today (day-4) searched on its own vectors, earlier days through the store.
-        got[name + "-today"] = [(h.session_id, h.clip_indices) for h in st.search_text(
-            routine, k=3, before_t=1e9, session_id="day-4", earlier_sessions=("day-0", "day-1", "day-2", "day-3"))]
+        got[name + "-today"] = [
+            (h.session_id, h.clip_indices)
+            for h in st.search_text(
+                routine,
+                k=3,
+                before_t=1e9,
+                session_id="day-4",
+                earlier_sessions=("day-0", "day-1", "day-2", "day-3"),
+            )
+        ]
         st.close()
     assert got["exact"] == got["index"] == [("day-4", (7,)), ("day-3", (7,)), ("day-2", (7,))]
     assert got["exact-today"] == got["index-today"] == got["exact"]
 
 
-def test_a_new_sessions_vectors_are_kept_from_its_first_caption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_sessions_vectors_are_kept_from_its_first_caption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Once memory is big, the current session is searched on its own vectors; a session that
     began in this process is never read back from the store for that (one rowid at a time)."""
     vecs = _vectors(1000, 7)
@@ -206,7 +240,9 @@ def _until_retired(st: MemoryStore) -> None:
         assert st.index_step(0.0)  # one transaction a call
 
 
-def test_a_replaced_generation_is_emptied_in_small_steps_then_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_replaced_generation_is_emptied_in_small_steps_then_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ivf_mod, "RETIRE_CHUNKS", 1)  # one vector chunk a step: several steps
     vecs = _vectors(1300, 8)
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
@@ -214,8 +250,10 @@ def test_a_replaced_generation_is_emptied_in_small_steps_then_dropped(tmp_path: 
     _build(st)
     assert st.ivf is not None and st.ivf.active is not None
     first = st.ivf.active.gen
-    rows = [(f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
-            for i, v in enumerate(vecs[400:])]
+    rows = [
+        (f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
+        for i, v in enumerate(vecs[400:])
+    ]
     st.add_clips(rows, windows=Windows(10.0, 60.0, 300.0))  # grown past twice: a new generation
     _until_retired(st)
     assert st.ivf.retired == [first] and ivf_mod.table(first) in _tables(st)
@@ -268,5 +306,9 @@ def test_a_generation_trained_for_another_list_size_is_rebuilt_and_answers_meanw
     assert [_search(st, v)[0][:2] for v in vecs[:20]] == before
     st.close()
     again = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
-    assert again.ivf is not None and again.ivf.active.list_size == SETTINGS.list_size and not again.index_pending()
+    assert (
+        again.ivf is not None
+        and again.ivf.active.list_size == SETTINGS.list_size
+        and not again.index_pending()
+    )
     again.close()

@@ -30,7 +30,9 @@ def _fill(tmp_path: Path, enc: TextEncoder) -> float:
     return cutoff
 
 
-def test_stats_export_forget(tmp_path: Path, text_encoder: TextEncoder, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stats_export_forget(
+    tmp_path: Path, text_encoder: TextEncoder, capsys: pytest.CaptureFixture[str]
+) -> None:
     cutoff = _fill(tmp_path, text_encoder)
     s = ["--set", f"general.data_dir={tmp_path}"]
     assert main(["memory", "stats", "--json", *s]) == 0

@@ -36,8 +36,10 @@ def test_one_real_thing_is_one_key(names: list[str], key: str) -> None:
 def test_hallucinated_names_are_dropped() -> None:
     raw = {
         "entities": [{"name": "knives", "kind": "tool"}, {"name": "nut butter", "kind": "food"}],
-        "relations": [{"subject": "the knife", "relation": "Cuts!", "object": "a tomato"},
-                      {"subject": "knife", "relation": "scoops", "object": "nut butter"}],
+        "relations": [
+            {"subject": "the knife", "relation": "Cuts!", "object": "a tomato"},
+            {"subject": "knife", "relation": "scoops", "object": "nut butter"},
+        ],
     }
     ex = resolve(raw, "I cut the tomatoes with a knife")
     assert [e[0] for e in ex.entities] == ["knife", "tomato"]
@@ -53,15 +55,27 @@ def _graph(tmp_path: Path) -> EntityGraph:
 def test_merge_is_idempotent_and_one_hop_is_causal(tmp_path: Path) -> None:
     g = _graph(tmp_path)
     s = "kitchen"
-    c1 = resolve({"entities": [{"name": "the knife", "kind": "tool"}, {"name": "tomatoes", "kind": "food"}],
-                  "relations": [{"subject": "knife", "relation": "cuts", "object": "tomatoes"}]},
-                 "I slice the tomatoes with the knife")
-    c2 = resolve({"entities": [{"name": "a knife", "kind": "tool"}, {"name": "cutting board", "kind": "object"}],
-                  "relations": [{"subject": "knife", "relation": "lies on", "object": "cutting board"}]},
-                 "a knife lies on the cutting board")
-    c3 = resolve({"entities": [{"name": "knives", "kind": "tool"}, {"name": "sink", "kind": "place"}],
-                  "relations": [{"subject": "knives", "relation": "washed in", "object": "sink"}]},
-                 "knives are washed in the sink")
+    c1 = resolve(
+        {
+            "entities": [{"name": "the knife", "kind": "tool"}, {"name": "tomatoes", "kind": "food"}],
+            "relations": [{"subject": "knife", "relation": "cuts", "object": "tomatoes"}],
+        },
+        "I slice the tomatoes with the knife",
+    )
+    c2 = resolve(
+        {
+            "entities": [{"name": "a knife", "kind": "tool"}, {"name": "cutting board", "kind": "object"}],
+            "relations": [{"subject": "knife", "relation": "lies on", "object": "cutting board"}],
+        },
+        "a knife lies on the cutting board",
+    )
+    c3 = resolve(
+        {
+            "entities": [{"name": "knives", "kind": "tool"}, {"name": "sink", "kind": "place"}],
+            "relations": [{"subject": "knives", "relation": "washed in", "object": "sink"}],
+        },
+        "knives are washed in the sink",
+    )
     for _ in range(2):  # applying twice (a replay after a kill) must change nothing
         g.apply(s, 0, 0.0, 10.0, c1)
         g.apply(s, 1, 10.0, 20.0, c2)
@@ -69,8 +83,11 @@ def test_merge_is_idempotent_and_one_hop_is_causal(tmp_path: Path) -> None:
     assert g.counts() == {"entities": 4, "clips": 3, "seen_in": 6, "relations": 3}
     [hit] = g.neighbourhood(["Knives"], before_t=100.0, k=5)
     assert hit.clip_indices == (0, 1, 2) and hit.score == 1.0
-    assert {(r, o) for r, o, _, _ in hit.neighbours} == {("cuts", "tomatoes"), ("lies on", "cutting board"),
-                                                         ("washed in", "sink")}
+    assert {(r, o) for r, o, _, _ in hit.neighbours} == {
+        ("cuts", "tomatoes"),
+        ("lies on", "cutting board"),
+        ("washed in", "sink"),
+    }
     # One hop from the tomato reaches the knife, and the clips the knife was seen in.
     [tom] = g.neighbourhood(["tomato"], before_t=100.0, k=5)
     assert tom.neighbours[0][:2] == ("inverse of cuts", "the knife")
@@ -94,11 +111,15 @@ def bg_llm() -> Iterator[LLM]:
 
 
 @pytest.mark.slow
-def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder) -> None:
+def test_real_llm_extraction_builds_a_linked_graph(
+    tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
+) -> None:
     from edge_assist.memory.memory import Memory
 
     caps = stream(SHORT)[:4]  # egg, microwave ramekin cup, stir ramekin cup, oil into ramekin cup
-    with Memory.open(memory_config(tmp_path, **{"memory.entity_extractor": "llm"}), bg_llm, text_encoder) as mem:
+    with Memory.open(
+        memory_config(tmp_path, **{"memory.entity_extractor": "llm"}), bg_llm, text_encoder
+    ) as mem:
         for c in caps:
             mem.store_caption(c)
         assert mem.update_graph() == 4 and mem.update_graph() == 0  # one LLM call per caption, once
@@ -112,19 +133,35 @@ def test_real_llm_extraction_builds_a_linked_graph(tmp_path: Path, bg_llm: LLM, 
     assert all(e[0] in {"egg", "bowl"} for e in direct.entities)
 
 
-@pytest.mark.parametrize(("caption", "keys", "relation"), [
-    ("Pour 1 egg into the bowl", ["egg", "bowl"], ("egg", "pour into", "bowl")),
-    ("Microwave the ramekin cup uncovered on medium for 60 seconds", ["ramekin cup", "microwave"], None),
-    ("Coat a 6-oz. ramekin cup with cooking spray", ["ramekin cup", "cooking spray"],
-     ("ramekin cup", "coat with", "cooking spray")),
-    ("Add 1/2 cup of chopped onions to the frying pan and stir gently", ["onion", "frying pan"],
-     ("onion", "add to", "frying pan")),
-    ("Use a butter knife to scoop nut butter from the jar", ["butter knife", "nut butter", "jar"],
-     ("nut butter", "scoop from", "jar")),
-    ("C picks up a knife from the table", ["knife", "table"], ("knife", "picks up from", "table")),
-    ("add salt and pepper to taste", ["salt", "pepper"], None),
-    ("Continue to microwave for 15-30 more seconds or until the egg is almost set", ["microwave", "egg"], None),
-])
+@pytest.mark.parametrize(
+    ("caption", "keys", "relation"),
+    [
+        ("Pour 1 egg into the bowl", ["egg", "bowl"], ("egg", "pour into", "bowl")),
+        ("Microwave the ramekin cup uncovered on medium for 60 seconds", ["ramekin cup", "microwave"], None),
+        (
+            "Coat a 6-oz. ramekin cup with cooking spray",
+            ["ramekin cup", "cooking spray"],
+            ("ramekin cup", "coat with", "cooking spray"),
+        ),
+        (
+            "Add 1/2 cup of chopped onions to the frying pan and stir gently",
+            ["onion", "frying pan"],
+            ("onion", "add to", "frying pan"),
+        ),
+        (
+            "Use a butter knife to scoop nut butter from the jar",
+            ["butter knife", "nut butter", "jar"],
+            ("nut butter", "scoop from", "jar"),
+        ),
+        ("C picks up a knife from the table", ["knife", "table"], ("knife", "picks up from", "table")),
+        ("add salt and pepper to taste", ["salt", "pepper"], None),
+        (
+            "Continue to microwave for 15-30 more seconds or until the egg is almost set",
+            ["microwave", "egg"],
+            None,
+        ),
+    ],
+)
 def test_the_lexical_parse_finds_the_things_a_caption_names(
     caption: str, keys: list[str], relation: tuple[str, str, str] | None
 ) -> None:
@@ -132,14 +169,20 @@ def test_the_lexical_parse_finds_the_things_a_caption_names(
     assert [k for k, _, _ in ex.entities] == keys
     assert (relation in ex.relations) if relation else not ex.relations
     # Every name is a span of the caption: nothing from a prompt example can leak in.
-    assert all(resolve({"entities": [{"name": n, "kind": "other"}]}, caption).entities for _, n, _ in ex.entities)
+    assert all(
+        resolve({"entities": [{"name": n, "kind": "other"}]}, caption).entities for _, n, _ in ex.entities
+    )
 
 
-def test_lexical_extraction_builds_the_linked_graph_without_an_llm(tmp_path: Path, text_encoder: TextEncoder) -> None:
+def test_lexical_extraction_builds_the_linked_graph_without_an_llm(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     from edge_assist.memory.memory import Memory
 
     caps = stream(SHORT)[:4]
-    with Memory.open(memory_config(tmp_path, **{"memory.entity_extractor": "lexical"}), None, text_encoder) as mem:
+    with Memory.open(
+        memory_config(tmp_path, **{"memory.entity_extractor": "lexical"}), None, text_encoder
+    ) as mem:
         for c in caps:
             mem.store_caption(c)
         assert mem.update_graph() == 0 and mem.stats()["graph_pending"] == 0  # no LLM call, nothing left
@@ -151,7 +194,9 @@ def test_lexical_extraction_builds_the_linked_graph_without_an_llm(tmp_path: Pat
 
 
 @pytest.mark.slow
-def test_batched_llm_extraction_waits_for_a_full_batch(tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder) -> None:
+def test_batched_llm_extraction_waits_for_a_full_batch(
+    tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
+) -> None:
     from edge_assist.memory.memory import Memory
 
     caps = stream(SHORT)[:4]
@@ -169,7 +214,10 @@ def test_batched_llm_extraction_waits_for_a_full_batch(tmp_path: Path, bg_llm: L
         for row in mem.export():
             if row.get("type") == "clip" and row["entities"]:
                 for _key, name, _kind in row["entities"]["entities"]:
-                    assert resolve({"entities": [{"name": name, "kind": "other"}]}, row["text"]).entities, (name, row)
+                    assert resolve({"entities": [{"name": name, "kind": "other"}]}, row["text"]).entities, (
+                        name,
+                        row,
+                    )
 
 
 def test_a_common_word_matches_a_bounded_number_of_names(tmp_path: Path) -> None:
@@ -178,7 +226,20 @@ def test_a_common_word_matches_a_bounded_number_of_names(tmp_path: Path) -> None
 
     g, _ = EntityGraph.open(tmp_path / "g.kuzu")
     try:
-        kinds = ["glass", "mixing", "small", "big", "red", "blue", "soup", "salad", "cereal", "metal", "wooden", "steel"]
+        kinds = [
+            "glass",
+            "mixing",
+            "small",
+            "big",
+            "red",
+            "blue",
+            "soup",
+            "salad",
+            "cereal",
+            "metal",
+            "wooden",
+            "steel",
+        ]
         names = ["bowl"] + [f"{k} bowl" for k in kinds] + ["large glass salad bowl"]
         g.apply("s", 0, 0.0, 10.0, Extraction(tuple((n, n, "object") for n in names), ()))
         found = g.find(["bowl"])
@@ -186,7 +247,9 @@ def test_a_common_word_matches_a_bounded_number_of_names(tmp_path: Path) -> None
         partial = sorted(k for k, v in found.items() if v[2] < 1.0)
         # The shortest names first: the four-word one never crowds out a two-word one.
         assert len(partial) == MAX_PARTIAL_MATCHES and "large glass salad bowl" not in partial
-        g.apply("s", 1, 10.0, 20.0, Extraction((("ladle", "ladle", "tool"),), ()))  # the word map follows writes
+        g.apply(
+            "s", 1, 10.0, 20.0, Extraction((("ladle", "ladle", "tool"),), ())
+        )  # the word map follows writes
         assert set(g.find(["ladle"])) == {"ladle"}
     finally:
         g.close()
@@ -202,19 +265,32 @@ def test_neighbours_at_the_same_moment_come_in_the_same_order_in_every_process(t
 
     g = _graph(tmp_path)
     names = ("cup", "table", "bowl", "water", "spoon")
-    ex = resolve({"entities": [{"name": n, "kind": "object"} for n in names],
-                  "relations": [{"subject": "cup", "relation": r, "object": o}
-                                for r, o in (("on", "table"), ("near", "bowl"), ("holds", "water"), ("beside", "spoon"))]},
-                 "the cup of water is on the table near the bowl beside the spoon")
+    ex = resolve(
+        {
+            "entities": [{"name": n, "kind": "object"} for n in names],
+            "relations": [
+                {"subject": "cup", "relation": r, "object": o}
+                for r, o in (("on", "table"), ("near", "bowl"), ("holds", "water"), ("beside", "spoon"))
+            ],
+        },
+        "the cup of water is on the table near the bowl beside the spoon",
+    )
     g.apply("kitchen", 0, 0.0, 10.0, ex)
     g.close()
-    code = ("import sys; from pathlib import Path; from edge_assist.memory.graph import EntityGraph; "
-            "g, _ = EntityGraph.open(Path(sys.argv[1])); "
-            "print([h.neighbours for h in g.neighbourhood(['cup'], before_t=1e9, k=3)])")
+    code = (
+        "import sys; from pathlib import Path; from edge_assist.memory.graph import EntityGraph; "
+        "g, _ = EntityGraph.open(Path(sys.argv[1])); "
+        "print([h.neighbours for h in g.neighbourhood(['cup'], before_t=1e9, k=3)])"
+    )
     outs = set()
     for seed in ("1", "2", "3", "4"):
-        r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "g.kuzu")], capture_output=True, text=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "g.kuzu")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr
         outs.add(r.stdout)
     assert len(outs) == 1

@@ -27,8 +27,12 @@ from tests.test_memory_streams import memory_config
 pytestmark = pytest.mark.slow  # loads the real text encoder
 
 DATA = Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "captaincook4d"
-SMALL = {"memory.extract_entities": False, "memory.ann_min_items": 300, "memory.ann_list_size": 16,
-         "memory.ann_probe": 6}
+SMALL = {
+    "memory.extract_entities": False,
+    "memory.ann_min_items": 300,
+    "memory.ann_list_size": 16,
+    "memory.ann_probe": 6,
+}
 
 
 def _streams(split: str, limit: int) -> list[tuple[str, list[str]]]:
@@ -43,8 +47,9 @@ def _fill(mem: Memory, streams: list[tuple[str, list[str]]]) -> int:
     n = 0
     for sid, texts in streams:
         for i, text in enumerate(texts):
-            mem.store_caption(Caption(t=10.0 * (i + 1), session_id=sid, index=i, t0=10.0 * i, t1=10.0 * (i + 1),
-                                      text=text))
+            mem.store_caption(
+                Caption(t=10.0 * (i + 1), session_id=sid, index=i, t0=10.0 * i, t1=10.0 * (i + 1), text=text)
+            )
             n += 1
     return n
 
@@ -77,10 +82,16 @@ def test_index_recall_against_exact_on_real_captions(built: Path, text_encoder: 
     queries = [t for _, texts in _streams("val", 40) for t in texts][::4][:60]
     vecs = text_encoder.encode(queries)
     with Memory.open(memory_config(built, **SMALL), None, text_encoder) as mem:
-        assert mem.stats()["text_index"]["active"]["lists"] >= 16 > SMALL["memory.ann_probe"]  # a real subset is scanned
-        approx = [[(h.session_id, h.clip_indices) for h in mem.search_text(v, k=10, before_t=1e9)] for v in vecs]
+        assert (
+            mem.stats()["text_index"]["active"]["lists"] >= 16 > SMALL["memory.ann_probe"]
+        )  # a real subset is scanned
+        approx = [
+            [(h.session_id, h.clip_indices) for h in mem.search_text(v, k=10, before_t=1e9)] for v in vecs
+        ]
     with Memory.open(memory_config(built, **{**SMALL, "memory.ann_min_items": 0}), None, text_encoder) as mem:
-        exact = [[(h.session_id, h.clip_indices) for h in mem.search_text(v, k=10, before_t=1e9)] for v in vecs]
+        exact = [
+            [(h.session_id, h.clip_indices) for h in mem.search_text(v, k=10, before_t=1e9)] for v in vecs
+        ]
     recall = np.mean([len(set(a) & set(e)) / len(e) for a, e in zip(approx, exact, strict=True)])
     assert recall >= 0.95
 
@@ -109,28 +120,47 @@ def test_causal_and_session_filters_stay_exact(built: Path, text_encoder: TextEn
         for h in hits:
             assert h.session_id in earlier or (h.session_id == cur and h.t1 <= 30.0)
         # The current session alone is searched exactly (its own vectors), index or not.
-        mine = [(h.session_id, h.clip_indices, round(h.score, 5))
-                for h in mem.search_text(q, k=5, before_t=60.0, session_id=cur)]
+        mine = [
+            (h.session_id, h.clip_indices, round(h.score, 5))
+            for h in mem.search_text(q, k=5, before_t=60.0, session_id=cur)
+        ]
         assert mine and all(h[0] == cur for h in mine)
-    with Memory.open(memory_config(built, **{**SMALL, "memory.ann_min_items": 0}), None, text_encoder) as exact:
-        assert mine == [(h.session_id, h.clip_indices, round(h.score, 5))
-                        for h in exact.search_text(q, k=5, before_t=60.0, session_id=cur)]
+    with Memory.open(
+        memory_config(built, **{**SMALL, "memory.ann_min_items": 0}), None, text_encoder
+    ) as exact:
+        assert mine == [
+            (h.session_id, h.clip_indices, round(h.score, 5))
+            for h in exact.search_text(q, k=5, before_t=60.0, session_id=cur)
+        ]
     with Memory.open(memory_config(built, **SMALL), None, text_encoder) as mem:
         # Every earlier session but one later session: the index path must keep the later one out.
         later = sessions[11]
-        hits = mem.search_text(q, k=50, before_t=1e9, session_id=cur, earlier_sessions=[s for s in sessions
-                                                                                        if s not in (cur, later)])
+        hits = mem.search_text(
+            q,
+            k=50,
+            before_t=1e9,
+            session_id=cur,
+            earlier_sessions=[s for s in sessions if s not in (cur, later)],
+        )
         assert hits and all(h.session_id != later for h in hits)
 
 
-def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(tmp_path: Path, text_encoder: TextEncoder) -> None:
+def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     """Below the index's size every scope is answered from copies of the vectors in memory
     (vector_cache.SmallMemoryVectors): the same rows, scores and tie order as sqlite-vec's exact
     scan, kept up to date as captions are committed, dropped once the index is ready."""
     cfg = memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100_000})
     streams = _streams("train", 12)
-    queries = text_encoder.encode(["spread the nut butter on the tortilla", "crack the egg into the bowl",
-                                   "rinse the cutting board", streams[3][1][2]])
+    queries = text_encoder.encode(
+        [
+            "spread the nut butter on the tortilla",
+            "crack the egg into the bowl",
+            "rinse the cutting board",
+            streams[3][1][2],
+        ]
+    )
     routine = "I poured one egg into the ramekin cup."
 
     def answers(mem: Memory) -> list[list[tuple[str, tuple[int, ...], float]]]:
@@ -139,12 +169,17 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(tmp_path: Path
         cur = sessions[5]
         out = []
         for q in queries:
-            for kw in ({"before_t": 1e9}, {"before_t": 40.0}, {"before_t": 60.0, "session_id": cur},
-                       {"before_t": 30.0, "session_id": cur, "earlier_sessions": sessions[:5]},
-                       {"before_t": 30.0, "session_id": cur, "earlier_sessions": [s for s in sessions if s != cur]},
-                       {"before_t": 1e9, "levels": ("clip",), "session_id": cur, "earlier_sessions": sessions[:2]}):
-                out.append([(h.session_id, h.clip_indices, round(h.score, 4))
-                            for h in mem.search_text(q, k=8, **kw)])  # type: ignore[arg-type]
+            for kw in (
+                {"before_t": 1e9},
+                {"before_t": 40.0},
+                {"before_t": 60.0, "session_id": cur},
+                {"before_t": 30.0, "session_id": cur, "earlier_sessions": sessions[:5]},
+                {"before_t": 30.0, "session_id": cur, "earlier_sessions": [s for s in sessions if s != cur]},
+                {"before_t": 1e9, "levels": ("clip",), "session_id": cur, "earlier_sessions": sessions[:2]},
+            ):
+                out.append(
+                    [(h.session_id, h.clip_indices, round(h.score, 4)) for h in mem.search_text(q, k=8, **kw)]
+                )  # type: ignore[arg-type]
         return out
 
     with Memory.open(cfg, None, text_encoder) as mem:
@@ -165,10 +200,13 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(tmp_path: Path
         assert mem.store.small_vectors.rows(mem.store) is None
         mem.store.small_vectors.cap = 0
         assert answers(mem) == in_memory
-        assert [h.session_id for h in mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)] == \
-            ["day-c", "day-b", "day-a"]
+        assert [
+            h.session_id for h in mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)
+        ] == ["day-c", "day-b", "day-a"]
     assert sum(len(a) for a in in_memory) > 0
-    with Memory.open(memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100}), None, text_encoder) as mem:
+    with Memory.open(
+        memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100}), None, text_encoder
+    ) as mem:
         assert mem.store.small_vectors.rows(mem.store) is not None  # no index yet: loaded
         assert mem.store.small_vectors.held == mem.stats()["items"]["clip"]
         _build(mem)
@@ -201,8 +239,9 @@ def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_
     rng = np.random.default_rng(7)
     kills = 0
     for _ in range(6):
-        p = subprocess.Popen([sys.executable, "-c", _KILLABLE, str(db), meta], env=env, stdout=subprocess.PIPE,
-                             text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-c", _KILLABLE, str(db), meta], env=env, stdout=subprocess.PIPE, text=True
+        )
         assert p.stdout is not None
         # Let it commit a few steps, then kill it wherever it is (inside a batch or between two).
         for _ in range(int(rng.integers(1, 4))):
@@ -230,8 +269,10 @@ def test_bulk_vector_read_matches_vec0_lookups(tmp_path: Path) -> None:
     vecs = rng.standard_normal((3000, 16)).astype(np.float32)
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=16)
     try:
-        st.add_clips([(f"s{i // 1000}", i % 1000, 10.0 * i, 10.0 * i + 10, f"c{i}", vecs[i]) for i in range(3000)],
-                     windows=Windows(10.0, 60.0, 300.0))
+        st.add_clips(
+            [(f"s{i // 1000}", i % 1000, 10.0 * i, 10.0 * i + 10, f"c{i}", vecs[i]) for i in range(3000)],
+            windows=Windows(10.0, 60.0, 300.0),
+        )
         st.forget_before(0.0, "tomb")  # nothing written before 1970: deletes nothing, clears caches
         with st.transaction() as c:
             c.execute("DELETE FROM text_vec WHERE rowid = 7")

@@ -18,10 +18,14 @@ from edge_assist.retrieval.retriever import Retriever
 from edge_assist.retrieval.when import SessionAges, age_text
 
 DAYS = {
-    "day1": [(30.0, 40.0, "I put my house keys on the shelf by the front door"),
-             (50.0, 60.0, "I water the plants on the balcony")],
-    "day2": [(0.0, 10.0, "I make coffee in the kitchen"),
-             (500.0, 510.0, "I drop my house keys into the blue flower pot")],  # day 2's future at now_t = 20
+    "day1": [
+        (30.0, 40.0, "I put my house keys on the shelf by the front door"),
+        (50.0, 60.0, "I water the plants on the balcony"),
+    ],
+    "day2": [
+        (0.0, 10.0, "I make coffee in the kitchen"),
+        (500.0, 510.0, "I drop my house keys into the blue flower pot"),
+    ],  # day 2's future at now_t = 20
     "day3": [(0.0, 10.0, "I leave my house keys in the gym locker")],  # a later session
 }
 NOW_T = 20.0
@@ -32,9 +36,12 @@ def _frame(seed: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder,
-           image_encoder: ImageEncoder) -> Memory:
-    cfg = Config().replace(**{"general.data_dir": str(tmp_path_factory.mktemp("days")), "general.wearer": "w"})
+def memory(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> Memory:
+    cfg = Config().replace(
+        **{"general.data_dir": str(tmp_path_factory.mktemp("days")), "general.wearer": "w"}
+    )
     mem = Memory.open(cfg, llm, text_encoder, image_encoder)
     n = 0
     for sid, caps in DAYS.items():
@@ -105,10 +112,13 @@ def test_ages_read_like_speech() -> None:
 
 
 @pytest.mark.slow
-def test_first_search_before_the_session_is_stored(tmp_path: Path, text_encoder: TextEncoder, llm: LLM) -> None:
+def test_first_search_before_the_session_is_stored(
+    tmp_path: Path, text_encoder: TextEncoder, llm: LLM
+) -> None:
     """At the very first step of a new day nothing of it is stored yet: every session is earlier."""
-    cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "w",
-                              "memory.extract_entities": False})
+    cfg = Config().replace(
+        **{"general.data_dir": str(tmp_path), "general.wearer": "w", "memory.extract_entities": False}
+    )
     with Memory.open(cfg, llm, text_encoder, None) as mem:
         mem.ingest(Caption(10.0, "mon", 0, 0.0, 10.0, "I hang my coat on the hook"))
         mem.flush()
@@ -120,9 +130,10 @@ def test_first_search_before_the_session_is_stored(tmp_path: Path, text_encoder:
 
 
 @pytest.mark.slow
-async def test_an_object_asked_about_is_todays_when_today_answers(tmp_path: Path, llm: LLM,
-                                                                  text_encoder: TextEncoder) -> None:
-    """"What did I do with the bowl" means today's bowl when today holds a moment that answers,
+async def test_an_object_asked_about_is_todays_when_today_answers(
+    tmp_path: Path, llm: LLM, text_encoder: TextEncoder
+) -> None:
+    """ "What did I do with the bowl" means today's bowl when today holds a moment that answers,
     even if a caption of days ago is closer to the words; a question naming an earlier day, or
     a thing today never saw, still reaches back."""
     from edge_assist.runtime.assistant import build_assistant
@@ -130,10 +141,16 @@ async def test_an_object_asked_about_is_todays_when_today_answers(tmp_path: Path
     cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "w"})
     # Monday's caption is the closer one (answer gate 0.99 against today's 0.34, measured): without
     # today first the answer was "you beat the contents of the bowl".
-    days = {"mon": [(30.0, 40.0, "I beat the contents of the bowl"),
-                    (50.0, 60.0, "I put the frying pan on the stove")],
-            "tue": [(100.0, 110.0, "I pour the flour from the measuring cup into the mixing bowl"),
-                    (120.0, 130.0, "I wipe the kitchen counter")]}
+    days = {
+        "mon": [
+            (30.0, 40.0, "I beat the contents of the bowl"),
+            (50.0, 60.0, "I put the frying pan on the stove"),
+        ],
+        "tue": [
+            (100.0, 110.0, "I pour the flour from the measuring cup into the mixing bowl"),
+            (120.0, 130.0, "I wipe the kitchen counter"),
+        ],
+    }
     wall = [1.7e9]  # the store's wall clock: Tuesday's session begins a day after Monday's
     with Memory.open(cfg, llm, text_encoder, None, wall=lambda: wall[0]) as mem:
         for sid, caps in days.items():

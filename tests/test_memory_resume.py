@@ -26,19 +26,37 @@ pytestmark = pytest.mark.slow
 
 
 def _ingest_cmd(data_dir: Path, file: Path) -> list[str]:
-    return [sys.executable, "-m", "edge_assist", "memory", "ingest", str(file),
-            "--set", f"general.data_dir={data_dir}", "--set", "models.threads=1",
-            # The LLM path: a kill lands while a caption's entities are being generated.
-            "--set", "memory.entity_extractor=llm"]
+    return [
+        sys.executable,
+        "-m",
+        "edge_assist",
+        "memory",
+        "ingest",
+        str(file),
+        "--set",
+        f"general.data_dir={data_dir}",
+        "--set",
+        "models.threads=1",
+        # The LLM path: a kill lands while a caption's entities are being generated.
+        "--set",
+        "memory.entity_extractor=llm",
+    ]
 
 
-def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(tmp_path: Path, text_encoder: TextEncoder) -> None:
+def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     lines = SHORT.read_text().splitlines()
     part = tmp_path / "first_200s.jsonl"
     part.write_text("\n".join(lines[:7]) + "\n")  # meta + 6 steps, up to 228 s
     data = tmp_path / "mem"
-    proc = subprocess.Popen(_ingest_cmd(data, part), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen(
+        _ingest_cmd(data, part),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert proc.stdout is not None
     seen = []
     deadline = time.monotonic() + 240
@@ -56,8 +74,13 @@ def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(tmp_path: Path
     assert proc.returncode == -signal.SIGKILL, "".join(seen) + (proc.stderr.read() if proc.stderr else "")
     first_calls = sum(int(x.split("llm=")[1].split()[0]) for x in seen if x.startswith("clip "))
 
-    done = subprocess.run(_ingest_cmd(data, part), capture_output=True, text=True, timeout=400,
-                          cwd=Path(__file__).resolve().parents[1])
+    done = subprocess.run(
+        _ingest_cmd(data, part),
+        capture_output=True,
+        text=True,
+        timeout=400,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert done.returncode == 0, done.stderr
     out = done.stdout.splitlines()
     resumed_at = int(out[0].rsplit(" ", 1)[1])
@@ -71,19 +94,30 @@ def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(tmp_path: Path
         assert [r.text for r in mem.captions(caps[0].session_id, range(6))] == [c.text for c in caps]
         assert st["items"]["activity"] == 3 and st["items"]["session"] == 1  # windows 0, 2, 3 hold steps
         # The graph holds exactly what SQLite's saved extractions say, each clip once.
-        expected = {e[0] for row in mem.export() if row.get("type") == "clip" and row["entities"]
-                    for e in row["entities"]["entities"]}
+        expected = {
+            e[0]
+            for row in mem.export()
+            if row.get("type") == "clip" and row["entities"]
+            for e in row["entities"]["entities"]
+        }
         assert {k for k, _, _ in mem.graph.entities()} == expected
         assert st["graph"]["clips"] == 6
     # Six captions need six extractions; a kill can cost at most the one in flight again.
     assert 6 <= first_calls + second_calls["entities"] + (1 if resumed_at == 4 else 0) <= 7 + 4
 
 
-def test_graph_catches_up_after_a_cut_and_is_rebuilt_when_lost(tmp_path: Path, text_encoder: TextEncoder) -> None:
+def test_graph_catches_up_after_a_cut_and_is_rebuilt_when_lost(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     cfg = memory_config(tmp_path)
     caps = stream(SHORT)[:3]
-    ex = resolve({"entities": [{"name": "egg", "kind": "food"}, {"name": "bowl", "kind": "container"}],
-                  "relations": [{"subject": "egg", "relation": "poured into", "object": "bowl"}]}, caps[0].text)
+    ex = resolve(
+        {
+            "entities": [{"name": "egg", "kind": "food"}, {"name": "bowl", "kind": "container"}],
+            "relations": [{"subject": "egg", "relation": "poured into", "object": "bowl"}],
+        },
+        caps[0].text,
+    )
     # The writer's first two steps for clip 0, then the process "dies" before the graph step.
     with Memory.open(cfg.replace(**{"memory.extract_entities": False}), None, text_encoder) as mem:
         for c in caps:

@@ -50,8 +50,14 @@ def test_rollup_schedule_counts_causality_and_no_recomputation(
                 written_at[s] = c.index
         # A window is summarised by the first caption that ends after it, never earlier.
         assert written_at == {
-            ("activity", 0): 2, ("activity", 1): 4, ("activity", 2): 5, ("activity", 3): 6,
-            ("activity", 4): 8, ("session", 0): 8, ("activity", 5): 9, ("activity", 6): 11,
+            ("activity", 0): 2,
+            ("activity", 1): 4,
+            ("activity", 2): 5,
+            ("activity", 3): 6,
+            ("activity", 4): 8,
+            ("session", 0): 8,
+            ("activity", 5): 9,
+            ("activity", 6): 11,
             ("activity", 7): 13,
         }
         assert mem.llm_calls == {"entities": 0, "activity": 5, "session": 1}

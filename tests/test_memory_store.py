@@ -77,7 +77,9 @@ class _OtherEncoder:
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_other_encoder_dimension_is_refused_and_touches_nothing(tmp_path: Path, text_encoder: TextEncoder) -> None:
+def test_other_encoder_dimension_is_refused_and_touches_nothing(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
     with _open(tmp_path, text_encoder) as mem:
         for c in stream(LONG)[:3]:
             mem.store_caption(c)
@@ -118,8 +120,14 @@ def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_
     with _open(tmp_path, text_encoder, **{"memory.max_store_mb": 2.5}) as mem:
         with pytest.raises(StoreError, match="is full.*nothing already stored was lost"):
             for c in caps * 40:
-                c2 = Caption(t=c.t, session_id=f"{c.session_id}-{len(stored)}", index=c.index, t0=c.t0, t1=c.t1,
-                             text=c.text)
+                c2 = Caption(
+                    t=c.t,
+                    session_id=f"{c.session_id}-{len(stored)}",
+                    index=c.index,
+                    t0=c.t0,
+                    t1=c.t1,
+                    text=c.text,
+                )
                 if mem.store_caption(c2):
                     stored.append(c2)
         assert stored, "the cap is too small to test anything"
@@ -127,7 +135,9 @@ def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_
         assert mem.stats()["items"]["clip"] == len(stored)
         last = stored[-1]
         assert [r.text for r in mem.captions(last.session_id, [last.index])] == [last.text]
-        hits = mem.search_text(text_encoder.encode([last.text])[0], k=1, before_t=1e9, session_id=last.session_id)
+        hits = mem.search_text(
+            text_encoder.encode([last.text])[0], k=1, before_t=1e9, session_id=last.session_id
+        )
         assert hits and hits[0].score > 0.99
 
 
@@ -167,7 +177,9 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
     with _open(tmp_path, text_encoder) as mem:
         store = mem.store
         reads: list[str] = []
-        store._conn.set_trace_callback(lambda sql: reads.append(sql) if "FROM sessions ORDER BY" in sql else None)
+        store._conn.set_trace_callback(
+            lambda sql: reads.append(sql) if "FROM sessions ORDER BY" in sql else None
+        )
         mem.store_caption(caps[0])
         first = caps[0].session_id
         assert store.sessions() == [first]
@@ -183,8 +195,11 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
         assert len(reads) == n  # nothing changed: not read again
         # Another connection (another process: `memory forget`, `memory ingest`) adds one.
         other = sqlite3.connect(store.path)
-        other.execute("INSERT INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) "
-                      "VALUES ('elsewhere', 10, 60, 600, ?)", (time.time() + 5,))
+        other.execute(
+            "INSERT INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) "
+            "VALUES ('elsewhere', 10, 60, 600, ?)",
+            (time.time() + 5,),
+        )
         other.commit()
         other.close()
         assert store.sessions() == [first, "later", "elsewhere"]

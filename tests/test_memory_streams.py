@@ -23,14 +23,19 @@ SHORT = DATA / "captaincook4d_1_42.jsonl"  # 12 steps, 6.4 min: microwave egg sa
 def stream(path: Path = LONG, *, clip_s: float | None = None, session: str | None = None) -> list[Caption]:
     sid, rows = read_caption_file(path, session)
     if clip_s is None:
-        return [Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text) for i, (t0, t1, text) in enumerate(rows)]
+        return [
+            Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text)
+            for i, (t0, t1, text) in enumerate(rows)
+        ]
     end = max(t1 for _, t1, _ in rows)
     out = []
     for i in range(math.ceil(end / clip_s)):
         a, b = i * clip_s, (i + 1) * clip_s
         texts = [text for t0, t1, text in rows if t0 < b and t1 > a]
         if texts:  # a clip with no performed step has nothing to remember
-            out.append(Caption(t=b, session_id=sid, index=i, t0=a, t1=b, text="; ".join(dict.fromkeys(texts))))
+            out.append(
+                Caption(t=b, session_id=sid, index=i, t0=a, t1=b, text="; ".join(dict.fromkeys(texts)))
+            )
     return out
 
 

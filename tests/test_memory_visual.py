@@ -31,8 +31,16 @@ def _clip_models(d: Path, dim: int) -> Config:
     image, text = write_tiny_clip(d, dim=dim)
     cfg = Config()
     tok = resolve_file(cfg, get_entry(cfg, "minilm-l6-int8"), "tokenizer")
-    write_manifest(d, {f"tiny-clip-{dim}": {"role": "image-encoder", "image_size_px": 32,
-                                            "files": {"image": image, "text": text, "tokenizer": tok}}})
+    write_manifest(
+        d,
+        {
+            f"tiny-clip-{dim}": {
+                "role": "image-encoder",
+                "image_size_px": 32,
+                "files": {"image": image, "text": text, "tokenizer": tok},
+            }
+        },
+    )
     return cfg.replace(**{"models.dir": str(d), "models.image_encoder": f"tiny-clip-{dim}"})
 
 
@@ -51,14 +59,24 @@ def _scene(seed: int) -> np.ndarray:
         c = tuple(int(x) for x in rng.integers(0, 255, 3))
         p = tuple(int(x) for x in rng.integers(0, 96, 2))
         cv2.circle(img, p, int(rng.integers(6, 30)), c, -1)
-        cv2.rectangle(img, tuple(int(x) for x in rng.integers(0, 128, 2)), tuple(int(x) for x in rng.integers(0, 128, 2)), c, 3)
+        cv2.rectangle(
+            img,
+            tuple(int(x) for x in rng.integers(0, 128, 2)),
+            tuple(int(x) for x in rng.integers(0, 128, 2)),
+            c,
+            3,
+        )
     return img
 
 
 def _with_keyframes(c: Caption) -> Caption:
-    kfs = tuple(Keyframe(stream_t=c.t0 + k * (c.t1 - c.t0) / 2, image=_scene(c.index * 10 + k), reason="even")
-                for k in range(2))
-    return Caption(t=c.t, session_id=c.session_id, index=c.index, t0=c.t0, t1=c.t1, text=c.text, keyframes=kfs)
+    kfs = tuple(
+        Keyframe(stream_t=c.t0 + k * (c.t1 - c.t0) / 2, image=_scene(c.index * 10 + k), reason="even")
+        for k in range(2)
+    )
+    return Caption(
+        t=c.t, session_id=c.session_id, index=c.index, t0=c.t0, t1=c.t1, text=c.text, keyframes=kfs
+    )
 
 
 def test_keyframes_archived_searched_causally_and_forgotten(

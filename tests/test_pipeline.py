@@ -111,7 +111,9 @@ async def test_slow_captioner_makes_the_pipeline_skip_clips_and_count_them(tmp_p
     video = write_video(tmp_path / "kitchen.avi", seconds=60, fps=5, cut_at_s=31)
     clock = VirtualClock()
     captioner = ScriptedCaptioner(clock, latency_s=25.0)  # 2.5x slower than the 10 s clips
-    p = Pipeline(clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0)
+    p = Pipeline(
+        clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0
+    )
     result = await p.run()
     s = result.stats
     assert s.clips == 6
@@ -127,7 +129,9 @@ async def test_fast_captioner_captions_every_clip(tmp_path: Path) -> None:
     video = write_video(tmp_path / "kitchen.avi", seconds=30, fps=5)
     clock = VirtualClock()
     captioner = ScriptedCaptioner(clock, latency_s=2.0)
-    p = Pipeline(clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0)
+    p = Pipeline(
+        clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0
+    )
     result = await p.run()
     assert captioner.seen == [0, 1, 2] and result.stats.skipped_clips == 0
 
@@ -154,9 +158,22 @@ def test_sigterm_stops_the_cli_cleanly_within_two_seconds(tmp_path: Path) -> Non
     data = tmp_path / "data"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edge_assist", "replay", str(DEMO), "--realtime", "--no-progress",
-         "--set", f"general.data_dir={data}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "edge_assist",
+            "replay",
+            str(DEMO),
+            "--realtime",
+            "--no-progress",
+            "--set",
+            f"general.data_dir={data}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     try:
         # Wait until the pipeline runs (models loaded, memory open).
@@ -181,8 +198,20 @@ def test_sigterm_stops_the_cli_cleanly_within_two_seconds(tmp_path: Path) -> Non
 
 def test_sigterm_while_loading_models_is_clean(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "edge_assist", "replay", str(DEMO), "--no-progress", "--set", f"general.data_dir={tmp_path}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "edge_assist",
+            "replay",
+            str(DEMO),
+            "--no-progress",
+            "--set",
+            f"general.data_dir={tmp_path}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
     )
     time.sleep(1.5)
     proc.send_signal(signal.SIGTERM)
@@ -208,9 +237,19 @@ def _write(path: Path, data: bytes) -> Path:
 def test_bad_replay_input_is_one_line_and_nonzero(tmp_path: Path, make, needle: str) -> None:
     path = make(tmp_path)
     r = subprocess.run(
-        [sys.executable, "-m", "edge_assist", "replay", str(path), "--set", f"general.data_dir={tmp_path / 'data'}",
-         ],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "edge_assist",
+            "replay",
+            str(path),
+            "--set",
+            f"general.data_dir={tmp_path / 'data'}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert r.returncode != 0
     assert "Traceback" not in r.stderr

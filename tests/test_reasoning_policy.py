@@ -18,7 +18,9 @@ def policy(**overrides: object) -> InterventionPolicy:
     return InterventionPolicy(cfg)
 
 
-async def admit(p: InterventionPolicy, st: SubType, text: str, t: float, trigger: str = "proactive", sid: str = SID):
+async def admit(
+    p: InterventionPolicy, st: SubType, text: str, t: float, trigger: str = "proactive", sid: str = SID
+):
     return await p.admit(session_id=sid, sub_type=st, text=text, now_t=t, trigger=trigger)
 
 
@@ -55,7 +57,9 @@ async def test_safety_bypasses_caps_but_is_not_repeated_at_once() -> None:
 async def test_answers_to_questions_bypass_everything() -> None:
     p = policy(do_not_disturb=True, max_per_hour=1)
     for t in (1.0, 2.0, 3.0):
-        assert (await admit(p, SubType.MEMORY_RECALL, "The keys are on the shelf.", t, trigger="query")).allowed
+        assert (
+            await admit(p, SubType.MEMORY_RECALL, "The keys are on the shelf.", t, trigger="query")
+        ).allowed
 
 
 async def test_exact_repeat_within_window_and_new_session() -> None:
@@ -71,12 +75,18 @@ async def test_exact_repeat_within_window_and_new_session() -> None:
 
 @pytest.mark.slow
 async def test_semantic_repeat_uses_the_text_encoder(text_encoder: TextEncoder) -> None:
-    cfg: PolicyConfig = Config().replace(**{"policy.cooldown_s": {"NSG": 0.0}, "policy.repeat_similarity": 0.8}).policy
+    cfg: PolicyConfig = (
+        Config().replace(**{"policy.cooldown_s": {"NSG": 0.0}, "policy.repeat_similarity": 0.8}).policy
+    )
     p = InterventionPolicy(cfg, text_encoder=text_encoder)
-    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Next, pour the egg into the ramekin cup.", 10.0)).allowed
+    assert (
+        await admit(p, SubType.NEXT_STEP_GUIDANCE, "Next, pour the egg into the ramekin cup.", 10.0)
+    ).allowed
     v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now pour the egg into the ramekin cup.", 20.0)
     assert not v.allowed and "cosine" in v.reason
-    assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Cut the English muffin in two with a knife.", 30.0)).allowed
+    assert (
+        await admit(p, SubType.NEXT_STEP_GUIDANCE, "Cut the English muffin in two with a knife.", 30.0)
+    ).allowed
 
 
 @pytest.mark.slow
@@ -100,10 +110,24 @@ async def test_the_same_missing_step_is_one_piece_of_advice_whatever_step_names_
     # The sentences differ (each names the step in progress); what they are about does not.
     p = policy(cooldown_s={"ER": 0.0})
     about = 'Did you skip "Add the salt"? It comes before this step.'
-    first = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=10.0, about=about,
-                          text='Did you skip "Add the salt"? It comes before "Stir the pot".')
-    again = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=40.0, about=about,
-                          text='Did you skip "Add the salt"? It comes before "Serve the soup".')
-    other = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, now_t=50.0,
-                          text='Did you skip "Chop the onion"? It comes before "Serve the soup".')
+    first = await p.admit(
+        session_id=SID,
+        sub_type=SubType.ERROR_RECOVERY,
+        now_t=10.0,
+        about=about,
+        text='Did you skip "Add the salt"? It comes before "Stir the pot".',
+    )
+    again = await p.admit(
+        session_id=SID,
+        sub_type=SubType.ERROR_RECOVERY,
+        now_t=40.0,
+        about=about,
+        text='Did you skip "Add the salt"? It comes before "Serve the soup".',
+    )
+    other = await p.admit(
+        session_id=SID,
+        sub_type=SubType.ERROR_RECOVERY,
+        now_t=50.0,
+        text='Did you skip "Chop the onion"? It comes before "Serve the soup".',
+    )
     assert first.allowed and not again.allowed and "repeat" in again.reason and other.allowed

@@ -34,14 +34,28 @@ def test_pass1_offers_only_services_the_present_can_support() -> None:
 
 
 def _p1(**kw: str) -> dict[str, str]:
-    base = {"observation": "cuts bread", "problem": "", "reply": "silent", "say": "", "search_query": "", "service": "none"}
+    base = {
+        "observation": "cuts bread",
+        "problem": "",
+        "reply": "silent",
+        "say": "",
+        "search_query": "",
+        "service": "none",
+    }
     return {**base, **kw}
 
 
 def test_parse_pass1_three_actions() -> None:
     assert schemas.parse_pass1(_p1()).action == "silent"
-    r = schemas.parse_pass1(_p1(reply="respond", say="Careful,  the knife.", service="SA", problem="knife near hand"))
-    assert (r.action, r.sub_type, r.text, r.why) == ("respond", SubType.SAFETY, "Careful, the knife.", "knife near hand")
+    r = schemas.parse_pass1(
+        _p1(reply="respond", say="Careful,  the knife.", service="SA", problem="knife near hand")
+    )
+    assert (r.action, r.sub_type, r.text, r.why) == (
+        "respond",
+        SubType.SAFETY,
+        "Careful, the knife.",
+        "knife near hand",
+    )
     s = schemas.parse_pass1(_p1(reply="search", search_query="where did I put the salt"))
     assert (s.action, s.query) == ("search", "where did I put the salt")
 
@@ -55,7 +69,9 @@ def test_parse_pass1_unusable_answers() -> None:
     echo = schemas.parse_pass1(_p1(reply="search", search_query="search_query", say="says"))
     assert echo.action == "search" and echo.query == "cuts bread"  # falls back to the observation
     assert schemas.parse_pass1(_p1(reply="respond", say="says", service="SA")).action == "silent"
-    assert schemas.parse_pass1(_p1(reply="respond", say="Careful!", service="SA")).action == "silent"  # one word
+    assert (
+        schemas.parse_pass1(_p1(reply="respond", say="Careful!", service="SA")).action == "silent"
+    )  # one word
     with pytest.raises(schemas.AnswerFormatError):
         schemas.parse_pass1(_p1(reply="shout"))
     with pytest.raises(schemas.AnswerFormatError):
@@ -63,20 +79,29 @@ def test_parse_pass1_unusable_answers() -> None:
 
 
 def test_parse_pass2_and_question_answers() -> None:
-    raw = {"facts": "salt at 1:20", "reply": "respond", "say": "The salt is by the stove.", "service": "Memory Recall"}
+    raw = {
+        "facts": "salt at 1:20",
+        "reply": "respond",
+        "say": "The salt is by the stove.",
+        "service": "Memory Recall",
+    }
     p = schemas.parse_pass2(raw, must_answer=False)
     assert p.speak and p.sub_type is SubType.MEMORY_RECALL
     assert not schemas.parse_pass2({**raw, "reply": "silent"}, must_answer=False).speak
     with pytest.raises(schemas.AnswerFormatError):
         schemas.parse_pass2({**raw, "say": ""}, must_answer=True)
-    q = schemas.parse_query_pass1({"facts": "", "reply": "search", "say": "", "search_query": ""}, "where is it?")
+    q = schemas.parse_query_pass1(
+        {"facts": "", "reply": "search", "say": "", "search_query": ""}, "where is it?"
+    )
     assert (q.action, q.query) == ("search", "where is it?")
 
 
 def test_prompts_fit_a_small_context() -> None:
     long_task = "Recipe: x. Steps: " + "; ".join(f"step number {i} with several words" for i in range(200))
     recent = [(i * 10.0, i * 10.0 + 10, "a caption that is rather long " * 10) for i in range(60)]
-    msgs = prompts.pass1_messages(task=long_task, activity_summary="s " * 500, recent=recent, now=(600, 610, "now " * 200))
+    msgs = prompts.pass1_messages(
+        task=long_task, activity_summary="s " * 500, recent=recent, now=(600, 610, "now " * 200)
+    )
     total = sum(len(m["content"]) for m in msgs)
     assert total < 6000  # about 1500 tokens: room for the answer in 2048
     assert msgs[-1]["content"].endswith(prompts.clip("now " * 200, prompts.LINE_CHARS))

@@ -14,13 +14,23 @@ from edge_assist.outputs.trace_format import read_traces, render, write_trace
 
 def decision(i: int, *, speak: bool = False, suppressed: str = "") -> Decision:
     trace = {
-        "session_id": "s", "clip_index": i, "caption": f"caption {i}",
+        "session_id": "s",
+        "clip_index": i,
+        "caption": f"caption {i}",
         "pass1": {"raw": {"reply": "search"}, "seconds": 0.5, "attempts": 1},
-        "search": {"query": "egg", "why": "check", "plan": {"paths": ["temporal", "graph"], "top_k": 5,
-                                                              "reconstruction": True}, "outcome": "retrieved"},
+        "search": {
+            "query": "egg",
+            "why": "check",
+            "plan": {"paths": ["temporal", "graph"], "top_k": 5, "reconstruction": True},
+            "outcome": "retrieved",
+        },
         "retrieval": {
             "paths": {
-                "temporal": {"start_s": 0.001, "end_s": 0.05, "clips": [{"clip_index": 0, "score": 0.8, "via": "clip"}]},
+                "temporal": {
+                    "start_s": 0.001,
+                    "end_s": 0.05,
+                    "clips": [{"clip_index": 0, "score": 0.8, "via": "clip"}],
+                },
                 "graph": {"start_s": 0.002, "end_s": 0.03, "clips": [], "names": ["egg"]},
             },
             "skipped": {"visual": "no image encoder configured (models.image_encoder)"},
@@ -30,10 +40,19 @@ def decision(i: int, *, speak: bool = False, suppressed: str = "") -> Decision:
         "pass2": {"raw": {"reply": "respond"}, "seconds": 0.6, "attempts": 1},
         "policy": {"allowed": not suppressed, "reason": suppressed},
     }
-    return Decision(t=float(i), session_id="s", clip_index=i, stream_t0=10.0 * i, stream_t1=10.0 * i + 10,
-                    speak=speak, sub_type=SubType.NEXT_STEP_GUIDANCE if speak or suppressed else None,
-                    text="Now stir." if speak or suppressed else "", suppressed_by=suppressed,
-                    timings_s={"pass1": 0.5, "retrieval": 0.05, "pass2": 0.6}, trace=trace)
+    return Decision(
+        t=float(i),
+        session_id="s",
+        clip_index=i,
+        stream_t0=10.0 * i,
+        stream_t1=10.0 * i + 10,
+        speak=speak,
+        sub_type=SubType.NEXT_STEP_GUIDANCE if speak or suppressed else None,
+        text="Now stir." if speak or suppressed else "",
+        suppressed_by=suppressed,
+        timings_s={"pass1": 0.5, "retrieval": 0.05, "pass2": 0.6},
+        trace=trace,
+    )
 
 
 def test_write_read_render(tmp_path: Path) -> None:
@@ -42,10 +61,20 @@ def test_write_read_render(tmp_path: Path) -> None:
     write_trace(f, decision(1, speak=True))
     recs = list(read_traces(f))
     assert [r["decision"]["clip_index"] for r in recs] == [0, 1]
-    assert recs[1]["decision"]["sub_type"] == "NSG" and recs[1]["retrieval"]["paths"]["graph"]["names"] == ["egg"]
+    assert recs[1]["decision"]["sub_type"] == "NSG" and recs[1]["retrieval"]["paths"]["graph"]["names"] == [
+        "egg"
+    ]
     text = render(recs[1], verbose=True)
-    for needle in ("SPEAK NSG", "temporal", "0.001-  0.050", "visual   skipped", "reconstruction graph", "says: Now stir.",
-                   "names: egg", "[clip 0:01-0:31] Pour 1 egg"):
+    for needle in (
+        "SPEAK NSG",
+        "temporal",
+        "0.001-  0.050",
+        "visual   skipped",
+        "reconstruction graph",
+        "says: Now stir.",
+        "names: egg",
+        "[clip 0:01-0:31] Pour 1 egg",
+    ):
         assert needle in text, needle
 
 
@@ -67,7 +96,14 @@ def test_a_cut_last_line_is_skipped_a_damaged_middle_is_an_error(tmp_path: Path)
 def test_trace_command_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "traces.jsonl"
     for i in range(5):
-        write_trace(f, decision(i, speak=i == 3, suppressed="cooldown:NSG (5.0 s since the last, needs 30 s)" if i == 4 else ""))
+        write_trace(
+            f,
+            decision(
+                i,
+                speak=i == 3,
+                suppressed="cooldown:NSG (5.0 s since the last, needs 30 s)" if i == 4 else "",
+            ),
+        )
     assert cli_main(["trace", "--file", str(f), "--last", "2"]) == 0
     out = capsys.readouterr().out
     assert "clip 3 [" in out and "clip 4 [" in out and "clip 2 [" not in out

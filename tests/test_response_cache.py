@@ -13,7 +13,11 @@ from edge_assist.inference.base import LLM, GenerationCancelled, StopFlag
 from edge_assist.inference.loader import load_llm, response_cache_stats
 from edge_assist.inference.response_cache import CachedLLM, ResponseCache, model_identity
 
-SCHEMA = {"type": "object", "properties": {"colour": {"type": "string", "maxLength": 20}}, "required": ["colour"]}
+SCHEMA = {
+    "type": "object",
+    "properties": {"colour": {"type": "string", "maxLength": 20}},
+    "required": ["colour"],
+}
 MSGS = [{"role": "user", "content": "What colour is the sky on a clear day? Answer in JSON."}]
 
 
@@ -122,11 +126,18 @@ def test_a_cache_another_worker_is_still_creating_is_waited_for(tmp_path: Path) 
     first.execute("CREATE TABLE early (a)")
     # The worker signals once its imports are done, then opens the cache when told: the open
     # then surely meets the lock, however slow the machine is to import.
-    code = ("import sys; from edge_assist.inference.response_cache import ResponseCache; "
-            "print('ready', flush=True); sys.stdin.readline(); "
-            "ResponseCache(sys.argv[1]).put('k', 'm', 'a', 0.1); print('ok')")
-    other = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    code = (
+        "import sys; from edge_assist.inference.response_cache import ResponseCache; "
+        "print('ready', flush=True); sys.stdin.readline(); "
+        "ResponseCache(sys.argv[1]).put('k', 'm', 'a', 0.1); print('ok')"
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", code, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert other.stdout is not None and other.stdin is not None
     assert other.stdout.readline().strip() == "ready"
     other.stdin.write("go\n")

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def mem(tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder) -> Built:
+def mem(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> Built:
     return built_memory(tmp_path_factory.mktemp("assistant-memory"), llm, text_encoder, image_encoder)
 
 
@@ -37,10 +39,13 @@ def test_query_terms_are_content_words_pairs_and_singulars() -> None:
     assert query_terms("what did I do?") == []
 
 
-async def test_three_paths_run_concurrently(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                           image_encoder: ImageEncoder) -> None:
+async def test_three_paths_run_concurrently(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     r = await retriever(mem, llm, text_encoder, image_encoder).retrieve(
-        "where is the ramekin cup with the egg", before_t=mem.captions[-1].t1, session_id=mem.meta["session_id"]
+        "where is the ramekin cup with the egg",
+        before_t=mem.captions[-1].t1,
+        session_id=mem.meta["session_id"],
     )
     paths = r.trace()["paths"]
     assert set(paths) == {"temporal", "graph", "visual"}
@@ -54,8 +59,9 @@ async def test_three_paths_run_concurrently(mem: Built, llm: LLM, text_encoder: 
     assert "ramekin" in r.context.text.lower()
 
 
-async def test_no_path_reads_past_now(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                      image_encoder: ImageEncoder) -> None:
+async def test_no_path_reads_past_now(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     rtr = retriever(mem, llm, text_encoder, image_encoder, reconstruction=False)
     q = "where is the zebra-striped thermos on the windowsill"
     sid = mem.meta["session_id"]
@@ -73,11 +79,14 @@ async def test_no_path_reads_past_now(mem: Built, llm: LLM, text_encoder: TextEn
     assert "zebra" not in early.context.text.lower()
 
 
-async def test_empty_memory_finds_nothing_and_does_not_fail(tmp_path: Path, llm: LLM, text_encoder: TextEncoder,
-                                                           image_encoder: ImageEncoder) -> None:
+async def test_empty_memory_finds_nothing_and_does_not_fail(
+    tmp_path: Path, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     cfg = Config().replace(**{"general.data_dir": str(tmp_path), "general.wearer": "nobody"})
     with Memory.open(cfg, llm, text_encoder, image_encoder) as memory:
-        rtr = Retriever(cfg, memory, llm=llm, text_encoder=text_encoder, clock=RealClock(), image_encoder=image_encoder)
+        rtr = Retriever(
+            cfg, memory, llm=llm, text_encoder=text_encoder, clock=RealClock(), image_encoder=image_encoder
+        )
         r = await rtr.retrieve("where are my keys", before_t=math.inf, session_id=None)
     assert all(not p.clips and not p.error for p in r.paths.values())
     assert r.context.empty and r.context.citation() == "" and not r.accounts
@@ -85,8 +94,9 @@ async def test_empty_memory_finds_nothing_and_does_not_fail(tmp_path: Path, llm:
 
 
 @pytest.mark.parametrize("switch", ["temporal", "graph", "visual"])
-async def test_path_switch_removes_the_path(switch: str, mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                            image_encoder: ImageEncoder) -> None:
+async def test_path_switch_removes_the_path(
+    switch: str, mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     rtr = retriever(mem, llm, text_encoder, image_encoder, reconstruction=False, **{switch: False})
     r = await rtr.retrieve("egg in the ramekin cup", before_t=mem.captions[-1].t1, session_id=None)
     assert switch not in r.paths and f"retrieval.{switch}" not in r.timings_s
@@ -95,25 +105,33 @@ async def test_path_switch_removes_the_path(switch: str, mem: Built, llm: LLM, t
     assert not any(switch in c.paths for c in r.context.clips)
 
 
-async def test_no_multiscale_searches_clip_level_only(mem: Built, llm: LLM, text_encoder: TextEncoder) -> None:
+async def test_no_multiscale_searches_clip_level_only(
+    mem: Built, llm: LLM, text_encoder: TextEncoder
+) -> None:
     q = "what happened with the egg"
     full = await retriever(mem, llm, text_encoder, None, reconstruction=False).retrieve(
-        q, before_t=math.inf, session_id=None)
-    clip_only = await retriever(mem, llm, text_encoder, None, reconstruction=False, multiscale=False).retrieve(
-        q, before_t=math.inf, session_id=None)
+        q, before_t=math.inf, session_id=None
+    )
+    clip_only = await retriever(
+        mem, llm, text_encoder, None, reconstruction=False, multiscale=False
+    ).retrieve(q, before_t=math.inf, session_id=None)
     assert {h.level for h in full.paths["temporal"].text_hits} - {"clip"}  # summaries do come back normally
     assert clip_only.paths["temporal"].detail["levels"] == ["clip"]
     assert {h.level for h in clip_only.paths["temporal"].text_hits} == {"clip"}
 
 
-async def test_reconstruction_switch(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                     image_encoder: ImageEncoder) -> None:
+async def test_reconstruction_switch(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
+) -> None:
     q = "what did I do with the ramekin cup"
-    on = await retriever(mem, llm, text_encoder, image_encoder).retrieve(q, before_t=math.inf, session_id=None)
+    on = await retriever(mem, llm, text_encoder, image_encoder).retrieve(
+        q, before_t=math.inf, session_id=None
+    )
     assert "reconstruction" in on.timings_s and "reconstruction.visual" in on.timings_s
     assert {a.by for a in on.accounts} <= {"llm", "captions-fallback"} and on.accounts
     off = await retriever(mem, llm, text_encoder, image_encoder, reconstruction=False).retrieve(
-        q, before_t=math.inf, session_id=None)
+        q, before_t=math.inf, session_id=None
+    )
     assert not any(k.startswith("reconstruction") for k in off.timings_s)
     assert off.accounts and {a.by for a in off.accounts} == {"captions"}
     # A degraded plan from the scheduler turns it off for one search too.
@@ -125,8 +143,9 @@ async def test_reconstruction_switch(mem: Built, llm: LLM, text_encoder: TextEnc
     assert len(small.paths["temporal"].text_hits) <= 2
 
 
-async def test_reconstruction_with_a_vlm_sees_the_keyframes(mem: Built, llm: LLM, text_encoder: TextEncoder,
-                                                            image_encoder: ImageEncoder, tiny_vlm_dir: Path) -> None:
+async def test_reconstruction_with_a_vlm_sees_the_keyframes(
+    mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder, tiny_vlm_dir: Path
+) -> None:
     """The real llama.cpp multimodal path: SmolLM2 with a generated projector (random
     weights: the words mean nothing, but the keyframes do go through the VLM)."""
     from edge_assist.inference.loader import load_vlm
@@ -134,10 +153,21 @@ async def test_reconstruction_with_a_vlm_sees_the_keyframes(mem: Built, llm: LLM
     vlm = load_vlm(Config().replace(**{"models.dir": str(tiny_vlm_dir), "models.vlm": "tiny-vlm"}))
     assert vlm is not None
     rcfg = mem.cfg.replace(**{"reasoner.reconstruction_max_tokens": 32})
-    rtr = Retriever(rcfg, mem.memory, llm=llm, text_encoder=text_encoder, clock=RealClock(), vlm=vlm,
-                    image_encoder=image_encoder)
-    r = await rtr.retrieve("the ramekin cup", before_t=mem.captions[-1].t1, session_id=None,
-                           plan=SearchPlan(paths=("visual",), top_k=2))
+    rtr = Retriever(
+        rcfg,
+        mem.memory,
+        llm=llm,
+        text_encoder=text_encoder,
+        clock=RealClock(),
+        vlm=vlm,
+        image_encoder=image_encoder,
+    )
+    r = await rtr.retrieve(
+        "the ramekin cup",
+        before_t=mem.captions[-1].t1,
+        session_id=None,
+        plan=SearchPlan(paths=("visual",), top_k=2),
+    )
     (acc,) = r.accounts
     assert acc.by == "vlm" and acc.images >= 1 and acc.records
     assert r.timings_s["reconstruction.visual"] > 0

@@ -27,7 +27,9 @@ from edge_assist.runtime.scheduler import (
     StepBudget,
 )
 
-LONG = [{"role": "user", "content": "Write a long, detailed story about a kitchen, at least three hundred words."}]
+LONG = [
+    {"role": "user", "content": "Write a long, detailed story about a kitchen, at least three hundred words."}
+]
 SHORT = [{"role": "user", "content": "Is a knife sharp? Answer yes or no."}]
 
 
@@ -38,13 +40,22 @@ def _cfg(**kw: object) -> Config:
 def test_plan_grants_the_whole_search_when_it_fits() -> None:
     s = Scheduler(_cfg())
     plan = s.plan(remaining_s=60.0, is_query=False)
-    assert plan.paths == ("temporal", "graph", "visual") and plan.reconstruction and not plan.deferred and not plan.note
+    assert (
+        plan.paths == ("temporal", "graph", "visual")
+        and plan.reconstruction
+        and not plan.deferred
+        and not plan.note
+    )
 
 
 def test_plan_degrades_step_by_step_as_time_runs_out() -> None:
     s = Scheduler(_cfg())  # estimates: retrieval 0.5, reconstruction 6.0 (all paths), pass 2 2.0
     no_recon = s.plan(remaining_s=3.0, is_query=False)
-    assert no_recon.paths == ("temporal", "graph", "visual") and not no_recon.reconstruction and "degraded" in no_recon.note
+    assert (
+        no_recon.paths == ("temporal", "graph", "visual")
+        and not no_recon.reconstruction
+        and "degraded" in no_recon.note
+    )
     s.estimates["retrieval"] = 2.0
     # 2.0 + 2.0 pass 2 > 3.5: not even the smallest search fits, so it waits for an idle slot.
     assert s.plan(remaining_s=3.5, is_query=False).deferred
@@ -166,11 +177,15 @@ class LongSearchAssistant:
         timings = {"pass1": time.perf_counter() - started}
         if "hazard" in c.text:
             self.calls.append((c.index, "instant"))
-            return Decision(c.t, c.session_id, c.index, c.t0, c.t1, True, None, "Careful: hot pan!", timings_s=timings)
+            return Decision(
+                c.t, c.session_id, c.index, c.t0, c.t1, True, None, "Careful: hot pan!", timings_s=timings
+            )
         assert gate is not None
         plan = await gate.request(c.text)
         if plan.deferred:
-            return Decision(c.t, c.session_id, c.index, c.t0, c.t1, False, reason="search deferred", timings_s=timings)
+            return Decision(
+                c.t, c.session_id, c.index, c.t0, c.t1, False, reason="search deferred", timings_s=timings
+            )
         t = time.perf_counter()
         await asyncio.to_thread(self.llm.chat, LONG, max_tokens=300)  # reconstruction: search lane
         timings["reconstruction"] = time.perf_counter() - t
@@ -188,7 +203,11 @@ async def test_safety_step_is_not_queued_behind_a_running_reconstruction(llm: LL
     log = DecisionLog(tmp_path / "d.jsonl")
     emitted: dict[int, float] = {}
     stage = ReasonerStage(
-        RealClock(), assistant, inbox, [log], scheduler=scheduler,
+        RealClock(),
+        assistant,
+        inbox,
+        [log],
+        scheduler=scheduler,
         on_decision=lambda d: emitted.setdefault(d.clip_index, time.perf_counter()),
     )
     run = asyncio.create_task(stage.run())
@@ -209,7 +228,9 @@ async def test_safety_step_is_not_queued_behind_a_running_reconstruction(llm: LL
     assert (0, "searched") in assistant.calls
     await log.close()
     recs = read_decision_log(tmp_path / "d.jsonl")
-    order = [(r["clip_index"], r["decision"], r["reason"].split(" (")[0]) for r in recs if r["type"] == "decision"]
+    order = [
+        (r["clip_index"], r["decision"], r["reason"].split(" (")[0]) for r in recs if r["type"] == "decision"
+    ]
     # Clip 0 gives way at once (logged), the Safety alert is spoken, then clip 0's search runs whole.
     assert order == [(0, "silent", "search preempted"), (1, "speak", ""), (0, "silent", "searched")]
     # The Safety step took less time than the reconstruction it would have queued behind

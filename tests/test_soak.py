@@ -23,7 +23,10 @@ def test_the_week_repeats_its_routines_and_numbers_clips_as_a_replay_does() -> N
     week = Week(DATA)
     days = [list(week.day(d, hours=4, session_h=2)) for d in (1, 2)]
     for sessions in days:
-        assert [s.recordings[0] for s in sessions] == [week.morning, week.evening]  # morning and evening routines
+        assert [s.recordings[0] for s in sessions] == [
+            week.morning,
+            week.evening,
+        ]  # morning and evening routines
         for s in sessions:
             assert [c.index for c in s.captions] == list(range(len(s.captions)))
             assert all(a.t1 < b.t1 for a, b in zip(s.captions, s.captions[1:], strict=False))
@@ -38,8 +41,30 @@ def test_short_soak_holds_memory_disk_retention_and_consistency(tmp_path: Path) 
     from benchmarks.soak import main
 
     out = tmp_path / "out"
-    rc = main(["--days", "2", "--hours", "1", "--session-h", "1", "--checkpoints", "1,2", "--checkpoint-h", "0.05",
-               "--retention-days", "0.5", "--keyframe-every", "10", "--data", str(DATA), "--work", str(tmp_path / "work"), "--out", str(out)])
+    rc = main(
+        [
+            "--days",
+            "2",
+            "--hours",
+            "1",
+            "--session-h",
+            "1",
+            "--checkpoints",
+            "1,2",
+            "--checkpoint-h",
+            "0.05",
+            "--retention-days",
+            "0.5",
+            "--keyframe-every",
+            "10",
+            "--data",
+            str(DATA),
+            "--work",
+            str(tmp_path / "work"),
+            "--out",
+            str(out),
+        ]
+    )
     s = json.loads((out / "summary.json").read_text())
     assert (out / "summary.md").exists() and s["completed_days"] == 2 and not s["partial"]
     held = s["held"]

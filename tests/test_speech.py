@@ -17,7 +17,9 @@ from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision, SubType
 from edge_assist.outputs.speech import SpeechOutput, resolve_engine
 
-needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed (apt-get install espeak-ng)")
+needs_espeak = pytest.mark.skipif(
+    shutil.which("espeak-ng") is None, reason="espeak-ng not installed (apt-get install espeak-ng)"
+)
 pytestmark = pytest.mark.timeout(60)
 
 LONG_TIP = (
@@ -27,12 +29,23 @@ LONG_TIP = (
 
 
 def _decision(text: str, sub: SubType, trigger: str = "proactive", speak: bool = True) -> Decision:
-    return Decision(t=0.0, session_id="s", clip_index=0, stream_t0=0.0, stream_t1=10.0, speak=speak,
-                    sub_type=sub, text=text, trigger=trigger)
+    return Decision(
+        t=0.0,
+        session_id="s",
+        clip_index=0,
+        stream_t0=0.0,
+        stream_t1=10.0,
+        speak=speak,
+        sub_type=sub,
+        text=text,
+        trigger=trigger,
+    )
 
 
 def _cfg(tmp_path: Path, **extra: object) -> Config:
-    return Config().replace(**{"output.speech": "espeak-ng", "output.speech_audio_out": str(tmp_path / "heard.wav"), **extra})
+    return Config().replace(
+        **{"output.speech": "espeak-ng", "output.speech_audio_out": str(tmp_path / "heard.wav"), **extra}
+    )
 
 
 def _wav_seconds(path: Path) -> float:
@@ -111,7 +124,9 @@ async def test_queue_is_bounded_and_drops_least_urgent(tmp_path: Path) -> None:
 
 
 @needs_espeak
-async def test_sound_card_pipeline_is_killed_on_interrupt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_sound_card_pipeline_is_killed_on_interrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The sound card is the hardware edge: an `aplay` on PATH that records what it is fed.
     bindir = tmp_path / "bin"
     bindir.mkdir()
@@ -136,7 +151,9 @@ async def test_sound_card_pipeline_is_killed_on_interrupt(tmp_path: Path, monkey
     assert heard[0].read_bytes()[:4] == b"RIFF" and heard[1].stat().st_size > 1000
 
 
-async def test_auto_without_espeak_is_off_and_strict_mode_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+async def test_auto_without_espeak_is_off_and_strict_mode_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     assert resolve_engine(Config().output) == "off"
     out = SpeechOutput(Config().output)

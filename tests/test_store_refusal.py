@@ -19,7 +19,9 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.memory import Memory, Paths
 from edge_assist.memory.store_check import creating_path
 
-STREAM = '{"t0": 0, "t1": 10, "text": "I open the fridge"}\n{"t0": 10, "t1": 20, "text": "I take out two eggs"}\n'
+STREAM = (
+    '{"t0": 0, "t1": 10, "text": "I open the fridge"}\n{"t0": 10, "t1": 20, "text": "I take out two eggs"}\n'
+)
 
 
 def _unrelated_sqlite(path: Path) -> None:
@@ -73,7 +75,9 @@ def test_a_new_store_is_created_whole_and_leftovers_of_a_killed_creation_are_not
 
 @pytest.mark.slow  # `ask` and `replay` load the offline models before they open the store
 @pytest.mark.parametrize("command", ["ask", "replay"])
-def test_zero_byte_store_through_ask_and_replay(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_zero_byte_store_through_ask_and_replay(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = tmp_path / "data"
     data.mkdir()
     db = data / "default.sqlite"
@@ -92,12 +96,18 @@ def test_zero_byte_store_through_ask_and_replay(tmp_path: Path, command: str, ca
 
 
 @pytest.mark.parametrize("kind", list(NOT_OURS))
-def test_memory_commands_refuse_without_models(tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_memory_commands_refuse_without_models(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     make, needle = NOT_OURS[kind]
     db = tmp_path / "default.sqlite"
     make(db)
     before = db.read_bytes()
-    for argv in (["memory", "stats"], ["memory", "export"], ["memory", "forget", "--before", "2020-01-01", "--yes"]):
+    for argv in (
+        ["memory", "stats"],
+        ["memory", "export"],
+        ["memory", "forget", "--before", "2020-01-01", "--yes"],
+    ):
         assert main([*argv, "--set", f"general.data_dir={tmp_path}"]) == 2
         err = capsys.readouterr().err.strip()
         assert needle in err and len(err.splitlines()) == 1

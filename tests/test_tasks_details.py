@@ -7,8 +7,19 @@ import pytest
 from edge_assist.tasks.details import parse_details, parse_number, value_differences
 
 
-@pytest.mark.parametrize(("text", "value"), [("1/2", 0.5), ("1 1/2", 1.5), ("½", 0.5), ("two", 2), ("a half", 0.5),
-                                             ("thirty", 30), ("2.5", 2.5), ("banana", None)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1/2", 0.5),
+        ("1 1/2", 1.5),
+        ("½", 0.5),
+        ("two", 2),
+        ("a half", 0.5),
+        ("thirty", 30),
+        ("2.5", 2.5),
+        ("banana", None),
+    ],
+)
 def test_numbers(text: str, value: float | None) -> None:
     assert parse_number(text) == (pytest.approx(value) if value is not None else None)
 
@@ -28,7 +39,9 @@ def test_a_different_amount_duration_setting_or_temperature_is() -> None:
     assert _diff("Top with 1 tablespoon of salsa", "Top with 1 teaspoon of salsa") == ["quantity"]
     assert _diff("Microwave on high for 30 seconds", "Microwave on high for 60 seconds") == ["duration"]
     assert _diff("Heat the oil on medium heat", "Heat the oil on high heat") == ["setting"]
-    assert _diff("Rinse the mushrooms under cold water", "rinse the mushrooms under hot water") == ["temperature"]
+    assert _diff("Rinse the mushrooms under cold water", "rinse the mushrooms under hot water") == [
+        "temperature"
+    ]
     assert _diff("Chop 1/4 tomato", "Chop 1/2 tomato") == ["quantity"]
 
 

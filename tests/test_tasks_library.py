@@ -66,14 +66,17 @@ def test_toml_round_trip_and_details(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "needle"),
     [
-        (lambda s: s.replace('after = ["boil", "bag"]', 'after = ["boil", "milk"]'), "'milk' is not a step id"),
+        (
+            lambda s: s.replace('after = ["boil", "bag"]', 'after = ["boil", "milk"]'),
+            "'milk' is not a step id",
+        ),
         (lambda s: s.replace('id = "bag"', 'id = "boil"'), "used twice"),
-        (lambda s: s.replace('after = []\nhazards', 'after = ["pour"]\nhazards'), "cycle"),
+        (lambda s: s.replace("after = []\nhazards", 'after = ["pour"]\nhazards'), "cycle"),
         (lambda s: s.replace('text = "Put a tea bag in the cup"\n', ""), "'text' is missing"),
         (lambda s: s.replace('name = "tea"\n', ""), "task.name is missing"),
         (lambda s: s.replace("[task]", "[task\n"), "not valid TOML"),
         (lambda s: s.replace('hazards = ["hot"]', 'hazards = ["lava"]'), "unknown hazard 'lava'"),
-        (lambda s: s.replace('after = []\nhazards', 'afterwards = []\nhazards'), "unknown key 'afterwards'"),
+        (lambda s: s.replace("after = []\nhazards", "afterwards = []\nhazards"), "unknown key 'afterwards'"),
     ],
 )
 def test_bad_task_files_are_one_line_naming_the_file(tmp_path: Path, edit, needle: str) -> None:
@@ -91,8 +94,12 @@ def test_unknown_step_error_names_the_line(tmp_path: Path) -> None:
 
 
 def test_captaincook_json_with_a_bad_edge(tmp_path: Path) -> None:
-    p = _write(tmp_path, '{"steps": {"0": "START", "1": "Cut-Cut it", "2": "Eat-Eat it", "3": "END"}, '
-                         '"edges": [[0, 1], [1, 2], [2, 9]]}', "g.json")
+    p = _write(
+        tmp_path,
+        '{"steps": {"0": "START", "1": "Cut-Cut it", "2": "Eat-Eat it", "3": "END"}, '
+        '"edges": [[0, 1], [1, 2], [2, 9]]}',
+        "g.json",
+    )
     with pytest.raises(TaskFileError, match="names step 9"):
         load_captaincook_json(p)
 
@@ -122,7 +129,9 @@ def test_resolve_by_name_by_listed_steps_and_ad_hoc() -> None:
     assert lib.resolve("", name="pinwheels").name == "pinwheels"  # type: ignore[union-attr]
     egg = lib.get("microwaveeggsandwich")
     assert egg is not None
-    listed = "Recipe: something. Steps in order: " + "; ".join(f"{i}. {s.text}" for i, s in enumerate(egg.steps, 1))
+    listed = "Recipe: something. Steps in order: " + "; ".join(
+        f"{i}. {s.text}" for i, s in enumerate(egg.steps, 1)
+    )
     assert lib.resolve(listed).name == "microwaveeggsandwich"  # type: ignore[union-attr]
     adhoc = lib.resolve("Steps: water the plants; feed the cat; lock the door")
     assert adhoc is not None and adhoc.name == "ad-hoc" and adhoc.steps[2].after == ("2",)

@@ -53,10 +53,26 @@ def test_user_task_through_replay(tmp_path: Path, capsys: pytest.CaptureFixture[
     ]
     stream.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     # The LLM decides here, with the tracker's cue (the gate's own replay test is in test_gate_replay.py).
-    assert main(["replay", str(stream), "--no-progress", *s, "--set", "reasoner.decider=llm",
-                 "--set", "reasoner.progress_cue=speak"]) == 0
-    decisions = [d for d in (json.loads(x) for x in (data / "decisions.jsonl").read_text(encoding="utf-8").splitlines())
-                 if d.get("type") == "decision"]
+    assert (
+        main(
+            [
+                "replay",
+                str(stream),
+                "--no-progress",
+                *s,
+                "--set",
+                "reasoner.decider=llm",
+                "--set",
+                "reasoner.progress_cue=speak",
+            ]
+        )
+        == 0
+    )
+    decisions = [
+        d
+        for d in (json.loads(x) for x in (data / "decisions.jsonl").read_text(encoding="utf-8").splitlines())
+        if d.get("type") == "decision"
+    ]
     spoken = [d for d in decisions if d["decision"] == "speak"]
     assert len(spoken) == 1 and spoken[0]["sub_type"] == "ER" and spoken[0]["t0"] == 40
     assert "Boil water in the kettle" in spoken[0]["text"]

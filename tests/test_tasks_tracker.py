@@ -32,7 +32,11 @@ def vc(text_encoder: TextEncoder) -> VectorCache:
 
 
 def _stream(rid: str, variant: str = "original") -> tuple[dict, list[dict]]:
-    lines = [json.loads(x) for x in (TRAIN / variant / f"{rid}.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    lines = [
+        json.loads(x)
+        for x in (TRAIN / variant / f"{rid}.jsonl").read_text(encoding="utf-8").splitlines()
+        if x.strip()
+    ]
     return lines[0]["meta"], lines[1:]
 
 
@@ -43,7 +47,9 @@ def _run(lib: TaskLibrary, vc: VectorCache, task: str, captions: list[str]) -> l
     return [tr.observe(c) for c in captions]
 
 
-def test_valid_reordering_is_not_flagged_and_the_real_missing_step_is(lib: TaskLibrary, vc: VectorCache) -> None:
+def test_valid_reordering_is_not_flagged_and_the_real_missing_step_is(
+    lib: TaskLibrary, vc: VectorCache
+) -> None:
     # CaptainCook4D 3_14 (microwave mug pizza): baking soda and powder in another order than the
     # recipe lists them (the graph allows it), then the mixing step skipped (annotated Missing
     # Step, due at 281.3 s).
@@ -61,10 +67,15 @@ def test_valid_reordering_is_not_flagged_and_the_real_missing_step_is(lib: TaskL
 
 
 def test_a_deviation_in_quantity_and_one_in_tool(lib: TaskLibrary, vc: VectorCache) -> None:
-    states = _run(lib, vc, "microwaveeggsandwich", [
-        "Coat a 6-oz. ramekin cup with cooking spray",
-        "Pour 2 eggs into the ramekin cup",
-    ])
+    states = _run(
+        lib,
+        vc,
+        "microwaveeggsandwich",
+        [
+            "Coat a 6-oz. ramekin cup with cooking spray",
+            "Pour 2 eggs into the ramekin cup",
+        ],
+    )
     dev = [f for f in states[1].findings if f.kind == F.DEVIATION]
     assert dev and dev[0].differences[0].kind == "quantity"
     assert "2 eggs" in dev[0].evidence
@@ -77,13 +88,18 @@ def test_a_deviation_in_quantity_and_one_in_tool(lib: TaskLibrary, vc: VectorCac
 
 
 def test_the_same_code_tracks_a_bicycle_repair(lib: TaskLibrary, vc: VectorCache) -> None:
-    states = _run(lib, vc, "inner-tube", [
-        "I let the air out of the old tube through the valve",
-        "The person opens the brake quick release",
-        "They take the wheel out of the frame",
-        "Prying the tyre off the rim with tyre levers",
-        "Pushing the valve through the rim hole and tucking the new tube into the tyre",  # old tube still in
-    ])
+    states = _run(
+        lib,
+        vc,
+        "inner-tube",
+        [
+            "I let the air out of the old tube through the valve",
+            "The person opens the brake quick release",
+            "They take the wheel out of the frame",
+            "Prying the tyre off the rim with tyre levers",
+            "Pushing the valve through the rim hole and tucking the new tube into the tyre",  # old tube still in
+        ],
+    )
     assert [s.step_id for s in states[:4]] == ["deflate", "release-brake", "remove-wheel", "lever-tyre"]
     assert all(not s.findings for s in states[:4])  # deflating first is allowed by the graph
     last = states[4]
@@ -93,24 +109,38 @@ def test_the_same_code_tracks_a_bicycle_repair(lib: TaskLibrary, vc: VectorCache
     assert last.hud_text().startswith(f"{last.k}/11 ")
 
 
-def test_recognition_names_the_task_and_says_none_for_unrelated_activity(lib: TaskLibrary, vc: VectorCache) -> None:
+def test_recognition_names_the_task_and_says_none_for_unrelated_activity(
+    lib: TaskLibrary, vc: VectorCache
+) -> None:
     rec = TaskRecognizer(lib.tasks(), vc)
-    for c in ["Take a microwavable mug", "Measure 4 tablespoons of flour and add it to the mug",
-              "Add in 3 tablespoons of milk to the mug"]:
+    for c in [
+        "Take a microwavable mug",
+        "Measure 4 tablespoons of flour and add it to the mug",
+        "Add in 3 tablespoons of milk to the mug",
+    ]:
         r = rec.observe(vc.get([c])[0])
     assert r.task == "microwavemugpizza" and r.confidence > 0.5
     rec = TaskRecognizer(lib.tasks(), vc)
-    for c in ["I check my phone for messages", "Walking down the stairs to the street", "Talking to a friend"]:
+    for c in [
+        "I check my phone for messages",
+        "Walking down the stairs to the street",
+        "Talking to a friend",
+    ]:
         r = rec.observe(vc.get([c])[0])
     assert r.task == ""
 
 
 def test_recognition_notices_a_switch(lib: TaskLibrary, vc: VectorCache) -> None:
     rec = TaskRecognizer(lib.tasks(), vc)
-    caps = ["Take a microwavable mug", "Measure 4 tablespoons of flour and add it to the mug",
-            "Add in 3 tablespoons of milk to the mug",
-            "Let all the air out of the old tube through the valve", "Lever the tyre off the rim with tyre levers",
-            "Pull the old inner tube out of the tyre", "Pump the tyre to 4 bar"]
+    caps = [
+        "Take a microwavable mug",
+        "Measure 4 tablespoons of flour and add it to the mug",
+        "Add in 3 tablespoons of milk to the mug",
+        "Let all the air out of the old tube through the valve",
+        "Lever the tyre off the rim with tyre levers",
+        "Pull the old inner tube out of the tyre",
+        "Pump the tyre to 4 bar",
+    ]
     seen = [rec.observe(vc.get([c])[0]) for c in caps]
     assert [r.task for r in seen[:2]] == ["", ""]  # not named on one or two captions
     assert seen[1].ranking[0][0] == "microwavemugpizza"  # though it is the best guess already
@@ -118,7 +148,9 @@ def test_recognition_notices_a_switch(lib: TaskLibrary, vc: VectorCache) -> None
     assert seen[-1].task == "inner-tube" and any(r.switched for r in seen[3:])
 
 
-async def test_progress_questions_are_answered_from_the_tracker(lib: TaskLibrary, text_encoder: TextEncoder) -> None:
+async def test_progress_questions_are_answered_from_the_tracker(
+    lib: TaskLibrary, text_encoder: TextEncoder
+) -> None:
     ts = TaskSession(lib, text_encoder, RealClock())
     for c in ["Coat a 6-oz. ramekin cup with cooking spray", "Pour 1 egg into the ramekin cup"]:
         r = await ts.observe("s1", c, task_name="microwaveeggsandwich")
@@ -129,7 +161,9 @@ async def test_progress_questions_are_answered_from_the_tracker(lib: TaskLibrary
     assert far is not None and far.startswith("2 of 12 steps")
     assert await ts.answer("s1", "where did I leave my keys?") is None
     # Cutting the muffin may come at any time; microwaving before pouring may not.
-    await ts.observe("s1", "Microwave the ramekin cup on high for 30 seconds", task_name="microwaveeggsandwich")
+    await ts.observe(
+        "s1", "Microwave the ramekin cup on high for 30 seconds", task_name="microwaveeggsandwich"
+    )
     await ts.observe("s1", "Top the cup with 1 tablespoon of salsa", task_name="microwaveeggsandwich")
     missed = await ts.answer("s1", "did I skip a step?")
     assert missed is not None and "stir the ramekin cup" in missed.lower()
@@ -139,9 +173,14 @@ async def test_progress_questions_are_answered_from_the_tracker(lib: TaskLibrary
 def test_a_task_picked_up_mid_way_does_not_report_what_came_before(lib: TaskLibrary, vc: VectorCache) -> None:
     t = lib.get("inner-tube")
     assert t is not None
-    caps = ["Pull the old inner tube out of the tyre", "Pushing the valve through the rim hole and tucking the new tube in"]
+    caps = [
+        "Pull the old inner tube out of the tyre",
+        "Pushing the valve through the rim hole and tucking the new tube in",
+    ]
     named = [StepTracker(t, vc.get, vectors=vc).observe(c) for c in caps[:1]]
-    assert any(f.kind == F.PREREQUISITE for f in named[0].findings)  # named from the start: lever-tyre was skipped
+    assert any(
+        f.kind == F.PREREQUISITE for f in named[0].findings
+    )  # named from the start: lever-tyre was skipped
     tr = StepTracker(t, vc.get, vectors=vc, picked_up=True)
     picked = [tr.observe(c) for c in caps]
     assert not picked[0].findings

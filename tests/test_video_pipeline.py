@@ -20,16 +20,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cfg(tmp_path: Path, models_dir: Path) -> Config:
-    return Config().replace(**{
-        "general.data_dir": str(tmp_path / "data"),
-        "models.dir": str(models_dir),
-        "models.vlm": "tiny-vlm",
-        "captioner.max_tokens": 12,
-        "captioner.max_images": 2,
-        "captioner.image_size_px": 64,
-        "memory.extract_entities": False,
-        "source.fps": 2.0,
-    })
+    return Config().replace(
+        **{
+            "general.data_dir": str(tmp_path / "data"),
+            "models.dir": str(models_dir),
+            "models.vlm": "tiny-vlm",
+            "captioner.max_tokens": 12,
+            "captioner.max_images": 2,
+            "captioner.image_size_px": 64,
+            "memory.extract_entities": False,
+            "source.fps": 2.0,
+        }
+    )
 
 
 @pytest.mark.slow
@@ -59,12 +61,40 @@ def test_run_on_a_camera_device_with_a_vlm(tmp_path: Path, tiny_vlm_dir: Path) -
     video = write_video(tmp_path / "cam.avi", seconds=12, fps=10)
     data = tmp_path / "data"
     r = subprocess.run(
-        [sys.executable, "-m", "edge_assist", "run", "--no-stdin", "--stats",
-         "--set", f"general.data_dir={data}", "--set", f"models.dir={tiny_vlm_dir}", "--set", "models.vlm=tiny-vlm",
-         "--set", "source.kind=opencv", "--set", f"source.device={video}", "--set", "source.fps=20",
-         "--set", "segmenter.clip_s=5", "--set", "captioner.max_tokens=8", "--set", "captioner.image_size_px=64",
-         "--set", "memory.extract_entities=false", "--set", "output.speech=off"],
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "edge_assist",
+            "run",
+            "--no-stdin",
+            "--stats",
+            "--set",
+            f"general.data_dir={data}",
+            "--set",
+            f"models.dir={tiny_vlm_dir}",
+            "--set",
+            "models.vlm=tiny-vlm",
+            "--set",
+            "source.kind=opencv",
+            "--set",
+            f"source.device={video}",
+            "--set",
+            "source.fps=20",
+            "--set",
+            "segmenter.clip_s=5",
+            "--set",
+            "captioner.max_tokens=8",
+            "--set",
+            "captioner.image_size_px=64",
+            "--set",
+            "memory.extract_entities=false",
+            "--set",
+            "output.speech=off",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     # The "camera" ends when the file does, as an unplugged camera would: one line, non-zero
     # (systemd restarts the service, which then waits for the camera), logs flushed.

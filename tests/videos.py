@@ -8,7 +8,13 @@ import cv2
 import numpy as np
 
 
-def write_video(path: Path, seconds: float, fps: float = 10.0, cut_at_s: float | None = None, size: tuple[int, int] = (160, 120)) -> Path:
+def write_video(
+    path: Path,
+    seconds: float,
+    fps: float = 10.0,
+    cut_at_s: float | None = None,
+    size: tuple[int, int] = (160, 120),
+) -> Path:
     """A moving-ball scene; at `cut_at_s` the scene cuts to a different room (a real scene change)."""
     fourcc = cv2.VideoWriter.fourcc(*("MJPG" if path.suffix == ".avi" else "mp4v"))
     w, h = size

@@ -51,7 +51,9 @@ def captured_logs(level: int = logging.WARNING) -> Iterator[list[str]]:
         root.setLevel(old)
 
 
-def _cli(args: list[str], *, limit_bytes: int | None = None, timeout_s: float = 1800) -> subprocess.CompletedProcess[str]:
+def _cli(
+    args: list[str], *, limit_bytes: int | None = None, timeout_s: float = 1800
+) -> subprocess.CompletedProcess[str]:
     def limit() -> None:
         if limit_bytes is not None:
             # Every file this process writes stops growing here: what a full disk looks like to it.
@@ -59,8 +61,13 @@ def _cli(args: list[str], *, limit_bytes: int | None = None, timeout_s: float = 
 
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "edge_assist", *args], capture_output=True, text=True, env=env,
-        preexec_fn=limit, timeout=timeout_s, cwd=ROOT,
+        [sys.executable, "-m", "edge_assist", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=limit,
+        timeout=timeout_s,
+        cwd=ROOT,
     )
 
 
@@ -105,17 +112,28 @@ def full_disk(work: Path, *, limit_bytes: int = 1_900_000, recordings: int = 3) 
     check = _consistency(data)
     err = _problems(first.stderr)
     one_line = len(err) == 1 and err[0].startswith("edge-assist: error:") and "Traceback" not in first.stderr
-    held = first.returncode != 0 and one_line and second.returncode == 0 and check["ok"] and check["clips"] == total
+    held = (
+        first.returncode != 0
+        and one_line
+        and second.returncode == 0
+        and check["ok"]
+        and check["clips"] == total
+    )
     return {
         "fault": "full disk",
         "injected": f"RLIMIT_FSIZE {limit_bytes} bytes on the replay process (writes past it fail with EFBIG)",
         "log_lines": err[-3:],
         "outcome": {
-            "first_run_exit_code": first.returncode, "clips_stored_when_it_stopped": at_stop,
-            "restart_exit_code": second.returncode, "captions": total, "consistency_after_restart": check,
+            "first_run_exit_code": first.returncode,
+            "clips_stored_when_it_stopped": at_stop,
+            "restart_exit_code": second.returncode,
+            "captions": total,
+            "consistency_after_restart": check,
         },
         "held": held,
-        "how_it_ended": "stopped with one line, resumed on restart with nothing lost" if held else "see outcome",
+        "how_it_ended": "stopped with one line, resumed on restart with nothing lost"
+        if held
+        else "see outcome",
     }
 
 
@@ -146,11 +164,25 @@ def model_disappears(work: Path) -> dict[str, Any]:
     stream = stitched_stream(work / "stream.jsonl", 1)
     data = work / "data"
     model = _model_copy(work / "models")
-    args = ["replay", str(stream), "--no-progress", *overrides(data),
-            "--set", f"models.dir={work / 'models'}", "--set", 'models.llm="fault-llm"']
+    args = [
+        "replay",
+        str(stream),
+        "--no-progress",
+        *overrides(data),
+        "--set",
+        f"models.dir={work / 'models'}",
+        "--set",
+        'models.llm="fault-llm"',
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "edge_assist", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "edge_assist", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
     # Delete the file once the run has loaded it and stored its first caption.
     deadline = time.monotonic() + 600
     while stored_clips(data) < 1 and proc.poll() is None and time.monotonic() < deadline:
@@ -158,8 +190,12 @@ def model_disappears(work: Path) -> dict[str, Any]:
     model.unlink()
     deleted_at = stored_clips(data)
     out, err = proc.communicate(timeout=1800)
-    during = {"exit_code": proc.returncode, "clips_stored_when_deleted": deleted_at, "clips_at_end": stored_clips(data),
-              "stderr_tail": _last_lines(err)}
+    during = {
+        "exit_code": proc.returncode,
+        "clips_stored_when_deleted": deleted_at,
+        "clips_at_end": stored_clips(data),
+        "stderr_tail": _last_lines(err),
+    }
     again = _cli(args)
     err2 = _problems(again.stderr)
     one_line = len(err2) == 1 and err2[0].startswith("edge-assist: error:") and "fault-llm" in err2[0]
@@ -175,7 +211,9 @@ def model_disappears(work: Path) -> dict[str, Any]:
         "held": held,
         "how_it_ended": (
             "the run in progress finished (the loaded model stays mapped); the restart stopped with one line "
-            "naming the missing file and how to get it" if held else "see outcome"
+            "naming the missing file and how to get it"
+            if held
+            else "see outcome"
         ),
     }
 
@@ -194,8 +232,9 @@ class UnpluggableCamera:
     live = True
     duration_s: float | None = None
 
-    def __init__(self, *, frames: int, unplug_at: int, away_s: float, open_timeout_s: float = 1.0,
-                 fps: float = 10.0) -> None:
+    def __init__(
+        self, *, frames: int, unplug_at: int, away_s: float, open_timeout_s: float = 1.0, fps: float = 10.0
+    ) -> None:
         self.name = "fake-usb-camera"
         self.total = frames
         self.unplug_at = unplug_at
@@ -214,7 +253,9 @@ class UnpluggableCamera:
             wait = back_at - time.monotonic()
             if wait > self.open_timeout_s:
                 time.sleep(self.open_timeout_s)
-                raise SourceError(f"cannot open camera {self.name!r}: check it is plugged in (ls /dev/video*)")
+                raise SourceError(
+                    f"cannot open camera {self.name!r}: check it is plugged in (ls /dev/video*)"
+                )
             time.sleep(max(0.0, wait))
             self._gone_since = None
         self._t = 0.0  # a reopened backend restarts its own time
@@ -267,12 +308,17 @@ def camera_reconnects(*, away_s: float = 0.5) -> dict[str, Any]:
         "fault": "camera disconnects and comes back",
         "injected": f"a live camera backend stops after 20 of 50 frames and is away {away_s} s",
         "log_lines": lines,
-        "outcome": {"frames": len(times), "stream_time_increasing": monotonic,
-                    "stream_time_gap_s": None if gap is None else round(gap, 2),
-                    "reconnects": stage.reconnects, "error": str(error) if error else None},
+        "outcome": {
+            "frames": len(times),
+            "stream_time_increasing": monotonic,
+            "stream_time_gap_s": None if gap is None else round(gap, 2),
+            "reconnects": stage.reconnects,
+            "error": str(error) if error else None,
+        },
         "held": held,
         "how_it_ended": "reconnected; frames went on, stream time kept increasing across the gap"
-        if held else "see outcome",
+        if held
+        else "see outcome",
     }
 
 
@@ -288,7 +334,9 @@ def camera_never_returns() -> dict[str, Any]:
         "log_lines": [*lines, f"edge-assist: error: {error}" if error else "(no error)"],
         "outcome": {"frames_before_stop": len(times), "error": str(error) if error else None},
         "held": held,
-        "how_it_ended": "stopped with the backend's one-line error after the reopen timed out" if held else "see outcome",
+        "how_it_ended": "stopped with the backend's one-line error after the reopen timed out"
+        if held
+        else "see outcome",
     }
 
 
@@ -308,9 +356,15 @@ def corrupt_keyframe(work: Path) -> dict[str, Any]:
     with captured_logs() as lines, Memory.open(cfg, None, load_text_encoder(cfg)) as mem:
         stored = []
         for i, bad in enumerate(broken):
-            cap = Caption(t=10.0 * (i + 1), session_id="kf", index=i, t0=10.0 * i, t1=10.0 * (i + 1),
-                          text=f"cutting bread on the board, step {i}",
-                          keyframes=(Keyframe(10.0 * i, good, "even"), Keyframe(10.0 * i + 5, bad, "scene-change")))
+            cap = Caption(
+                t=10.0 * (i + 1),
+                session_id="kf",
+                index=i,
+                t0=10.0 * i,
+                t1=10.0 * (i + 1),
+                text=f"cutting bread on the board, step {i}",
+                keyframes=(Keyframe(10.0 * i, good, "even"), Keyframe(10.0 * i + 5, bad, "scene-change")),
+            )
             stored.append(mem.store_caption(cap))
         paths = mem.store.keyframe_paths("kf", 0)
         Path(paths[0]).write_bytes(b"\xff\xd8 not a jpeg any more")  # damaged on disk
@@ -321,11 +375,16 @@ def corrupt_keyframe(work: Path) -> dict[str, Any]:
         "fault": "corrupt keyframe",
         "injected": "two captions each with one empty/float keyframe beside a good one; then a stored JPEG overwritten",
         "log_lines": lines,
-        "outcome": {"captions_stored": sum(stored), "keyframes_kept_for_clip_0": len(paths),
-                    "images_read_back_after_damage": len(images), "consistency": check},
+        "outcome": {
+            "captions_stored": sum(stored),
+            "keyframes_kept_for_clip_0": len(paths),
+            "images_read_back_after_damage": len(images),
+            "consistency": check,
+        },
         "held": held,
         "how_it_ended": "captions stored without the broken picture; reading the damaged file logs and goes on"
-        if held else "see outcome",
+        if held
+        else "see outcome",
     }
 
 
@@ -349,11 +408,17 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     t_before = clock.now()
     # The store's wall clock (what stamps sessions), as the device's would read after the jump.
     wall = {"offset": 0.0}
-    with captured_logs() as lines, Memory.open(cfg, None, load_text_encoder(cfg),
-                                               wall=lambda: time.time() - wall["offset"]) as mem:
-        mem.store_caption(Caption(t=10.0, session_id="monday", index=0, t0=0.0, t1=10.0, text="left the keys on the shelf"))
+    with (
+        captured_logs() as lines,
+        Memory.open(cfg, None, load_text_encoder(cfg), wall=lambda: time.time() - wall["offset"]) as mem,
+    ):
+        mem.store_caption(
+            Caption(t=10.0, session_id="monday", index=0, t0=0.0, t1=10.0, text="left the keys on the shelf")
+        )
         wall["offset"] = jump_s
-        mem.store_caption(Caption(t=10.0, session_id="tuesday", index=0, t0=0.0, t1=10.0, text="looking for keys"))
+        mem.store_caption(
+            Caption(t=10.0, session_id="tuesday", index=0, t0=0.0, t1=10.0, text="looking for keys")
+        )
         earlier = mem.earlier_sessions("tuesday")
         order = mem.store.sessions()
     stream_ok = clock.now() >= t_before
@@ -362,10 +427,15 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
         "fault": "wall clock jumps backwards",
         "injected": f"the wall clock the store reads set back {jump_s:.0f} s between two sessions (live clock running)",
         "log_lines": lines,
-        "outcome": {"session_order": order, "earlier_sessions_of_the_new_one": earlier,
-                    "monotonic_stream_clock_went_on": stream_ok},
+        "outcome": {
+            "session_order": order,
+            "earlier_sessions_of_the_new_one": earlier,
+            "monotonic_stream_clock_went_on": stream_ok,
+        },
         "held": held,
-        "how_it_ended": "the new session is filed after the old one; recall across sessions kept" if held else "see outcome",
+        "how_it_ended": "the new session is filed after the old one; recall across sessions kept"
+        if held
+        else "see outcome",
     }
 
 
@@ -408,8 +478,12 @@ async def _glasses_link() -> dict[str, Any]:
                 await asyncio.wait_for(f, 5)
             shown = [(await asyncio.wait_for(g2.hud.get(), 5)).text for _ in during]
             extra = g2.hud.qsize()
-            return {"shown_after_return": shown, "duplicates": extra, "sessions": link.stats()["sessions"],
-                    "pending": link.endpoint.pending}
+            return {
+                "shown_after_return": shown,
+                "duplicates": extra,
+                "sessions": link.stats()["sessions"],
+                "pending": link.endpoint.pending,
+            }
         finally:
             await g2.close()
     finally:
@@ -420,8 +494,12 @@ def glasses_link_drops() -> dict[str, Any]:
     with captured_logs(logging.INFO) as lines:
         out = asyncio.run(_glasses_link())
     lines = [x for x in lines if "firmware_bridge" in x or "session" in x]
-    held = out["shown_after_return"] == [f"while away {i}" for i in range(3)] and out["duplicates"] == 0 \
-        and out["pending"] == 0 and any("down" in x for x in lines)
+    held = (
+        out["shown_after_return"] == [f"while away {i}" for i in range(3)]
+        and out["duplicates"] == 0
+        and out["pending"] == 0
+        and any("down" in x for x in lines)
+    )
     return {
         "fault": "glasses' link drops and comes back",
         "injected": "fake glasses on UDP leave (transport closed), 3 HUD texts are sent, the glasses return",
@@ -429,5 +507,6 @@ def glasses_link_drops() -> dict[str, Any]:
         "outcome": out,
         "held": held,
         "how_it_ended": "session down logged; texts sent while away shown once each after the return"
-        if held else "see outcome",
+        if held
+        else "see outcome",
     }

@@ -30,12 +30,18 @@ DEMO = Path(__file__).resolve().parents[2] / "edge_assist" / "data" / "demo"
 
 def stitched_stream(out: Path, recordings: int = 3) -> Path:
     """Real recordings (the packaged CaptainCook4D demos) one after another, as one session."""
-    lines = [json.dumps({"meta": {"session_id": "kill-loop", "source": "CaptainCook4D demo recordings (MIT), stitched"}})]
+    lines = [
+        json.dumps(
+            {"meta": {"session_id": "kill-loop", "source": "CaptainCook4D demo recordings (MIT), stitched"}}
+        )
+    ]
     offset = 0.0
     for f in sorted(DEMO.glob("*.jsonl"))[:recordings]:
         s = load_caption_stream(f)
         for c in s.captions:
-            lines.append(json.dumps({"t0": round(c.t0 + offset, 3), "t1": round(c.t1 + offset, 3), "text": c.text}))
+            lines.append(
+                json.dumps({"t0": round(c.t0 + offset, 3), "t1": round(c.t1 + offset, 3), "text": c.text})
+            )
         offset += s.duration_s + 5.0
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out
@@ -57,7 +63,9 @@ def overrides(data_dir: Path) -> list[str]:
 
 
 def config_for(data_dir: Path) -> Config:
-    return Config().replace(**{"general.data_dir": str(data_dir), "memory.activity_s": 60.0, "memory.session_s": 180.0})
+    return Config().replace(
+        **{"general.data_dir": str(data_dir), "memory.activity_s": 60.0, "memory.session_s": 180.0}
+    )
 
 
 def stored_clips(data_dir: Path, wearer: str = "default") -> int:
@@ -83,7 +91,13 @@ def _start(stream: Path, data_dir: Path, log: Path) -> subprocess.Popen[bytes]:
 
 
 def kill_loop(
-    work: Path, *, kills: int, seed: int, min_s: float = 0.0, max_s: float = 8.0, recordings: int = 3,
+    work: Path,
+    *,
+    kills: int,
+    seed: int,
+    min_s: float = 0.0,
+    max_s: float = 8.0,
+    recordings: int = 3,
     final_timeout_s: float = 3600.0,
 ) -> dict[str, Any]:
     """Run the loop in `work`; returns what was injected and what held."""
@@ -111,9 +125,16 @@ def kill_loop(
             proc.send_signal(signal.SIGKILL)
             proc.wait()
             ended = "SIGKILL"
-        rounds.append({"round": n + 1, "first_new_clip_after_s": round(ingesting - started, 2),
-                       "killed_after_further_s": round(time.monotonic() - ingesting, 2), "ended": ended,
-                       "clips_before": before, "clips_after": stored_clips(data_dir)})
+        rounds.append(
+            {
+                "round": n + 1,
+                "first_new_clip_after_s": round(ingesting - started, 2),
+                "killed_after_further_s": round(time.monotonic() - ingesting, 2),
+                "ended": ended,
+                "clips_before": before,
+                "clips_after": stored_clips(data_dir),
+            }
+        )
     proc = _start(stream, data_dir, log)
     final_rc = proc.wait(timeout=final_timeout_s)
 
@@ -127,8 +148,15 @@ def kill_loop(
         indices = [c.clip_index for c in mem.captions(sid, list(range(captions + 5)))]
     killed = sum(1 for r in rounds if r["ended"] == "SIGKILL")
     # What the restarted runs said (their stderr): a warning on resume is expected, a traceback never.
-    said = [x for x in log.read_text(encoding="utf-8", errors="replace").splitlines()
-            if x.strip() and not x.startswith("replaying ")] if log.exists() else []
+    said = (
+        [
+            x
+            for x in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if x.strip() and not x.startswith("replaying ")
+        ]
+        if log.exists()
+        else []
+    )
     result = {
         "captions_in_stream": captions,
         "kills": killed,
@@ -142,6 +170,11 @@ def kill_loop(
         "none_duplicated": check["duplicates"] == 0,
         "graph_and_vectors_consistent": check["ok"] and check["graph_pending"] == 0,
     }
-    result["held"] = bool(final_rc == 0 and result["tracebacks"] == 0 and result["no_clip_lost"] and result["none_duplicated"]
-                          and result["graph_and_vectors_consistent"])
+    result["held"] = bool(
+        final_rc == 0
+        and result["tracebacks"] == 0
+        and result["no_clip_lost"]
+        and result["none_duplicated"]
+        and result["graph_and_vectors_consistent"]
+    )
     return result

@@ -32,7 +32,8 @@ def _kill(work: Path, kills: int, seed: int) -> dict[str, Any]:
         "outcome": r,
         "held": r["held"],
         "how_it_ended": "every run resumed where memory ended; nothing lost, nothing twice, stores consistent"
-        if r["held"] else "see outcome",
+        if r["held"]
+        else "see outcome",
     }
 
 
@@ -65,7 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             r = {"fault": name, "held": False, "how_it_ended": f"harness failed: {type(e).__name__}: {e}"}
         r["wall_s"] = round(time.perf_counter() - t, 1)
         results[name] = r
-        print(f"{name}: {'held' if r['held'] else 'DID NOT HOLD'} ({r['wall_s']} s): {r['how_it_ended']}", flush=True)
+        print(
+            f"{name}: {'held' if r['held'] else 'DID NOT HOLD'} ({r['wall_s']} s): {r['how_it_ended']}",
+            flush=True,
+        )
     command = "python -m benchmarks.faults.run " + " ".join(argv if argv is not None else sys.argv[1:])
     for r in results.values():
         r["command"] = command
@@ -85,7 +89,9 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
     lines = [
         "# Fault injection",
         "",
-        "Made by " + ", ".join(f"`{c}`" for c in commands) + f" (last on {time.strftime('%Y-%m-%d')}; each fault's "
+        "Made by "
+        + ", ".join(f"`{c}`" for c in commands)
+        + f" (last on {time.strftime('%Y-%m-%d')}; each fault's "
         "command and every detail in `results.json`).",
         "",
         "| fault | injected | held | how it ended | log line(s) |",
@@ -93,8 +99,10 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
     ]
     for r in results.values():
         logs = "<br>".join(f"`{x[:160]}`" for x in r.get("log_lines", [])[-3:]) or "-"
-        lines.append(f"| {r['fault']} | {r.get('injected', '')} | {'yes' if r['held'] else '**no**'} | "
-                     f"{r['how_it_ended']} | {logs} |")
+        lines.append(
+            f"| {r['fault']} | {r.get('injected', '')} | {'yes' if r['held'] else '**no**'} | "
+            f"{r['how_it_ended']} | {logs} |"
+        )
     kill = results.get("kill-loop", {}).get("outcome")
     if kill:
         lines += [
@@ -110,8 +118,11 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
             "",
             "| round | first new clip after (s) | killed after a further (s) | clips before | clips after |",
             "|---|---|---|---|---|",
-            *[f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} | {r['clips_before']} "
-              f"| {r['clips_after']} |" for r in kill["rounds"]],
+            *[
+                f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} | {r['clips_before']} "
+                f"| {r['clips_after']} |"
+                for r in kill["rounds"]
+            ],
         ]
     return "\n".join(lines) + "\n"
 

@@ -30,14 +30,16 @@ _ACTIVITY = re.compile(
     r"^(?:what|which \w+) (?:did|have) i (?:cook|make|prepare|bake|do|fix|repair|build|assemble|work on|eat|have)\b"
 )
 # Words that may stand beside the period without naming a thing to look up ("for dinner").
-_FILLER = frozenset("for dinner breakfast lunch supper brunch a the in kitchen at home all day then again there".split())
+_FILLER = frozenset(
+    "for dinner breakfast lunch supper brunch a the in kitchen at home all day then again there".split()
+)
 MAX_SESSION_S = 24 * 3600.0  # a session that began this long before the window cannot reach into it
 MIN_CLIPS = 6  # fewer clips (a minute of 10-s clips) of a task is a passing likeness, not the task done
 MAX_SAID = 4  # tasks an answer names (the longest ones); the rest are counted
 
 
 def asks_what_was_done(question: str) -> bool:
-    """"What did I cook/make/do ...": the cheap first test, before memory is read for the time."""
+    """ "What did I cook/make/do ...": the cheap first test, before memory is read for the time."""
     return _ACTIVITY.match(" ".join(question.lower().split())) is not None
 
 
@@ -51,7 +53,7 @@ def activity_period(question: str, now_wall: float, tz: dt.tzinfo | None = None)
     period = find_period(q, now_wall, tz)
     if period is None:
         return None
-    rest = q[m.end():].replace(period.phrase, " ")
+    rest = q[m.end() :].replace(period.phrase, " ")
     return period if not [w for w in re.findall(r"[a-z']+", rest) if w not in _FILLER] else None
 
 
@@ -69,8 +71,13 @@ class DoneTask:
     clips: int
 
 
-def tasks_done(recall: Recall, library: TaskLibrary, vectors: VectorCache, period: Period,
-               params: RecognitionParams | None = None) -> tuple[list[DoneTask], int]:
+def tasks_done(
+    recall: Recall,
+    library: TaskLibrary,
+    vectors: VectorCache,
+    period: Period,
+    params: RecognitionParams | None = None,
+) -> tuple[list[DoneTask], int]:
     """The tasks done in the window, in time order, and how many clips memory holds from it. Blocking."""
     done: list[DoneTask] = []
     seen = 0
@@ -97,9 +104,18 @@ def tasks_done(recall: Recall, library: TaskLibrary, vectors: VectorCache, perio
                     begun = max(boundary, i - window + 1)
                     first = records[begun]
                     task = library.get(got.task)
-                    current = DoneTask(got.task, task.title if task else got.task, task.kind if task else "",
-                                       sid, first.clip_index, first.t0, first.t1, first.text, w0 + first.t0,
-                                       i - begun + 1)
+                    current = DoneTask(
+                        got.task,
+                        task.title if task else got.task,
+                        task.kind if task else "",
+                        sid,
+                        first.clip_index,
+                        first.t0,
+                        first.t1,
+                        first.text,
+                        w0 + first.t0,
+                        i - begun + 1,
+                    )
                 boundary = i + 1
             elif current is not None:
                 current.clips += 1
@@ -145,8 +161,10 @@ def compose(period: Period, done: list[DoneTask], seen: int, tz: dt.tzinfo | Non
     if not done:
         if not seen:
             return f"I don't remember anything from {period.label.removeprefix('on ')}."
-        return (f"I don't remember what you did {period.label}: the {seen} clips I remember from then "
-                "are of no task I know.")
+        return (
+            f"I don't remember what you did {period.label}: the {seen} clips I remember from then "
+            "are of no task I know."
+        )
     said = said_tasks(done)
     parts = []
     for i, ds in enumerate(said):
@@ -158,7 +176,9 @@ def compose(period: Period, done: list[DoneTask], seen: int, tz: dt.tzinfo | Non
         parts.append(f"{did} (at {at})")
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     more = len({d.name for d in done}) - len(said)
-    return f"{label} you {listed}" + (f"; and {more} shorter task{'s' if more > 1 else ''} besides." if more else ".")
+    return f"{label} you {listed}" + (
+        f"; and {more} shorter task{'s' if more > 1 else ''} besides." if more else "."
+    )
 
 
 def as_moment(d: DoneTask, note: str) -> Moment:

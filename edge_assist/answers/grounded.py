@@ -55,8 +55,17 @@ class GroundedAnswer:
 
 
 class GroundedAnswerer:
-    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, recall: Recall, *, clock: Clock,
-                 library: TaskLibrary | None = None, vectors: VectorCache | None = None) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        llm: LLM,
+        text_encoder: TextEncoder,
+        recall: Recall,
+        *,
+        clock: Clock,
+        library: TaskLibrary | None = None,
+        vectors: VectorCache | None = None,
+    ) -> None:
         self.cfg, self.llm, self.text_encoder, self.recall, self.clock = cfg, llm, text_encoder, recall, clock
         self.gate = answer_support.load_gate(cfg.reasoner.answer_gate_file)
         # The task library and its step vectors, for "what did I cook yesterday evening"
@@ -83,12 +92,22 @@ class GroundedAnswerer:
             return None
         library, vectors = self._tasks()
         t = time.perf_counter()
-        done, seen = await self.clock.run_blocking(day_recall.tasks_done, self.recall, library, vectors, period)
+        done, seen = await self.clock.run_blocking(
+            day_recall.tasks_done, self.recall, library, vectors, period
+        )
         text = day_recall.compose(period, done, seen)
-        trace.update(kind="period", outcome="tasks recognised" if done else "no task recognised",
-                     period={"label": period.label, "start_wall": period.start, "end_wall": period.end,
-                             "clips": seen, "tasks": [[d.name, d.session_id, d.clip_index, d.clips] for d in done]},
-                     composed=text)
+        trace.update(
+            kind="period",
+            outcome="tasks recognised" if done else "no task recognised",
+            period={
+                "label": period.label,
+                "start_wall": period.start,
+                "end_wall": period.end,
+                "clips": seen,
+                "tasks": [[d.name, d.session_id, d.clip_index, d.clips] for d in done],
+            },
+            composed=text,
+        )
         first = day_recall.said_tasks(done)[0][0] if done else None
         moment = day_recall.as_moment(first, ages.note(first.session_id, first.t0)) if first else None
         timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
@@ -101,8 +120,10 @@ class GroundedAnswerer:
         words: list[answer_support.Words | None] = [None] * (len(found) + 1)
         if hasattr(self.text_encoder, "encode_words"):
             words = list(self.text_encoder.encode_words([focus, *(m.text for m in found)]))
-        return {m: self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
-                for m, w in zip(found, words[1:], strict=True)}
+        return {
+            m: self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
+            for m, w in zip(found, words[1:], strict=True)
+        }
 
     async def answer(
         self,
@@ -119,16 +140,26 @@ class GroundedAnswerer:
         timings: dict[str, float] = {}
         kind = answer_text.question_kind(question)
         focus = answer_text.question_focus(question)
-        trace: dict[str, Any] = {"answerer": "grounded", "kind": kind, "focus": focus,
-                                 "before_t": None if math.isinf(before_t) else before_t}
+        trace: dict[str, Any] = {
+            "answerer": "grounded",
+            "kind": kind,
+            "focus": focus,
+            "before_t": None if math.isinf(before_t) else before_t,
+        }
         if past_sessions and not choices:
             recalled = await self._period_answer(question, before_t, session_id, started, trace)
             if recalled is not None:
                 return recalled
         t = time.perf_counter()
         found = await self.recall.candidate_moments(
-            self.text_encoder, self.clock, focus, before_t=before_t, session_id=session_id,
-            k=max(OFFERED, self.cfg.retrieval.top_k), past_sessions=past_sessions, extra=in_view,
+            self.text_encoder,
+            self.clock,
+            focus,
+            before_t=before_t,
+            session_id=session_id,
+            k=max(OFFERED, self.cfg.retrieval.top_k),
+            past_sessions=past_sessions,
+            extra=in_view,
             graph=self.cfg.retrieval.graph,
         )
         timings["candidates"] = time.perf_counter() - t
@@ -139,38 +170,66 @@ class GroundedAnswerer:
         backing = await self.clock.run_blocking(self._backing, focus, found)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
-        if past_sessions and not answer_text.names_past_day(question) and any(
-                m.note == "" and backing[m] >= threshold for m in found):
+        if (
+            past_sessions
+            and not answer_text.names_past_day(question)
+            and any(m.note == "" and backing[m] >= threshold for m in found)
+        ):
             # Today first: when this session holds a moment that answers, the wearer asking "what
             # did I do with the bowl" means today's bowl, not a closer caption from days ago; a
             # question that names an earlier day ("yesterday") is left to the ranking.
             trace["today_first"] = [[m.session_id, m.clip_index] for m in found if m.note != ""][:OFFERED]
             found = [m for m in found if m.note == ""]
         top = backing[found[0]] if found else 0.0
-        offered = [m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin][:OFFERED]
-        trace["candidates"] = [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text,
-                                round(backing[m], 4)] for m in found]
+        offered = [
+            m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin
+        ][:OFFERED]
+        trace["candidates"] = [
+            [
+                m.session_id,
+                m.clip_index,
+                round(m.t0, 2),
+                round(m.t1, 2),
+                m.score,
+                m.text,
+                round(backing[m], 4),
+            ]
+            for m in found
+        ]
         trace["min_score"] = threshold
         chosen: Moment | None = None
         if not offered:
-            trace["outcome"] = "nothing in memory close enough" if found else "memory holds nothing before now"
+            trace["outcome"] = (
+                "nothing in memory close enough" if found else "memory holds nothing before now"
+            )
         elif len(offered) == 1:
             chosen = offered[0]
             trace["outcome"] = "chosen (the only moment close enough)"
         else:
-            pick = await grounding.choose_moment(self.llm, self.clock, question, offered, temperature=r.temperature)
+            pick = await grounding.choose_moment(
+                self.llm, self.clock, question, offered, temperature=r.temperature
+            )
             timings["choose"] = pick.call.seconds
             trace["choose"] = pick.call.trace()
             chosen = pick.moment
             trace["outcome"] = "chosen" if chosen is not None else (pick.call.error or "the model chose none")
         moment = chosen
         if chosen is not None and kind in ("after", "before"):
-            moment = await self.recall.neighbour(self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t)
+            moment = await self.recall.neighbour(
+                self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t
+            )
             if moment is None:
                 trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
-            text = answer_text.NOTHING_AFTER if (chosen is not None and kind == "after") else (
-                answer_text.NOTHING_BEFORE if (chosen is not None and kind == "before") else answer_text.abstention(kind))
+            text = (
+                answer_text.NOTHING_AFTER
+                if (chosen is not None and kind == "after")
+                else (
+                    answer_text.NOTHING_BEFORE
+                    if (chosen is not None and kind == "before")
+                    else answer_text.abstention(kind)
+                )
+            )
             timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
@@ -186,9 +245,14 @@ class GroundedAnswerer:
         self, question: str, composed: str, moment: Moment, timings: dict[str, float], trace: dict[str, Any]
     ) -> str:
         res = await call_json(
-            self.llm, self.clock, "rephrase answer", grounding.rephrase_messages(question, composed),
-            grounding.rephrase_schema(), lambda raw: " ".join(str(raw.get("sentence", "")).split()),
-            max_tokens=REPHRASE_TOKENS, temperature=self.cfg.reasoner.temperature,
+            self.llm,
+            self.clock,
+            "rephrase answer",
+            grounding.rephrase_messages(question, composed),
+            grounding.rephrase_schema(),
+            lambda raw: " ".join(str(raw.get("sentence", "")).split()),
+            max_tokens=REPHRASE_TOKENS,
+            temperature=self.cfg.reasoner.temperature,
         )
         timings["rephrase"] = res.seconds
         trace["rephrase"] = res.trace()
@@ -225,4 +289,6 @@ _TIME = re.compile(r"\b(\d+):(\d\d)(?::(\d\d))?\b")
 
 def times_in(text: str) -> list[float]:
     """Stream times ('1:40', '1:04:50' past the first hour) said in an answer, in seconds."""
-    return [int(a) * 3600 + int(b) * 60 + int(c) if c else int(a) * 60 + int(b) for a, b, c in _TIME.findall(text)]
+    return [
+        int(a) * 3600 + int(b) * 60 + int(c) if c else int(a) * 60 + int(b) for a, b, c in _TIME.findall(text)
+    ]

@@ -57,7 +57,12 @@ def choose_messages(question: str, moments: Sequence[Moment]) -> list[Message]:
         msgs.append({"role": "user", "content": user})
         msgs.append({"role": "assistant", "content": answer})
     listed = "\n".join(moment_line(i, m) for i, m in enumerate(moments, 1))
-    msgs.append({"role": "user", "content": f"Question: {prompts.clip(question, prompts.LINE_CHARS)}\nMoments:\n{listed}"})
+    msgs.append(
+        {
+            "role": "user",
+            "content": f"Question: {prompts.clip(question, prompts.LINE_CHARS)}\nMoments:\n{listed}",
+        }
+    )
     return msgs
 
 
@@ -91,8 +96,14 @@ async def choose_moment(
     """The model's pick among `moments` (non-empty). A failed call counts as "none": an
     answer that cannot be grounded is not given."""
     res = await call_json(
-        llm, clock, "choose moment", choose_messages(question, moments), choose_schema(len(moments)),
-        lambda raw: parse_choice(raw, len(moments)), max_tokens=CHOICE_TOKENS, temperature=temperature,
+        llm,
+        clock,
+        "choose moment",
+        choose_messages(question, moments),
+        choose_schema(len(moments)),
+        lambda raw: parse_choice(raw, len(moments)),
+        max_tokens=CHOICE_TOKENS,
+        temperature=temperature,
     )
     picked = res.value
     return Choice(moments[picked - 1] if picked is not None else None, res)
@@ -101,13 +112,19 @@ async def choose_moment(
 def rephrase_messages(question: str, composed: str) -> list[Message]:
     return [
         {"role": "system", "content": REPHRASE_SYSTEM},
-        {"role": "user", "content": f"Question: {prompts.clip(question, prompts.LINE_CHARS)}\nAnswer: {composed}"},
+        {
+            "role": "user",
+            "content": f"Question: {prompts.clip(question, prompts.LINE_CHARS)}\nAnswer: {composed}",
+        },
     ]
 
 
 def rephrase_schema() -> dict[str, Any]:
-    return {"type": "object", "properties": {"sentence": {"type": "string", "maxLength": REPHRASE_CHARS}},
-            "required": ["sentence"]}
+    return {
+        "type": "object",
+        "properties": {"sentence": {"type": "string", "maxLength": REPHRASE_CHARS}},
+        "required": ["sentence"],
+    }
 
 
 @dataclass(frozen=True)
@@ -128,7 +145,12 @@ class Faithfulness:
 
 
 def check_faithful(
-    encoder: TextEncoder, composed: str, rephrased: str, evidence: Sequence[str], *, min_cosine: float = FAITHFUL_COSINE
+    encoder: TextEncoder,
+    composed: str,
+    rephrased: str,
+    evidence: Sequence[str],
+    *,
+    min_cosine: float = FAITHFUL_COSINE,
 ) -> Faithfulness:
     """A rephrasing is faithful when it means the composed sentence (encoder cosine) and
     says nothing the composed sentence and the evidence do not (no new content word)."""

@@ -52,8 +52,16 @@ class Answer:
 
 
 class OfflineAnswerer:
-    def __init__(self, cfg: Config, llm: LLM, text_encoder: TextEncoder, recall: Recall, clock: Clock,
-                 retriever: Retriever, grounded: GroundedAnswerer) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        llm: LLM,
+        text_encoder: TextEncoder,
+        recall: Recall,
+        clock: Clock,
+        retriever: Retriever,
+        grounded: GroundedAnswerer,
+    ) -> None:
         self.cfg = cfg
         self.llm = llm
         self.text_encoder = text_encoder
@@ -75,8 +83,11 @@ class OfflineAnswerer:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         trace: dict[str, Any] = {
-            "version": TRACE_VERSION, "prompt_version": prompts.PROMPT_VERSION, "question": question,
-            "choices": list(choices), "before_t": None if math.isinf(before_t) else before_t,
+            "version": TRACE_VERSION,
+            "prompt_version": prompts.PROMPT_VERSION,
+            "question": question,
+            "choices": list(choices),
+            "before_t": None if math.isinf(before_t) else before_t,
         }
         if self.cfg.reasoner.answerer == "grounded":
             return await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
@@ -86,34 +97,60 @@ class OfflineAnswerer:
             summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
             timings["summaries"] = time.perf_counter() - t
             coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
-            trace["coarse"] = {"summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]}
+            trace["coarse"] = {
+                "summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]
+            }
             if summaries:
                 res = await call_json(
-                    self.llm, self.clock, "coarse answer",
+                    self.llm,
+                    self.clock,
+                    "coarse answer",
                     prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
-                    schemas.sufficiency_schema(choices), lambda raw: raw, max_tokens=n_tokens,
+                    schemas.sufficiency_schema(choices),
+                    lambda raw: raw,
+                    max_tokens=n_tokens,
                 )
                 timings["coarse"] = res.seconds
                 trace["coarse"].update(res.trace())
                 raw = res.value
-                if raw is not None and raw.get("is_enough") is True and str(raw.get("the_answer", "")).strip():
+                if (
+                    raw is not None
+                    and raw.get("is_enough") is True
+                    and str(raw.get("the_answer", "")).strip()
+                ):
                     coarse_text = str(raw["the_answer"]).strip()
                     timings["total"] = time.perf_counter() - started
-                    return Answer(coarse_text, coarse_text if choices else None, coarse.citation(), "summaries", coarse,
-                                  timings, trace)
+                    return Answer(
+                        coarse_text,
+                        coarse_text if choices else None,
+                        coarse.citation(),
+                        "summaries",
+                        coarse,
+                        timings,
+                        trace,
+                    )
         else:
             trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
 
-        retrieval = await self.retriever.retrieve(question, before_t=before_t, session_id=session_id,
-                                                  past_sessions=past_sessions)
+        retrieval = await self.retriever.retrieve(
+            question, before_t=before_t, session_id=session_id, past_sessions=past_sessions
+        )
         timings.update(retrieval.timings_s)
         trace["retrieval"] = retrieval.trace()
         context = retrieval.context
         res2 = await call_json(
-            self.llm, self.clock, "fine answer",
-            prompts.answer_messages(task=self.cfg.reasoner.task_context, question=question,
-                                    retrieved=context.text, choices=choices),
-            schemas.answer_schema(choices), lambda raw: nonempty(str(raw.get("the_answer", ""))), max_tokens=n_tokens,
+            self.llm,
+            self.clock,
+            "fine answer",
+            prompts.answer_messages(
+                task=self.cfg.reasoner.task_context,
+                question=question,
+                retrieved=context.text,
+                choices=choices,
+            ),
+            schemas.answer_schema(choices),
+            lambda raw: nonempty(str(raw.get("the_answer", ""))),
+            max_tokens=n_tokens,
         )
         timings["answer"] = res2.seconds
         trace["answer"] = res2.trace()
@@ -123,21 +160,31 @@ class OfflineAnswerer:
             text = await self._closest_choice(choices, context.text or question)
             trace["answer"]["fallback"] = f"closest option by text similarity ({res2.error})"
         timings["total"] = time.perf_counter() - started
-        return Answer(text or NO_ANSWER, text if choices else None, context.citation(), "clips", context,
-                      timings, trace)
+        return Answer(
+            text or NO_ANSWER, text if choices else None, context.citation(), "clips", context, timings, trace
+        )
 
     async def _grounded_answer(
-        self, question: str, choices: tuple[str, ...], before_t: float, session_id: str | None, past_sessions: bool,
+        self,
+        question: str,
+        choices: tuple[str, ...],
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
         trace: dict[str, Any],
     ) -> Answer:
-        ga = await self.grounded.answer(question, before_t=before_t, session_id=session_id, choices=choices,
-                                        past_sessions=past_sessions)
+        ga = await self.grounded.answer(
+            question, before_t=before_t, session_id=session_id, choices=choices, past_sessions=past_sessions
+        )
         trace.update(ga.trace)
         trace["cited_clips"] = cited_clips(ga)
         context = RetrievedContext()
         if (m := ga.moment) is not None:
-            context = RetrievedContext(text=m.text, clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
-                                       spans=[(m.t0, m.t1, "clip")])
+            context = RetrievedContext(
+                text=m.text,
+                clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+                spans=[(m.t0, m.t1, "clip")],
+            )
         if choices:
             trace["evidence"] = ga.text  # the option is the answer; the sentence says why
         text = (ga.choice or ga.text) if choices else ga.text
@@ -146,16 +193,22 @@ class OfflineAnswerer:
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
         hits: list[TextHit] = []
         for level in ("session", "activity"):
-            hits.extend(await self.clock.run_blocking(
-                lambda lv=level: self.recall.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
-            ))
+            hits.extend(
+                await self.clock.run_blocking(
+                    lambda lv=level: self.recall.summaries(lv, before_t=before_t, session_id=session_id)  # type: ignore[misc]
+                )
+            )
         if sum(len(h.text) for h in hits) <= self.cfg.retrieval.context_chars:
             return hits
         # Too many to show: the sessions, plus the activities nearest the question.
         vec = (await self.clock.run_blocking(self.text_encoder.encode, [question]))[0]
         near = await self.clock.run_blocking(
             lambda: self.recall.nearest_summaries(
-                vec, k=self.cfg.retrieval.top_k * 2, before_t=before_t, level="activity", session_id=session_id
+                vec,
+                k=self.cfg.retrieval.top_k * 2,
+                before_t=before_t,
+                level="activity",
+                session_id=session_id,
             )
         )
         return [h for h in hits if h.level == "session"] + list(near)
@@ -181,7 +234,10 @@ def nonempty(text: str) -> str:
 def _summary_context(hits: list[TextHit], max_chars: int) -> RetrievedContext:
     order = {"session": 0, "activity": 1}
     ordered = sorted(hits, key=lambda h: (order.get(h.level, 2), h.session_id, h.t0))
-    lines = [f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}" for h in ordered]
+    lines = [
+        f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}"
+        for h in ordered
+    ]
     text = "\n".join(lines)
     if len(text) > max_chars:
         text = text[: max_chars - 1] + "…"

@@ -73,5 +73,7 @@ def find_period(question: str, now_wall: float, tz: dt.tzinfo | None = None) -> 
             return window(n, None, "yesterday" if n == 1 else f"{n} days ago", m.group(0))
         if g.get("weekday"):
             back = (now.weekday() - WEEKDAYS.index(g["weekday"])) % 7 or 7  # the last one before today
-            return window(back, None, "yesterday" if back == 1 else f"on {g['weekday'].capitalize()}", m.group(0))
+            return window(
+                back, None, "yesterday" if back == 1 else f"on {g['weekday'].capitalize()}", m.group(0)
+            )
     return None

@@ -63,8 +63,9 @@ def word_recall(question: Words, caption: Words) -> tuple[float, float]:
     return float(best.mean()), float(best.min())
 
 
-def features(cosine: float, focus: str, caption: str, focus_words: Words | None, caption_words: Words | None
-             ) -> dict[str, float]:
+def features(
+    cosine: float, focus: str, caption: str, focus_words: Words | None, caption_words: Words | None
+) -> dict[str, float]:
     words = content_words(focus)
     share = len(words & content_words(caption)) / len(words) if words else 0.0
     if focus_words is not None and caption_words is not None:
@@ -92,8 +93,10 @@ class AnswerGate:
         try:
             o = json.loads(p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ModelError(f"{p}: the answer gate is missing or unreadable ({e}); set reasoner.answer_gate_file "
-                             "or retrain it with `python -m edge_assist.evaluation.qa_tune`") from None
+            raise ModelError(
+                f"{p}: the answer gate is missing or unreadable ({e}); set reasoner.answer_gate_file "
+                "or retrain it with `python -m edge_assist.evaluation.qa_tune`"
+            ) from None
         if not isinstance(o, dict) or o.get("format") != FORMAT:
             raise ModelError(f"{p}: not an edge-assist answer gate (format {FORMAT})")
         model = ServiceModel.from_json(o.get("model", {}), str(p))
@@ -105,8 +108,12 @@ class AnswerGate:
 
     def save(self, path: str | Path) -> Path:
         p = Path(path)
-        doc = {"format": FORMAT, "model": self.model.to_json(), "threshold": round(self.threshold, 6),
-               "training": self.training}
+        doc = {
+            "format": FORMAT,
+            "model": self.model.to_json(),
+            "threshold": round(self.threshold, 6),
+            "training": self.training,
+        }
         p.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         return p
 

@@ -32,17 +32,29 @@ from edge_assist.events import Caption
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "ask", help="ask a question about what the wearer did (live store or a recording)",
+        "ask",
+        help="ask a question about what the wearer did (live store or a recording)",
         description="Answer a question from memory: the moment that answers it, with its time, or 'I don't remember'.",
     )
     add_config_args(p)
     p.add_argument("question", help="the question, in quotes")
-    p.add_argument("--recording", "-r", metavar="DB",
-                   help="a finished recording: its memory store (NAME.sqlite) or a caption stream (.jsonl)")
-    p.add_argument("--choices", nargs="+", metavar="OPTION", help="multiple choice: the answer is one of these")
-    p.add_argument("--session", metavar="ID",
-                   help="ask as at the end of this session (default: the latest); the sessions before it are its past")
-    p.add_argument("--only-session", action="store_true", help="search the session alone, not the sessions before it")
+    p.add_argument(
+        "--recording",
+        "-r",
+        metavar="DB",
+        help="a finished recording: its memory store (NAME.sqlite) or a caption stream (.jsonl)",
+    )
+    p.add_argument(
+        "--choices", nargs="+", metavar="OPTION", help="multiple choice: the answer is one of these"
+    )
+    p.add_argument(
+        "--session",
+        metavar="ID",
+        help="ask as at the end of this session (default: the latest); the sessions before it are its past",
+    )
+    p.add_argument(
+        "--only-session", action="store_true", help="search the session alone, not the sessions before it"
+    )
     p.add_argument("--json", action="store_true", help="print the answer, citations and trace as JSON")
     p.set_defaults(func=_ask)
 
@@ -55,7 +67,9 @@ def _store_config(cfg: Config, db: Path) -> Config:
 def _ask(args: argparse.Namespace) -> int:
     question = " ".join(args.question.split())
     if not question:
-        raise EdgeAssistError("the question is empty; write it in quotes: edge-assist ask \"where did I put the salt?\"")
+        raise EdgeAssistError(
+            'the question is empty; write it in quotes: edge-assist ask "where did I put the salt?"'
+        )
     choices = tuple(dict.fromkeys(c.strip() for c in args.choices or () if c.strip()))
     if args.choices is not None and len(choices) < 2:
         raise EdgeAssistError("--choices needs at least two different options")
@@ -64,14 +78,18 @@ def _ask(args: argparse.Namespace) -> int:
         if args.recording:
             rec = Path(args.recording)
             if not rec.exists():
-                raise SourceError(f"recording {rec} does not exist; give a memory store (.sqlite) or a caption stream (.jsonl)")
+                raise SourceError(
+                    f"recording {rec} does not exist; give a memory store (.sqlite) or a caption stream (.jsonl)"
+                )
             if rec.suffix == ".jsonl":
                 cfg = cfg.replace(**{"general.data_dir": tmp, "general.wearer": "recording"})
                 build: Path | None = rec
             elif rec.suffix in (".sqlite", ".db"):
                 cfg, build = _store_config(cfg, rec), None
             else:
-                raise SourceError(f"{rec}: unknown recording type; give a memory store (.sqlite) or a caption stream (.jsonl)")
+                raise SourceError(
+                    f"{rec}: unknown recording type; give a memory store (.sqlite) or a caption stream (.jsonl)"
+                )
         else:
             from edge_assist.memory.memory import Paths
 
@@ -116,7 +134,9 @@ async def _answer(
             start = time.perf_counter()
             print(f"building memory from {len(rows)} captions of {build.name} ...", file=sys.stderr)
             for i, (t0, t1, text) in enumerate(rows):
-                await clock.run_blocking(memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text))
+                await clock.run_blocking(
+                    memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text)
+                )
             await clock.run_blocking(memory.flush)
             print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         starts = memory.session_starts()
@@ -132,8 +152,9 @@ async def _answer(
             end = memory.store.frontier(named)
             before_t = end if end is not None else math.inf
         assistant = build_assistant(cfg, llm, enc, memory, vlm=vlm, image_encoder=img, clock=clock)
-        ans = await assistant.answer(question, choices=choices, session_id=session, past_sessions=past,
-                                     before_t=before_t)
+        ans = await assistant.answer(
+            question, choices=choices, session_id=session, past_sessions=past, before_t=before_t
+        )
     finally:
         memory.close()
     return {

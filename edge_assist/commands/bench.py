@@ -31,15 +31,24 @@ def checkout(package_dir: Path | None = None) -> Path:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "bench", help="run every benchmark on this machine and write a summary",
+        "bench",
+        help="run every benchmark on this machine and write a summary",
         description="Run every stage's benchmark (inference, memory ingest, search at scale, graph, bridge, "
         "pipeline) and write benchmarks/results/bench-<machine>-<date>/summary.md, summary.json and raw.tar.gz.",
     )
-    p.add_argument("--quick", action="store_true", help="minutes instead of about an hour: small sizes, few repeats")
-    p.add_argument("--only", metavar="NAMES", default="",
-                   help="comma-separated subset: inference, memory_ingest, memory_search, memory_scale, memory_graph, "
-                   "bridge, pipeline")
-    p.add_argument("--out", metavar="DIR", help="run directory (default benchmarks/results/bench-<machine>-<date>)")
+    p.add_argument(
+        "--quick", action="store_true", help="minutes instead of about an hour: small sizes, few repeats"
+    )
+    p.add_argument(
+        "--only",
+        metavar="NAMES",
+        default="",
+        help="comma-separated subset: inference, memory_ingest, memory_search, memory_scale, memory_graph, "
+        "bridge, pipeline",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="run directory (default benchmarks/results/bench-<machine>-<date>)"
+    )
     p.set_defaults(func=_bench)
 
 

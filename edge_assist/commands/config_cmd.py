@@ -11,9 +11,13 @@ from edge_assist.config import Config, render_toml
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("config", help="show the effective settings", description="Inspect settings.")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
-    show = csub.add_parser("show", help="print the effective settings as TOML, every key documented with its unit")
+    show = csub.add_parser(
+        "show", help="print the effective settings as TOML, every key documented with its unit"
+    )
     add_config_args(show)
-    show.add_argument("--defaults", action="store_true", help="print the built-in defaults, ignoring any file")
+    show.add_argument(
+        "--defaults", action="store_true", help="print the built-in defaults, ignoring any file"
+    )
     show.set_defaults(func=_show)
 
 

@@ -109,14 +109,22 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     if importlib.util.find_spec("picamera2") is not None:
         yield OK, "picamera2", "installed"
     else:
-        yield NOTE, "picamera2", "not installed (Raspberry Pi camera only: sudo apt install python3-picamera2)"
+        yield (
+            NOTE,
+            "picamera2",
+            "not installed (Raspberry Pi camera only: sudo apt install python3-picamera2)",
+        )
 
     if shutil.which("espeak-ng"):
         yield OK, "speech (espeak-ng)", shutil.which("espeak-ng") or ""
     else:
         yield MISSING, "speech (espeak-ng)", "decisions are shown, not spoken: sudo apt install espeak-ng"
     player = shutil.which("aplay") or shutil.which("paplay") or shutil.which("pw-play")
-    yield (OK if player else NOTE), "audio player", player or "none (aplay/paplay): speech can only go to a WAV file"
+    yield (
+        (OK if player else NOTE),
+        "audio player",
+        player or "none (aplay/paplay): speech can only go to a WAV file",
+    )
 
     try:
         from edge_assist.voice import voice_status  # type: ignore[attr-defined]
@@ -129,21 +137,32 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
 
     key = cfg.data_path(cfg.bridge.key_file)
     if cfg.bridge.transport == "off":
-        yield NOTE, "glasses bridge", "off (bridge.transport); `edge-assist hud-emulator` shows the HUD in a terminal"
+        yield (
+            NOTE,
+            "glasses bridge",
+            "off (bridge.transport); `edge-assist hud-emulator` shows the HUD in a terminal",
+        )
     elif key.exists():
         yield OK, "glasses bridge", f"{cfg.bridge.transport}, paired (key {key})"
     else:
-        yield MISSING, "glasses bridge", (
-            f"{cfg.bridge.transport} configured but no pairing key at {key}: run `edge-assist pair` "
-            "(or set bridge.key_file to the key of another data folder)"
+        yield (
+            MISSING,
+            "glasses bridge",
+            (
+                f"{cfg.bridge.transport} configured but no pairing key at {key}: run `edge-assist pair` "
+                "(or set bridge.key_file to the key of another data folder)"
+            ),
         )
 
     data = cfg.data_dir
     probe = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
     if os.access(probe, os.W_OK):
         free_gb = shutil.disk_usage(probe).free / 1e9
-        yield (OK if free_gb > 1 else MISSING), "data folder", f"{data} ({free_gb:.1f} GB free)" + (
-            "" if free_gb > 1 else ": free some disk space, memory ingest stops when the disk is full"
+        yield (
+            (OK if free_gb > 1 else MISSING),
+            "data folder",
+            f"{data} ({free_gb:.1f} GB free)"
+            + ("" if free_gb > 1 else ": free some disk space, memory ingest stops when the disk is full"),
         )
     else:
         yield MISSING, "data folder", f"{data} is not writable: set general.data_dir"
@@ -164,5 +183,8 @@ def _doctor(args: argparse.Namespace) -> int:
     if missing:
         print(f"{len(missing)} required part{'s' * (len(missing) != 1)} missing: {', '.join(missing)}")
     else:
-        print("everything required is here" + (f"; optional, not installed: {', '.join(optional)}" if optional else ""))
+        print(
+            "everything required is here"
+            + (f"; optional, not installed: {', '.join(optional)}" if optional else "")
+        )
     return 1 if missing else 0

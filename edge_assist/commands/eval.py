@@ -28,8 +28,11 @@ from edge_assist.evaluation.captaincook import DEFAULT_DATASET
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="benchmark edge-assist: EgoServe scoring, CaptainCook4D, reports",
-                       description="Evaluate edge-assist with the EgoServe protocol.")
+    p = sub.add_parser(
+        "eval",
+        help="benchmark edge-assist: EgoServe scoring, CaptainCook4D, reports",
+        description="Evaluate edge-assist with the EgoServe protocol.",
+    )
     esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
 
     b = esub.add_parser("build-captaincook", help="build the CaptainCook4D proactive-service benchmark")
@@ -41,39 +44,80 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     r = esub.add_parser("run", help="run our assistant and the baselines over a dataset and write the report")
     add_config_args(r)
-    r.add_argument("--dataset", default=str(DEFAULT_DATASET), metavar="DIR",
-                   help="a built benchmark (default: the shipped CaptainCook4D build)")
+    r.add_argument(
+        "--dataset",
+        default=str(DEFAULT_DATASET),
+        metavar="DIR",
+        help="a built benchmark (default: the shipped CaptainCook4D build)",
+    )
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
-    r.add_argument("--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant")
+    r.add_argument(
+        "--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant"
+    )
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
-    r.add_argument("--rows", default="", help="comma-separated rows: ours,no-memory,never,er,cue,normal,chatty,gate+llm,llm (the default), "
-                        "caption-only, no-graph-order, no-deviation, no-alignment, no-timing, no-hazard, "
-                        "no-session-history (gates written by `edge-assist gate train`)")
+    r.add_argument(
+        "--rows",
+        default="",
+        help="comma-separated rows: ours,no-memory,never,er,cue,normal,chatty,gate+llm,llm (the default), "
+        "caption-only, no-graph-order, no-deviation, no-alignment, no-timing, no-hazard, "
+        "no-session-history (gates written by `edge-assist gate train`)",
+    )
     r.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
-    r.add_argument("--delta-s", type=float, default=0.0, help="matching tolerance δ in seconds (0 = the dataset's)")
-    r.add_argument("--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)")
+    r.add_argument(
+        "--delta-s", type=float, default=0.0, help="matching tolerance δ in seconds (0 = the dataset's)"
+    )
+    r.add_argument(
+        "--content-threshold", type=float, default=0.5, help="content-match cosine threshold (default 0.5)"
+    )
     r.add_argument("--judge-max-pairs", type=int, default=50, help="LLM-judged pairs per row (0 = no judge)")
     r.add_argument("--no-plots", action="store_true", help="skip the timeline PNGs")
-    r.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="recordings replayed at once, one worker process each (default 1; give each a core)")
-    r.add_argument("--read-back", action="store_true",
-                   help="resume an interrupted run: recordings whose decisions are already in --out are read, "
-                        "not replayed (same code and configuration only)")
-    r.add_argument("--response-cache", default=None, metavar="FILE",
-                   help="replay identical model requests from this SQLite file (default OUT/model-cache.sqlite; "
-                        "'' = off): rows that share requests cost them once, and a rerun resumes")
-    r.add_argument("--out", required=True, metavar="DIR", help="where to write results.json, report.md, plots")
+    r.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="recordings replayed at once, one worker process each (default 1; give each a core)",
+    )
+    r.add_argument(
+        "--read-back",
+        action="store_true",
+        help="resume an interrupted run: recordings whose decisions are already in --out are read, "
+        "not replayed (same code and configuration only)",
+    )
+    r.add_argument(
+        "--response-cache",
+        default=None,
+        metavar="FILE",
+        help="replay identical model requests from this SQLite file (default OUT/model-cache.sqlite; "
+        "'' = off): rows that share requests cost them once, and a rerun resumes",
+    )
+    r.add_argument(
+        "--out", required=True, metavar="DIR", help="where to write results.json, report.md, plots"
+    )
     r.set_defaults(func=_run)
 
-    q = esub.add_parser("qa", help="the question benchmark: template questions from the annotations, answered from memory")
+    q = esub.add_parser(
+        "qa", help="the question benchmark: template questions from the annotations, answered from memory"
+    )
     add_config_args(q)
-    q.add_argument("--dataset", default=str(DEFAULT_DATASET), metavar="DIR",
-                   help="a built benchmark (default: the shipped CaptainCook4D build)")
+    q.add_argument(
+        "--dataset",
+        default=str(DEFAULT_DATASET),
+        metavar="DIR",
+        help="a built benchmark (default: the shipped CaptainCook4D build)",
+    )
     q.add_argument("--split", default="val", help="which split (default val; develop on train)")
-    q.add_argument("--variant", default="original", choices=("original", "paraphrased"),
-                   help="caption stream the memory is built from (questions keep the annotated wording)")
-    q.add_argument("--answerer", default="grounded,free",
-                   help="comma-separated rows: grounded (choose a moment, compose) and/or free (free-written, the old path)")
+    q.add_argument(
+        "--variant",
+        default="original",
+        choices=("original", "paraphrased"),
+        help="caption stream the memory is built from (questions keep the annotated wording)",
+    )
+    q.add_argument(
+        "--answerer",
+        default="grounded,free",
+        help="comma-separated rows: grounded (choose a moment, compose) and/or free (free-written, the old path)",
+    )
     q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
     q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
@@ -81,8 +125,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     s = esub.add_parser("score", help="score a decision log against annotations (EgoServe or our GT JSONL)")
     s.add_argument("--gt", required=True, metavar="FILE", help="annotations: EgoServe JSON/JSONL or GT JSONL")
-    s.add_argument("--predictions", required=True, metavar="FILE", help="decision log (Decision JSONL) or EgoServe-style")
-    s.add_argument("--delta-s", type=float, default=25.0, help="matching tolerance δ (60 all-day, 25 CaptainCook4D, 10 HoloAssist)")
+    s.add_argument(
+        "--predictions", required=True, metavar="FILE", help="decision log (Decision JSONL) or EgoServe-style"
+    )
+    s.add_argument(
+        "--delta-s",
+        type=float,
+        default=25.0,
+        help="matching tolerance δ (60 all-day, 25 CaptainCook4D, 10 HoloAssist)",
+    )
     s.set_defaults(func=_score)
 
 
@@ -94,7 +145,6 @@ def _build(args: argparse.Namespace) -> int:
         events = sum(manifest["recordings"][r]["gt_events"] for r in ids)
         print(f"{split}: {len(ids)} recordings, {events} ground-truth services -> {Path(args.out) / split}")
     return 0
-
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -121,8 +171,10 @@ def _run(args: argparse.Namespace) -> int:
         for r in rows:
             gate_file = r.overrides.get("reasoner.gate_file")
             if gate_file and not Path(gate_file).exists():
-                raise EdgeAssistError(f"row {r.name!r} needs {gate_file}; write it with `edge-assist gate train` "
-                                      "from a checkout of the repository")
+                raise EdgeAssistError(
+                    f"row {r.name!r} needs {gate_file}; write it with `edge-assist gate train` "
+                    "from a checkout of the repository"
+                )
     ablations = harness.ablation_rows() if args.ablations else []
     needs_models = any(not r.baseline for r in rows + ablations) or args.judge_max_pairs > 0
 
@@ -139,16 +191,30 @@ def _run(args: argparse.Namespace) -> int:
     # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
     pool = (
         ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"))
-        if args.jobs > 1 else None
+        if args.jobs > 1
+        else None
     )
     try:
         for row in rows + ablations:
-            done.append(harness.run_row(
-                cfg, ds, args.split, args.variant, row, recordings, text_encoder=encoder, judge_llm=judge,
-                judge_max_pairs=args.judge_max_pairs, content_threshold=args.content_threshold,
-                delta_s=args.delta_s or None, out_dir=out, progress=progress, executor=pool,
-                read_back=args.read_back,
-            ))
+            done.append(
+                harness.run_row(
+                    cfg,
+                    ds,
+                    args.split,
+                    args.variant,
+                    row,
+                    recordings,
+                    text_encoder=encoder,
+                    judge_llm=judge,
+                    judge_max_pairs=args.judge_max_pairs,
+                    content_threshold=args.content_threshold,
+                    delta_s=args.delta_s or None,
+                    out_dir=out,
+                    progress=progress,
+                    executor=pool,
+                    read_back=args.read_back,
+                )
+            )
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -176,7 +242,9 @@ def _run(args: argparse.Namespace) -> int:
     for d in done:
         per = [r.get("response_cache") for r in d.runtime["recordings"].values() if r.get("response_cache")]
         if per:
-            d.runtime["response_cache"] = {k: round(sum(p[k] for p in per), 1) for k in ("hits", "misses", "saved_s")}
+            d.runtime["response_cache"] = {
+                k: round(sum(p[k] for p in per), 1) for k in ("hits", "misses", "saved_s")
+            }
             print(f"{d.row.name}: response cache {d.runtime['response_cache']}", file=sys.stderr)
     (out / "runtime.json").write_text(json.dumps(runtime, indent=1) + "\n", encoding="utf-8")
     (out / "report.md").write_text(report.render(results), encoding="utf-8")
@@ -184,10 +252,19 @@ def _run(args: argparse.Namespace) -> int:
         for rid in recordings:
             sid = ds.session_id(rid)
             caps = [(c["t0"], c["t1"]) for c in ds.captions(args.split, args.variant, rid)]
-            systems = [(d.row.name, [p for p in d.predictions if p.session_id == sid], d.matching)
-                       for d in done if d.row.kind != "ablation"]
-            plot_timeline(out / "timelines" / f"{rid}.png", f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
-                          [g for g in gt if g.session_id == sid], systems, caps, ds.duration_s(rid))
+            systems = [
+                (d.row.name, [p for p in d.predictions if p.session_id == sid], d.matching)
+                for d in done
+                if d.row.kind != "ablation"
+            ]
+            plot_timeline(
+                out / "timelines" / f"{rid}.png",
+                f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
+                [g for g in gt if g.session_id == sid],
+                systems,
+                caps,
+                ds.duration_s(rid),
+            )
     print(report.table(results["rows"]))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
@@ -200,15 +277,27 @@ def _qa(args: argparse.Namespace) -> int:
     rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
     bad = [r for r in rows if r not in qa_bench.ROWS]
     if bad or not rows:
-        raise EdgeAssistError(f"unknown answerer {bad[0] if bad else args.answerer!r}; choose from grounded, free")
+        raise EdgeAssistError(
+            f"unknown answerer {bad[0] if bad else args.answerer!r}; choose from grounded, free"
+        )
     dataset = Path(args.dataset)
     if not (dataset / args.split / "original").is_dir():
-        raise EdgeAssistError(f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval build-captaincook`")
+        raise EdgeAssistError(
+            f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval build-captaincook`"
+        )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
-    result = qa_bench.run(cfg, dataset, args.split, args.variant, rows, limit=args.limit, seed=args.seed,
-                          progress=lambda msg: print(msg, file=sys.stderr, flush=True))
+    result = qa_bench.run(
+        cfg,
+        dataset,
+        args.split,
+        args.variant,
+        rows,
+        limit=args.limit,
+        seed=args.seed,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
     overrides = dict(x.split("=", 1) for x in (getattr(args, "set", []) or []) if "=" in x)
     result["command"] = command
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
@@ -230,7 +319,11 @@ def _score(args: argparse.Namespace) -> int:
     for p in gt.problems + preds.problems:
         print(f"edge-assist: skipped {p}", file=sys.stderr)
     sc, m = score(gt.gt, preds.predictions, args.delta_s)
-    out = {**sc.to_json(), "gt": len(gt.gt), "predictions": len(preds.predictions),
-           "skipped": [str(p) for p in gt.problems + preds.problems]}
+    out = {
+        **sc.to_json(),
+        "gt": len(gt.gt),
+        "predictions": len(preds.predictions),
+        "skipped": [str(p) for p in gt.problems + preds.problems],
+    }
     print(json.dumps(out, indent=1))
     return 0

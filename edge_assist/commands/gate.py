@@ -1,7 +1,7 @@
 """`edge-assist gate`: the intervention gate's model.
 
-    edge-assist gate show                           thresholds, how it was trained, its val metrics
-    edge-assist gate train [--out FILE]             fit on CaptainCook4D train labels, thresholds on val
+edge-assist gate show                           thresholds, how it was trained, its val metrics
+edge-assist gate train [--out FILE]             fit on CaptainCook4D train labels, thresholds on val
 """
 
 from __future__ import annotations
@@ -17,19 +17,30 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gate", help="the intervention gate: show or train it",
-                       description="The small learned classifier that decides when speaking helps.")
+    p = sub.add_parser(
+        "gate",
+        help="the intervention gate: show or train it",
+        description="The small learned classifier that decides when speaking helps.",
+    )
     add_config_args(p)
     s = p.add_subparsers(dest="gate_cmd", metavar="ACTION")
     s.add_parser("show", help="the gate in use: thresholds, training data, metrics")
     t = s.add_parser("train", help="train it on the bundled CaptainCook4D labels and write a report")
-    t.add_argument("--data", default=str(ROOT / "edge_assist" / "data" / "captaincook4d"),
-                   help="a built benchmark directory (eval build-captaincook)")
+    t.add_argument(
+        "--data",
+        default=str(ROOT / "edge_assist" / "data" / "captaincook4d"),
+        help="a built benchmark directory (eval build-captaincook)",
+    )
     t.add_argument("--out", default=str(SHIPPED), help=f"model file to write (default: {SHIPPED})")
-    t.add_argument("--report", default="benchmarks/results/gate", help="directory for report.md, results.json, curve.png")
-    t.add_argument("--from-feedback", action="store_true",
-                   help="refit the gate in use from the wearer's thanks / not-now labels (feedback.jsonl in "
-                        "general.data_dir); writes <data_dir>/gate.json")
+    t.add_argument(
+        "--report", default="benchmarks/results/gate", help="directory for report.md, results.json, curve.png"
+    )
+    t.add_argument(
+        "--from-feedback",
+        action="store_true",
+        help="refit the gate in use from the wearer's thanks / not-now labels (feedback.jsonl in "
+        "general.data_dir); writes <data_dir>/gate.json",
+    )
     p.set_defaults(func=_gate, _parser=p)
 
 
@@ -43,8 +54,10 @@ def _gate(args: argparse.Namespace) -> int:
         g = Gate.load(cfg.reasoner.gate_file or SHIPPED)
         print(f"gate: {g.path}")
         for name, m in g.services.items():
-            print(f"  {name}: {len(m.features)} features, thresholds "
-                  + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items()))
+            print(
+                f"  {name}: {len(m.features)} features, thresholds "
+                + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items())
+            )
         print(json.dumps(g.training, indent=1))
         return 0
     if args.from_feedback:
@@ -53,8 +66,10 @@ def _gate(args: argparse.Namespace) -> int:
 
         out = Path(args.out) if args.out != str(SHIPPED) else cfg.data_path("gate.json")
         r = refit_from_feedback(Gate.load(cfg.reasoner.gate_file or SHIPPED), cfg.data_path(FILE), out)
-        print(f"refit on {r['labels']} labels; on {r['held_back']} held back: log-loss {r['before']['log_loss']} -> "
-              f"{r['after']['log_loss']}, accuracy {r['before']['accuracy']} -> {r['after']['accuracy']}")
+        print(
+            f"refit on {r['labels']} labels; on {r['held_back']} held back: log-loss {r['before']['log_loss']} -> "
+            f"{r['after']['log_loss']}, accuracy {r['before']['accuracy']} -> {r['after']['accuracy']}"
+        )
         print(f"wrote {out}; use it with --set reasoner.gate_file={out} (or in edge-assist.toml)")
         return 0
     # Training reads the evaluation's data: imported here, the product never needs it.
@@ -67,6 +82,10 @@ def _gate(args: argparse.Namespace) -> int:
     res = train_and_report(ds, load_text_encoder(cfg), Path(args.report), Path(args.out), command)
     for name, pts in res["rows"].items():
         if name.startswith(("gate, ", "caption-only")):
-            print(name + ": " + "; ".join(f"{c} F1 {p['f1']} at {p['false_alarms_per_hour']}/h" for c, p in pts.items()))
+            print(
+                name
+                + ": "
+                + "; ".join(f"{c} F1 {p['f1']} at {p['false_alarms_per_hour']}/h" for c, p in pts.items())
+            )
     print(f"wrote {args.out} and {args.report}/report.md")
     return 0

@@ -21,13 +21,17 @@ from firmware_bridge.transports import FdStreamTransport, Transport
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "hud-emulator", help="a terminal emulator of the glasses' HUD (no hardware needed)",
+        "hud-emulator",
+        help="a terminal emulator of the glasses' HUD (no hardware needed)",
         description="Connect to the assistant as the glasses over the configured transport, show HUD messages, "
         "and send questions, button presses and battery/thermal status.",
     )
     add_config_args(p)
-    p.add_argument("--pty", action="store_true",
-                   help="serial only: create a pseudo-terminal and print the device the assistant should open")
+    p.add_argument(
+        "--pty",
+        action="store_true",
+        help="serial only: create a pseudo-terminal and print the device the assistant should open",
+    )
     p.set_defaults(func=_run)
 
 
@@ -47,7 +51,9 @@ def _transport(cfg: Config, use_pty: bool) -> tuple[Transport, str]:
 def _run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     if cfg.bridge.transport == "off":
-        raise EdgeAssistError("bridge.transport is off; run with --set bridge.transport=udp (and the same on the assistant)")
+        raise EdgeAssistError(
+            "bridge.transport is off; run with --set bridge.transport=udp (and the same on the assistant)"
+        )
     try:
         key = load_key(cfg.data_path(cfg.bridge.key_file))
     except BridgeError as e:

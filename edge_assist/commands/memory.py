@@ -22,24 +22,37 @@ from edge_assist.events import Caption
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("memory", help="inspect, export, forget or fill the wearer's memory",
-                       description="The wearer's memory store (SQLite + Kùzu + keyframes).")
+    p = sub.add_parser(
+        "memory",
+        help="inspect, export, forget or fill the wearer's memory",
+        description="The wearer's memory store (SQLite + Kùzu + keyframes).",
+    )
     msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     stats = msub.add_parser("stats", help="sizes on disk and counts per level")
     add_config_args(stats)
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     stats.set_defaults(func=_stats)
-    export = msub.add_parser("export", help="the wearer's memory as JSONL (captions, summaries, entities, keyframe files)")
+    export = msub.add_parser(
+        "export", help="the wearer's memory as JSONL (captions, summaries, entities, keyframe files)"
+    )
     add_config_args(export)
     export.add_argument("--out", "-o", metavar="PATH", help="write here instead of stdout")
     export.set_defaults(func=_export)
-    forget = msub.add_parser("forget", help="delete everything written before a date: rows, vectors, graph, keyframes")
+    forget = msub.add_parser(
+        "forget", help="delete everything written before a date: rows, vectors, graph, keyframes"
+    )
     add_config_args(forget)
-    forget.add_argument("--before", required=True, metavar="DATE",
-                        help="ISO date or time, local time unless it carries an offset (2025-01-31, 2025-01-31T12:00)")
+    forget.add_argument(
+        "--before",
+        required=True,
+        metavar="DATE",
+        help="ISO date or time, local time unless it carries an offset (2025-01-31, 2025-01-31T12:00)",
+    )
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     forget.set_defaults(func=_forget)
-    ingest = msub.add_parser("ingest", help="replay a caption JSONL file into memory (resumes where the store ends)")
+    ingest = msub.add_parser(
+        "ingest", help="replay a caption JSONL file into memory (resumes where the store ends)"
+    )
     add_config_args(ingest)
     ingest.add_argument("file", help="caption stream (.jsonl)")
     ingest.add_argument("--session", help="session id (default: the file's meta.session_id, else its name)")
@@ -61,17 +74,23 @@ def _stats(args: argparse.Namespace) -> int:
         return 0
     kb = 1024.0
     print(f"store        {s['path']}  {s['bytes'] / kb:.1f} KiB (+ graph {s['graph_bytes'] / kb:.1f} KiB)")
-    print(f"encoders     text {s['meta'].get('text_encoder')} ({s['meta'].get('text_dim')}-d), "
-          f"image {s['meta'].get('image_encoder', 'none')} ({s['meta'].get('image_dim', '-')}-d)")
+    print(
+        f"encoders     text {s['meta'].get('text_encoder')} ({s['meta'].get('text_dim')}-d), "
+        f"image {s['meta'].get('image_encoder', 'none')} ({s['meta'].get('image_dim', '-')}-d)"
+    )
     print(f"sessions     {s['sessions']}")
     for lv, n in s["items"].items():
-        print(f"{lv:<12} {n:>8} items  {s['text_bytes'][lv] / kb:8.1f} KiB text  "
-              f"{s['text_vector_bytes'][lv] / kb:8.1f} KiB vectors")
+        print(
+            f"{lv:<12} {n:>8} items  {s['text_bytes'][lv] / kb:8.1f} KiB text  "
+            f"{s['text_vector_bytes'][lv] / kb:8.1f} KiB vectors"
+        )
     kf = s["keyframes"]
     print(f"keyframes    {kf['count']:>8} vectors  {kf['files']} files {kf['jpeg_bytes'] / kb:.1f} KiB JPEG")
     g = s["graph"]
-    print(f"graph        {g['entities']} entities, {g['clips']} clips, {g['seen_in']} mentions, {g['relations']} relations"
-          f"; {s['graph_pending']} captions pending")
+    print(
+        f"graph        {g['entities']} entities, {g['clips']} clips, {g['seen_in']} mentions, {g['relations']} relations"
+        f"; {s['graph_pending']} captions pending"
+    )
     return 0
 
 
@@ -95,7 +114,9 @@ def parse_date(text: str) -> float:
     try:
         dt = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise StoreError(f"--before {text!r} is not an ISO date; write e.g. 2025-01-31 or 2025-01-31T12:00") from None
+        raise StoreError(
+            f"--before {text!r} is not an ISO date; write e.g. 2025-01-31 or 2025-01-31T12:00"
+        ) from None
     if dt.tzinfo is None:
         dt = dt.astimezone()  # local time, as the wearer means it
     return dt.astimezone(timezone.utc).timestamp()
@@ -104,7 +125,9 @@ def parse_date(text: str) -> float:
 def _forget(args: argparse.Namespace) -> int:
     cutoff = parse_date(args.before)
     if cutoff > time.time():
-        raise StoreError(f"--before {args.before} is in the future; that would forget everything: pass a past date")
+        raise StoreError(
+            f"--before {args.before} is in the future; that would forget everything: pass a past date"
+        )
     if not args.yes:
         if not sys.stdin.isatty():
             raise StoreError("forget deletes for good; pass --yes to confirm when not running interactively")
@@ -118,8 +141,11 @@ def _forget(args: argparse.Namespace) -> int:
 
     cfg = config_from_args(args)
     # The wearer's labels name the alert they answered (its clip, its words): they go too.
-    logs = list(dict.fromkeys([cfg.data_path(cfg.output.decision_log), cfg.data_path(TRACES_FILE),
-                               cfg.data_path(FEEDBACK_FILE)]))
+    logs = list(
+        dict.fromkeys(
+            [cfg.data_path(cfg.output.decision_log), cfg.data_path(TRACES_FILE), cfg.data_path(FEEDBACK_FILE)]
+        )
+    )
     with _open_existing(args) as mem:
         check_not_busy(logs)
         # The logs first: a kill between the two leaves the memory whole, and forgetting
@@ -128,9 +154,11 @@ def _forget(args: argparse.Namespace) -> int:
         forgotten = Forgotten(frozenset(clips), tuple(texts), frozenset(sessions))
         removed = sum(scrub_jsonl(p, forgotten)[1] for p in logs)
         res = mem.forget_before(cutoff)
-    print(f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe "
-          f"files and {removed} log and label lines that told of them; copies made with `memory export` "
-          "are yours to delete")
+    print(
+        f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe "
+        f"files and {removed} log and label lines that told of them; copies made with `memory export` "
+        "are yours to delete"
+    )
     return 0
 
 
@@ -159,8 +187,11 @@ def _ingest(args: argparse.Namespace) -> int:
             t0, t1, text = rows[i]
             res = mem.ingest(Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text))
             # One line per clip, flushed: a supervisor (or a test) can follow progress.
-            print(f"clip {i} stored={int(res.stored)} llm={sum(res.llm_calls.values())} "
-                  f"summaries={','.join(f'{lv}:{w}' for lv, w in res.summaries) or '-'}", flush=True)
+            print(
+                f"clip {i} stored={int(res.stored)} llm={sum(res.llm_calls.values())} "
+                f"summaries={','.join(f'{lv}:{w}' for lv, w in res.summaries) or '-'}",
+                flush=True,
+            )
         if not args.no_flush:
             flushed = mem.flush([sid])
             print(f"flushed {len(flushed)} partial windows", flush=True)

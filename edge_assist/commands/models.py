@@ -18,7 +18,11 @@ from edge_assist.inference.manifest import (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("models", help="list, download and verify models", description="Manage the models in models/manifest.toml.")
+    p = sub.add_parser(
+        "models",
+        help="list, download and verify models",
+        description="Manage the models in models/manifest.toml.",
+    )
     msub = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
 
     ls = msub.add_parser("list", help="every known model, its role, size, licence and whether it is here")
@@ -51,7 +55,9 @@ def _list(args: argparse.Namespace) -> int:
         size = f"{sum(s for s in sizes if s) / 1e6:.0f} MB" if all(sizes) else "?"
         here = all(candidate_path(cfg, e, f).is_file() for f in e.files)
         mark = "*" if name in used else ""
-        print(f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} {e.licence:<22} {e.hardware}")
+        print(
+            f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} {e.licence:<22} {e.hardware}"
+        )
     print("\n* = configured in [models]. Get one with `edge-assist models pull NAME`.")
     return 0
 
@@ -97,5 +103,7 @@ def _verify(args: argparse.Namespace) -> int:
             bad += c.bad or c.status == "missing"
             print(f"{c.status:<14} {name}/{f.name}  {c.detail or c.path}")
     if bad:
-        raise ModelError(f"{bad} model file(s) missing or not matching the manifest; run `edge-assist models pull NAME` for each")
+        raise ModelError(
+            f"{bad} model file(s) missing or not matching the manifest; run `edge-assist models pull NAME` for each"
+        )
     return 0

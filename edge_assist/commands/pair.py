@@ -11,11 +11,14 @@ from firmware_bridge.keys import format_key, generate_key, load_key, store_key
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "pair", help="create the pairing key shared with the glasses",
+        "pair",
+        help="create the pairing key shared with the glasses",
         description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print what to enter on the glasses.",
     )
     add_config_args(p)
-    p.add_argument("--force", action="store_true", help="replace an existing key (the glasses must pair again)")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing key (the glasses must pair again)"
+    )
     p.add_argument("--show", action="store_true", help="print the existing key instead of making a new one")
     p.set_defaults(func=_pair)
 
@@ -30,8 +33,10 @@ def _pair(args: argparse.Namespace) -> int:
         store_key(path, key, overwrite=args.force)
     b = cfg.bridge
     where = (
-        f"serial {b.serial_device} at {b.baud} baud" if b.transport == "serial"
-        else f"udp {b.host}:{b.port}" if b.transport == "udp"
+        f"serial {b.serial_device} at {b.baud} baud"
+        if b.transport == "serial"
+        else f"udp {b.host}:{b.port}"
+        if b.transport == "udp"
         else "no transport yet (set bridge.transport to udp or serial)"
     )
     print(f"pairing key {'stored in' if not args.show else 'read from'} {path} (mode 0600)")

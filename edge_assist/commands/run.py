@@ -23,8 +23,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Type a question and press Enter to ask; Ctrl-C stops cleanly.",
     )
     add_config_args(run)
-    run.add_argument("--headless", action="store_true", help="no terminal UI: plain log lines for journald (systemd)")
-    run.add_argument("--stats", action="store_true", help="print latency histograms, real-time factor and drop counts at the end")
+    run.add_argument(
+        "--headless", action="store_true", help="no terminal UI: plain log lines for journald (systemd)"
+    )
+    run.add_argument(
+        "--stats",
+        action="store_true",
+        help="print latency histograms, real-time factor and drop counts at the end",
+    )
     run.add_argument("--no-stdin", action="store_true", help="do not read questions from standard input")
     run.set_defaults(func=_run)
 
@@ -42,7 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     rp.add_argument("--stats", action="store_true", help="print latency histograms and counters at the end")
     rp.add_argument("--summary-json", metavar="FILE", help="also write the run summary as JSON to FILE")
     rp.add_argument(
-        "--ask", metavar="SECONDS:QUESTION", action="append", default=[],
+        "--ask",
+        metavar="SECONDS:QUESTION",
+        action="append",
+        default=[],
         help="ask a question as the wearer would, at that point of the recording (repeatable), "
         "e.g. --ask '200:what did I do with the muffin?'",
     )
@@ -90,7 +99,11 @@ def _replay(args: argparse.Namespace) -> int:
     what = f"{len(pipeline.captions.captions)} captions" if pipeline.captions is not None else "video"
     print(f"replaying {args.path} ({what}, session {pipeline.session_id})", file=sys.stderr, flush=True)
     if bar is not None:
-        total = pipeline.captions.duration_s if pipeline.captions is not None else (pipeline.frames.duration_s if pipeline.frames else None)
+        total = (
+            pipeline.captions.duration_s
+            if pipeline.captions is not None
+            else (pipeline.frames.duration_s if pipeline.frames else None)
+        )
         bar.total = round(total, 1) if total else None
         bar.refresh()
     try:
@@ -115,7 +128,9 @@ def _parse_ask(item: str) -> tuple[float, str]:
         t = -1.0
     # A NaN or infinite time would never come round on the clock: the question would wait forever.
     if not sep or not math.isfinite(t) or t < 0 or not question.strip():
-        raise EdgeAssistError(f"--ask {item!r} must look like SECONDS:QUESTION, e.g. --ask '120:where is the knife?'")
+        raise EdgeAssistError(
+            f"--ask {item!r} must look like SECONDS:QUESTION, e.g. --ask '120:where is the knife?'"
+        )
     return t, question.strip()
 
 
@@ -123,7 +138,9 @@ async def _plant(pipeline: Any, questions: list[tuple[float, str]]) -> None:
     """Ask each question when the replay reaches its time, as the wearer would."""
     for t, question in sorted(questions):
         await pipeline.clock.sleep_until(t)
-        pipeline.inbox.put_query(UserQuery(t=pipeline.clock.now(), text=question, source="replay", stream_t=t))
+        pipeline.inbox.put_query(
+            UserQuery(t=pipeline.clock.now(), text=question, source="replay", stream_t=t)
+        )
 
 
 async def _with_signals(pipeline: Any) -> Any:
@@ -161,7 +178,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.headless:
         # journald stamps time and unit itself: one plain line per event.
         logging.getLogger().handlers.clear()
-        logging.basicConfig(level=cfg.general.log_level.upper(), format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+        logging.basicConfig(
+            level=cfg.general.log_level.upper(),
+            format="%(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
     sinks = default_sinks(cfg)
     pipeline, close = build_pipeline(cfg, live=True, sinks=sinks)
     if not args.no_stdin and not args.headless and sys.stdin is not None and sys.stdin.isatty():

@@ -1,9 +1,9 @@
 """`edge-assist tasks`: the task library (bundled recipes and procedures, and the wearer's own).
 
-    edge-assist tasks list                 every task: name, steps, where it comes from
-    edge-assist tasks show NAME            its steps, what must come first, details, hazards
-    edge-assist tasks check FILE           validate a task file (.toml or CaptainCook4D .json)
-    edge-assist tasks add FILE             check it and copy it into <data_dir>/tasks/
+edge-assist tasks list                 every task: name, steps, where it comes from
+edge-assist tasks show NAME            its steps, what must come first, details, hazards
+edge-assist tasks check FILE           validate a task file (.toml or CaptainCook4D .json)
+edge-assist tasks add FILE             check it and copy it into <data_dir>/tasks/
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ USER_DIR = "tasks"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("tasks", help="the task library: list, show, check or add tasks",
-                       description="The procedures the step tracker knows (recipes, repairs, protocols).")
+    p = sub.add_parser(
+        "tasks",
+        help="the task library: list, show, check or add tasks",
+        description="The procedures the step tracker knows (recipes, repairs, protocols).",
+    )
     add_config_args(p)
     s = p.add_subparsers(dest="tasks_cmd", metavar="ACTION")
     s.add_parser("list", help="every task in the library")
@@ -75,7 +78,9 @@ def _tasks(args: argparse.Namespace) -> int:
         return 0
     if cmd == "check":
         task = load_file(args.file)
-        print(f"{args.file}: ok: {task.name!r}, {task.n} steps, {sum(len(s.after) for s in task.steps)} ordering edges")
+        print(
+            f"{args.file}: ok: {task.name!r}, {task.n} steps, {sum(len(s.after) for s in task.steps)} ordering edges"
+        )
         return 0
     if cmd == "add":
         dest_dir = config_from_args(args).data_path(USER_DIR)

@@ -19,16 +19,25 @@ from edge_assist.outputs.trace_format import TRACES_FILE, read_traces, render
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "trace", help="show the decision traces of past steps",
+        "trace",
+        help="show the decision traces of past steps",
         description="Render decision traces: passes, retrieval paths with timings, context, verdict.",
     )
     add_config_args(p)
-    p.add_argument("--file", "-f", metavar="PATH", help=f"trace file (default: {TRACES_FILE} in general.data_dir)")
-    p.add_argument("--last", "-n", type=int, default=10, metavar="N", help="show the last N traces (default 10; 0 = all)")
+    p.add_argument(
+        "--file", "-f", metavar="PATH", help=f"trace file (default: {TRACES_FILE} in general.data_dir)"
+    )
+    p.add_argument(
+        "--last", "-n", type=int, default=10, metavar="N", help="show the last N traces (default 10; 0 = all)"
+    )
     p.add_argument("--clip", type=int, metavar="I", help="only the steps of clip index I")
     p.add_argument("--session", metavar="ID", help="only this session")
-    p.add_argument("--speak", action="store_true", help="only steps that spoke or were suppressed by the policy")
-    p.add_argument("--verbose", "-v", action="store_true", help="also the full retrieved context and path inputs")
+    p.add_argument(
+        "--speak", action="store_true", help="only steps that spoke or were suppressed by the policy"
+    )
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="also the full retrieved context and path inputs"
+    )
     p.add_argument("--json", action="store_true", help="print the raw JSON lines")
     p.set_defaults(func=_trace)
 

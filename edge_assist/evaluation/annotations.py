@@ -168,6 +168,7 @@ def _dialogue_text(value: Any) -> str:
 
 # -- file reading ---------------------------------------------------------------------
 
+
 def _records(path: Path) -> Iterator[tuple[int, Any]]:
     """(position, record) from a JSONL file or a JSON document; undecodable lines yield an error."""
     try:
@@ -179,7 +180,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
         try:
             doc = json.loads(text)
         except (ValueError, RecursionError) as e:  # also a number too long, nesting too deep
-            raise AnnotationError(f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line") from None
+            raise AnnotationError(
+                f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line"
+            ) from None
         yield from enumerate(doc, start=1)
         return
     if stripped.startswith("{") and "\n{" not in stripped.rstrip():
@@ -188,7 +191,9 @@ def _records(path: Path) -> Iterator[tuple[int, Any]]:
         try:
             doc = json.loads(text)
         except (ValueError, RecursionError) as e:  # also a number too long, nesting too deep
-            raise AnnotationError(f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line") from None
+            raise AnnotationError(
+                f"{path} is not valid JSON ({_why(e)}); fix it or write one record per line"
+            ) from None
         if isinstance(doc, dict) and not _looks_like_record(doc):
             pos = 0
             for key, value in doc.items():

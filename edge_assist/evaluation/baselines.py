@@ -33,11 +33,26 @@ class ErrorRecoveryEveryCaption:
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
         c = ctx.caption
         if ctx.query is not None:
-            return Decision(c.t, ctx.session_id, c.index, c.t0, c.t1, False, trigger="query",
-                            reason="baseline: answers no questions")
+            return Decision(
+                c.t,
+                ctx.session_id,
+                c.index,
+                c.t0,
+                c.t1,
+                False,
+                trigger="query",
+                reason="baseline: answers no questions",
+            )
         return Decision(
-            c.t, ctx.session_id, c.index, c.t0, c.t1, True, SubType.ERROR_RECOVERY,
-            ER_EVERY_CAPTION_TEXT, reason="baseline: Error Recovery at every caption",
+            c.t,
+            ctx.session_id,
+            c.index,
+            c.t0,
+            c.t1,
+            True,
+            SubType.ERROR_RECOVERY,
+            ER_EVERY_CAPTION_TEXT,
+            reason="baseline: Error Recovery at every caption",
         )
 
 

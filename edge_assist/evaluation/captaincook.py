@@ -131,39 +131,62 @@ def load_raw(data_dir: str | Path) -> Raw:
     # activity's recordings use most.
     texts: dict[int, set[str]] = {}
     for rec in annotations:
-        texts.setdefault(int(rec["activity_id"]), set()).update(s["description"] for s in rec["step_annotations"])
+        texts.setdefault(int(rec["activity_id"]), set()).update(
+            s["description"] for s in rec["step_annotations"]
+        )
     recipe_of: dict[int, str] = {}
     for act, used in texts.items():
         overlap = {name: len(used & set(g["steps"].values())) for name, g in graphs.items()}
         best = max(sorted(overlap), key=lambda n: overlap[n])
         if overlap[best] * 2 < len(used):
-            raise DatasetError(f"activity {act} matches no task graph (best {best}: {overlap[best]}/{len(used)} steps)")
+            raise DatasetError(
+                f"activity {act} matches no task graph (best {best}: {overlap[best]}/{len(used)} steps)"
+            )
         recipe_of[act] = best
 
     recordings: dict[str, Recording] = {}
     for rec in annotations:
         steps = []
         for s in rec["step_annotations"]:
-            errors = tuple((str(e.get("tag", "Other")), str(e.get("description", ""))) for e in s.get("errors") or [])
+            errors = tuple(
+                (str(e.get("tag", "Other")), str(e.get("description", ""))) for e in s.get("errors") or []
+            )
             modified = s.get("modified_description") or ""
             start, end = float(s["start_time"]), float(s["end_time"])
-            steps.append(Step(
-                int(s["step_id"]), clean_step(s["description"]), start, end,
-                clean_step(modified) if modified and start >= 0 else "", errors,
-            ))
+            steps.append(
+                Step(
+                    int(s["step_id"]),
+                    clean_step(s["description"]),
+                    start,
+                    end,
+                    clean_step(modified) if modified and start >= 0 else "",
+                    errors,
+                )
+            )
         performed_end = max((s.end for s in steps if s.performed), default=0.0)
         rid = str(rec["recording_id"])
         recordings[rid] = Recording(
-            rid, int(rec["activity_id"]), recipe_of[int(rec["activity_id"])], bool(rec.get("is_error")),
-            tuple(steps), max(durations.get(rid, 0.0), performed_end),
+            rid,
+            int(rec["activity_id"]),
+            recipe_of[int(rec["activity_id"])],
+            bool(rec.get("is_error")),
+            tuple(steps),
+            max(durations.get(rid, 0.0), performed_end),
         )
     recipes = {name: topological_steps(g) for name, g in graphs.items()}
     lic = d / "LICENSE"
-    return Raw(recordings, recipes, {k: [str(x) for x in v] for k, v in splits.items()}, lic if lic.exists() else None)
+    return Raw(
+        recordings,
+        recipes,
+        {k: [str(x) for x in v] for k, v in splits.items()},
+        lic if lic.exists() else None,
+    )
 
 
 def task_context(recipe: str, steps: Sequence[str]) -> str:
-    return f"Recipe: {recipe}. Steps in order: " + "; ".join(f"{i}. {s}" for i, s in enumerate(steps, start=1))
+    return f"Recipe: {recipe}. Steps in order: " + "; ".join(
+        f"{i}. {s}" for i, s in enumerate(steps, start=1)
+    )
 
 
 def _describe(errors: Sequence[tuple[str, str]], step: str) -> str:
@@ -194,7 +217,7 @@ def ground_truth(rec: Recording) -> list[GTEvent]:
             window_of = "own step"
         else:
             # Due when the next performed step (in annotation order) begins.
-            later = [x for x in rec.steps[pos + 1:] if x.performed]
+            later = [x for x in rec.steps[pos + 1 :] if x.performed]
             if later:
                 t0, t1, window_of = later[0].start, later[0].end, "next performed step"
             elif performed:
@@ -204,11 +227,22 @@ def ground_truth(rec: Recording) -> list[GTEvent]:
         tags = sorted({t for t, _ in s.errors})
         differs = bool(s.modified) and normalise(s.modified) != normalise(s.description)
         revealable = bool(REVEALABLE_TAGS & set(tags)) or differs
-        events.append(GTEvent(
-            rec.session_id, t0, t1, SubType.ERROR_RECOVERY, _describe(s.errors, s.description),
-            {"tags": tags, "step": s.description, "performed_as": s.modified or None,
-             "window": window_of, "revealable": revealable},
-        ))
+        events.append(
+            GTEvent(
+                rec.session_id,
+                t0,
+                t1,
+                SubType.ERROR_RECOVERY,
+                _describe(s.errors, s.description),
+                {
+                    "tags": tags,
+                    "step": s.description,
+                    "performed_as": s.modified or None,
+                    "window": window_of,
+                    "revealable": revealable,
+                },
+            )
+        )
     events.sort(key=lambda e: (e.t0, e.t1))
     return events
 
@@ -227,7 +261,9 @@ def streams(rec: Recording, recipe_steps: Sequence[str], *, seed: int = 0) -> tu
     for i, s in enumerate(rec.performed):
         line = {"t0": round(s.start, 3), "t1": round(s.end, 3)}
         original.append({**line, "text": s.caption})
-        para.append({**line, "text": paraphrase_clear_of(s.caption, recipe_steps, f"{seed}:{rec.recording_id}:{i}")})
+        para.append(
+            {**line, "text": paraphrase_clear_of(s.caption, recipe_steps, f"{seed}:{rec.recording_id}:{i}")}
+        )
     return original, para
 
 
@@ -237,10 +273,14 @@ def paraphrase_clear_of(text: str, recipe_steps: Sequence[str], key: str) -> str
         out = paraphrase(text, random.Random(f"{key}:{k}"))
         if not any(contains_verbatim(out, step) for step in recipe_steps):
             return out
-    raise DatasetError(f"cannot paraphrase {text!r} without quoting the recipe; extend evaluation/paraphrase.py")
+    raise DatasetError(
+        f"cannot paraphrase {text!r} without quoting the recipe; extend evaluation/paraphrase.py"
+    )
 
 
-def build(data_dir: str | Path, out_dir: str | Path, *, splits: Sequence[str] = ("train", "val"), seed: int = 0) -> dict[str, Any]:
+def build(
+    data_dir: str | Path, out_dir: str | Path, *, splits: Sequence[str] = ("train", "val"), seed: int = 0
+) -> dict[str, Any]:
     """Write the benchmark; returns the manifest (also written as manifest.json)."""
     raw = load_raw(data_dir)
     out = Path(out_dir)
@@ -283,7 +323,9 @@ def build(data_dir: str | Path, out_dir: str | Path, *, splits: Sequence[str] = 
         manifest["splits"][split] = sorted(ids, key=_natural)
     if raw.license_path:
         shutil.copyfile(raw.license_path, out / "LICENSE-CaptainCook4D")
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "manifest.json").write_text(
+        json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
     return manifest
 
 

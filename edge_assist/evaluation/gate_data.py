@@ -34,14 +34,23 @@ class Rows:
 
     def take(self, mask: np.ndarray) -> Rows:
         idx = np.flatnonzero(mask)
-        return Rows(self.X[idx], self.y[idx], self.caption_vecs[idx], [self.keys[i] for i in idx],
-                    [self.texts[i] for i in idx])
+        return Rows(
+            self.X[idx],
+            self.y[idx],
+            self.caption_vecs[idx],
+            [self.keys[i] for i in idx],
+            [self.texts[i] for i in idx],
+        )
 
     @staticmethod
     def concat(parts: list[Rows]) -> Rows:
-        return Rows(np.concatenate([p.X for p in parts]), np.concatenate([p.y for p in parts]),
-                    np.concatenate([p.caption_vecs for p in parts]), [k for p in parts for k in p.keys],
-                    [t for p in parts for t in p.texts])
+        return Rows(
+            np.concatenate([p.X for p in parts]),
+            np.concatenate([p.y for p in parts]),
+            np.concatenate([p.caption_vecs for p in parts]),
+            [k for p in parts for k in p.keys],
+            [t for p in parts for t in p.texts],
+        )
 
 
 def _label(gt_windows: list[tuple[float, float]], t0: float, t1: float) -> int:
@@ -52,8 +61,15 @@ def _label(gt_windows: list[tuple[float, float]], t0: float, t1: float) -> int:
     return 0
 
 
-def collect(ds: Dataset, split: str, variant: str, encoder: TextEncoder, *,
-            library: TaskLibrary | None = None, hazards: HazardMatcher | None = None) -> Rows:
+def collect(
+    ds: Dataset,
+    split: str,
+    variant: str,
+    encoder: TextEncoder,
+    *,
+    library: TaskLibrary | None = None,
+    hazards: HazardMatcher | None = None,
+) -> Rows:
     lib = library or TaskLibrary.load()
     haz = hazards or HazardMatcher.load(encoder)
     recs = ds.recordings(split)
@@ -72,8 +88,12 @@ def collect(ds: Dataset, split: str, variant: str, encoder: TextEncoder, *,
             meta = json.loads(lines[0])["meta"]
             sid = meta["session_id"]
             for c in (json.loads(x) for x in lines[1:] if x.strip()):
-                reading = await session.observe(sid, c["text"], task_name=meta.get("recipe", ""),
-                                                task_context=meta.get("task_context", ""))
+                reading = await session.observe(
+                    sid,
+                    c["text"],
+                    task_name=meta.get("recipe", ""),
+                    task_context=meta.get("task_context", ""),
+                )
                 if reading is None:
                     continue
                 st = reading.state

@@ -42,8 +42,10 @@ def refit_from_feedback(gate: Gate, feedback: str | Path, out: str | Path) -> di
         raise EdgeAssistError("the gate has no ER model to refit; train one with `edge-assist gate train`")
     usable = [r for r in recs if all(n in r["features"] for n in model.features)]
     if len(usable) < MIN_LABELS:
-        raise EdgeAssistError(f"{feedback}: {len(usable)} usable feedback labels; at least {MIN_LABELS} are needed "
-                              "(press thanks / not now on the glasses after alerts)")
+        raise EdgeAssistError(
+            f"{feedback}: {len(usable)} usable feedback labels; at least {MIN_LABELS} are needed "
+            "(press thanks / not now on the glasses after alerts)"
+        )
     held = usable[3::4]
     fit = [r for i, r in enumerate(usable) if i % 4 != 3]
     X = np.array([[r["features"][n] for n in model.features] for r in fit], dtype=np.float64)
@@ -55,8 +57,15 @@ def refit_from_feedback(gate: Gate, feedback: str | Path, out: str | Path) -> di
     refit.thresholds = dict(model.thresholds)
     new = copy.deepcopy(gate)
     new.services["ER"] = refit
-    new.training = {**gate.training, "refit_from_feedback": {"file": str(feedback), "labels": len(fit),
-                                                             "held_back": len(held), "prior_l2": PRIOR_L2}}
+    new.training = {
+        **gate.training,
+        "refit_from_feedback": {
+            "file": str(feedback),
+            "labels": len(fit),
+            "held_back": len(held),
+            "prior_l2": PRIOR_L2,
+        },
+    }
     after = _scores(new, hx, hy)
     new.training["refit_from_feedback"].update({"before": before, "after": after})
     new.save(out)

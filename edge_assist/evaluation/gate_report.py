@@ -59,7 +59,9 @@ def _thresholds(p: np.ndarray, rows: Rows, sp: _Split) -> tuple[dict[str, float]
 
 def _fit(rows: Rows, names: Sequence[str]) -> ServiceModel:
     cols = [NAMES.index(n) for n in names]
-    return fit_logistic(rows.X[:, cols], rows.y, names, pairs=[p for p in PAIRS if p[0] in names and p[1] in names])
+    return fit_logistic(
+        rows.X[:, cols], rows.y, names, pairs=[p for p in PAIRS if p[0] in names and p[1] in names]
+    )
 
 
 def _probs(m: ServiceModel, rows: Rows) -> np.ndarray:
@@ -67,21 +69,30 @@ def _probs(m: ServiceModel, rows: Rows) -> np.ndarray:
     return m.probabilities(design(rows.X[:, cols], m.features, m.pairs))
 
 
-def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_path: Path, command: str,
-                     *, log: Any = print) -> dict[str, Any]:
+def train_and_report(
+    ds: Dataset, encoder: TextEncoder, out_dir: Path, model_path: Path, command: str, *, log: Any = print
+) -> dict[str, Any]:
     started = time.time()
     rows: dict[tuple[str, str], Rows] = {}
     for split in ("train", "val"):
         for v in VARIANTS:
             rows[(split, v)] = collect(ds, split, v, encoder)
-            log(f"features: {split} {v}: {len(rows[(split, v)].y)} captions, {int(rows[(split, v)].y.sum())} due")
+            log(
+                f"features: {split} {v}: {len(rows[(split, v)].y)} captions, {int(rows[(split, v)].y.sum())} due"
+            )
     train = Rows.concat([rows[("train", v)] for v in VARIANTS])
     val = _Split(ds, "val")
     model = _fit(train, NAMES)
     thr, pts = _thresholds(_probs(model, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val)
     model.thresholds = thr
-    res: dict[str, Any] = {"command": command, "features": list(NAMES), "groups": {k: list(v) for k, v in GROUPS.items()},
-                           "budgets_false_alarms_per_hour": BUDGETS, "thresholds": thr, "rows": {}}
+    res: dict[str, Any] = {
+        "command": command,
+        "features": list(NAMES),
+        "groups": {k: list(v) for k, v in GROUPS.items()},
+        "budgets_false_alarms_per_hour": BUDGETS,
+        "thresholds": thr,
+        "rows": {},
+    }
     res["weights"] = {n: round(float(w), 4) for n, w in zip(model.features, model.weights, strict=True)}
     res["curve"] = [p.to_json() for p in pts]
     for v in VARIANTS:
@@ -90,30 +101,46 @@ def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_pat
     # What style alone scores: the same classifier on the caption's embedding, nothing else.
     emb = [f"e{i}" for i in range(train.caption_vecs.shape[1])]
     cap = fit_logistic(train.caption_vecs, train.y, emb, l2=CAPTION_L2)
-    cthr, _ = _thresholds(cap.probabilities(rows[("val", CHOOSE_ON)].caption_vecs), rows[("val", CHOOSE_ON)], val)
+    cthr, _ = _thresholds(
+        cap.probabilities(rows[("val", CHOOSE_ON)].caption_vecs), rows[("val", CHOOSE_ON)], val
+    )
     for v in VARIANTS:
-        res["rows"][f"caption-only, val {v}"] = _points(cap.probabilities(rows[("val", v)].caption_vecs),
-                                                        rows[("val", v)], val, cthr)
+        res["rows"][f"caption-only, val {v}"] = _points(
+            cap.probabilities(rows[("val", v)].caption_vecs), rows[("val", v)], val, cthr
+        )
     cap.thresholds = cthr
-    variants: dict[str, Gate] = {"caption-only": Gate({"ER": cap}, {"command": command, "baseline": "caption-only"},
-                                                      inputs="caption_embedding")}
+    variants: dict[str, Gate] = {
+        "caption-only": Gate(
+            {"ER": cap}, {"command": command, "baseline": "caption-only"}, inputs="caption_embedding"
+        )
+    }
     # Each feature group removed (refit, thresholds chosen the same way).
     for g, names in [*GROUPS.items(), ("session history", SESSION_HISTORY)]:
         keep = [n for n in NAMES if n not in names]
         m = _fit(train, keep)
         t, _ = _thresholds(_probs(m, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val)
-        res["rows"][f"gate without {g}, val {CHOOSE_ON}"] = _points(_probs(m, rows[("val", CHOOSE_ON)]),
-                                                                   rows[("val", CHOOSE_ON)], val, t)
+        res["rows"][f"gate without {g}, val {CHOOSE_ON}"] = _points(
+            _probs(m, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val, t
+        )
         m.thresholds = t
-        variants[f"without-{g.replace(' ', '-')}"] = Gate({"ER": m}, {"command": command, "ablation": f"without {g}"})
+        variants[f"without-{g.replace(' ', '-')}"] = Gate(
+            {"ER": m}, {"command": command, "ablation": f"without {g}"}
+        )
     res["leave_recipes_out"] = leave_recipes_out(ds, rows)
     res["hazards"] = hazard_rates(ds, rows, HazardMatcher.load(encoder))
-    model_gate = Gate({"ER": model}, {
-        "command": command, "trained": time.strftime("%Y-%m-%d"), "data": "CaptainCook4D train (both variants)",
-        "thresholds_from": f"val {CHOOSE_ON}", "data_sha256": data_hash(ds, ["train", "val"], list(VARIANTS)),
-        "train_rows": int(len(train.y)), "train_positives": int(train.y.sum()),
-        "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
-    })
+    model_gate = Gate(
+        {"ER": model},
+        {
+            "command": command,
+            "trained": time.strftime("%Y-%m-%d"),
+            "data": "CaptainCook4D train (both variants)",
+            "thresholds_from": f"val {CHOOSE_ON}",
+            "data_sha256": data_hash(ds, ["train", "val"], list(VARIANTS)),
+            "train_rows": int(len(train.y)),
+            "train_positives": int(train.y.sum()),
+            "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
+        },
+    )
     model_gate.save(model_path)
     # The baseline and ablation gates, for the pipeline's report rows (`eval run --rows`).
     for name, variant in variants.items():
@@ -130,8 +157,10 @@ def train_and_report(ds: Dataset, encoder: TextEncoder, out_dir: Path, model_pat
 def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[str, Any]:
     """Folds of recipes over train+val: fit without a fold's recipes, score on them (paraphrased)."""
     everything = Rows.concat([rows[("train", CHOOSE_ON)], rows[("val", CHOOSE_ON)]])
-    train_other = Rows.concat([rows[("train", v)] for v in VARIANTS if v != CHOOSE_ON]
-                              + [rows[("val", v)] for v in VARIANTS if v != CHOOSE_ON])
+    train_other = Rows.concat(
+        [rows[("train", v)] for v in VARIANTS if v != CHOOSE_ON]
+        + [rows[("val", v)] for v in VARIANTS if v != CHOOSE_ON]
+    )
     recipes = sorted({k[3] for k in everything.keys})
     folds = [recipes[i::FOLDS] for i in range(FOLDS)]
     recs = ds.recordings("train") + ds.recordings("val")
@@ -141,17 +170,29 @@ def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[st
     per_fold: list[dict[str, Any]] = []
     for held in folds:
         out_mask = np.array([k[3] in held for k in everything.keys])
-        fit_rows = Rows.concat([everything.take(~out_mask),
-                                train_other.take(np.array([k[3] not in held for k in train_other.keys]))])
+        fit_rows = Rows.concat(
+            [
+                everything.take(~out_mask),
+                train_other.take(np.array([k[3] not in held for k in train_other.keys])),
+            ]
+        )
         m = _fit(fit_rows, NAMES)
         # Thresholds from the training recipes (a wearer's new task has no labels to tune on).
-        thr, _ = _thresholds(_probs(m, everything.take(~out_mask)), everything.take(~out_mask),
-                             _restrict(sp, {k[0] for k in everything.take(~out_mask).keys}))
+        thr, _ = _thresholds(
+            _probs(m, everything.take(~out_mask)),
+            everything.take(~out_mask),
+            _restrict(sp, {k[0] for k in everything.take(~out_mask).keys}),
+        )
         test = everything.take(out_mask)
         tsp = _restrict(sp, {k[0] for k in test.keys})
         per_fold.append({"recipes": held, "points": _points(_probs(m, test), test, tsp, thr)})
-    mean: dict[str, dict[str, float]] = {c: {k: round(float(np.mean([f["points"][c][k] for f in per_fold])), 1)
-                for k in ("precision", "recall", "f1", "false_alarms_per_hour")} for c in BUDGETS}
+    mean: dict[str, dict[str, float]] = {
+        c: {
+            k: round(float(np.mean([f["points"][c][k] for f in per_fold])), 1)
+            for k in ("precision", "recall", "f1", "false_alarms_per_hour")
+        }
+        for c in BUDGETS
+    }
     return {"folds": per_fold, "mean": mean, "variant": CHOOSE_ON}
 
 
@@ -166,8 +207,12 @@ def hazard_rates(ds: Dataset, rows: dict[tuple[str, str], Rows], hm: HazardMatch
         clean = [i for i, k in enumerate(r.keys) if k[0] not in busy]
         hours = sum(ds.duration_s(x) for x in recs if ds.session_id(x) not in busy) / 3600
         fired = [r.texts[i] for i in clean if hm.match(r.caption_vecs[i]) is not None]
-        out[f"{split} {v}"] = {"alerts": len(fired), "hours": round(hours, 2),
-                               "per_hour": round(len(fired) / hours, 2) if hours else None, "captions": fired[:10]}
+        out[f"{split} {v}"] = {
+            "alerts": len(fired),
+            "hours": round(hours, 2),
+            "per_hour": round(len(fired) / hours, 2) if hours else None,
+            "captions": fired[:10],
+        }
     return out
 
 
@@ -180,28 +225,50 @@ def _restrict(sp: _Split, sessions: set[str]) -> _Split:
 
 
 def report(res: dict[str, Any]) -> str:
-    lines = ["# The intervention gate (Error Recovery), CaptainCook4D", "", f"Command: `{res['command']}`", "",
-             "Trained on train (both stream variants); thresholds chosen on val paraphrased for each chattiness "
-             f"under a false-alarm budget per hour of error-free recordings: {res['budgets_false_alarms_per_hour']}. "
-             "Every caption where the gate's probability passes the threshold is an ER prediction (before the "
-             "intervention policy), scored by the EgoServe scorer (δ = 25 s).", "",
-             "| row | chattiness | P | R | ER F1 | false alarms / h |", "|---|---|---|---|---|---|"]
+    lines = [
+        "# The intervention gate (Error Recovery), CaptainCook4D",
+        "",
+        f"Command: `{res['command']}`",
+        "",
+        "Trained on train (both stream variants); thresholds chosen on val paraphrased for each chattiness "
+        f"under a false-alarm budget per hour of error-free recordings: {res['budgets_false_alarms_per_hour']}. "
+        "Every caption where the gate's probability passes the threshold is an ER prediction (before the "
+        "intervention policy), scored by the EgoServe scorer (δ = 25 s).",
+        "",
+        "| row | chattiness | P | R | ER F1 | false alarms / h |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, pts in res["rows"].items():
         for c, p in pts.items():
-            lines.append(f"| {name} | {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |")
+            lines.append(
+                f"| {name} | {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |"
+            )
     lro = res["leave_recipes_out"]
-    lines += ["", f"## Leave recipes out ({len(lro['folds'])} folds of recipes over train+val, {lro['variant']})", "",
-              "| chattiness | P | R | ER F1 | false alarms / h |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"## Leave recipes out ({len(lro['folds'])} folds of recipes over train+val, {lro['variant']})",
+        "",
+        "| chattiness | P | R | ER F1 | false alarms / h |",
+        "|---|---|---|---|---|",
+    ]
     for c, p in lro["mean"].items():
         lines.append(f"| {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |")
-    lines += ["", "## Safety alerts from the hazard vocabulary on error-free recordings (their false-alarm cost)", "",
-              "| recordings | alerts | hours | per hour |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Safety alerts from the hazard vocabulary on error-free recordings (their false-alarm cost)",
+        "",
+        "| recordings | alerts | hours | per hour |",
+        "|---|---|---|---|",
+    ]
     for k, h in res["hazards"].items():
         lines.append(f"| {k} | {h['alerts']} | {h['hours']} | {h['per_hour']} |")
     lines += ["", "## Weights (standardised features)", "", "| feature | weight |", "|---|---|"]
     for n, w in sorted(res["weights"].items(), key=lambda kv: -abs(kv[1])):
         lines.append(f"| {n} | {w} |")
-    lines += ["", "The whole curve on val paraphrased: `curve.png` (F1 and false alarms per hour against the threshold)."]
+    lines += [
+        "",
+        "The whole curve on val paraphrased: `curve.png` (F1 and false alarms per hour against the threshold).",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -27,9 +27,16 @@ BUDGETS = {"quiet": 1.0, "normal": 2.5, "chatty": 5.0}
 L2 = 1.0
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, names: Sequence[str], *, l2: float = L2,
-                 pairs: Sequence[tuple[str, str]] = (), prior: ServiceModel | None = None,
-                 sample_weight: np.ndarray | None = None) -> ServiceModel:
+def fit_logistic(
+    X: np.ndarray,
+    y: np.ndarray,
+    names: Sequence[str],
+    *,
+    l2: float = L2,
+    pairs: Sequence[tuple[str, str]] = (),
+    prior: ServiceModel | None = None,
+    sample_weight: np.ndarray | None = None,
+) -> ServiceModel:
     """Newton's method on the penalised log-likelihood; `prior` pulls towards a shipped model
     (refitting from feedback keeps what the shipped gate learned from people)."""
     idx = {n: i for i, n in enumerate(names)}
@@ -76,24 +83,40 @@ class Point:
     false_alarms_per_hour: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"threshold": round(self.threshold, 6), "predictions": self.predictions,
-                "precision": round(100 * self.precision, 1), "recall": round(100 * self.recall, 1),
-                "f1": round(100 * self.f1, 1), "false_alarms_per_hour": round(self.false_alarms_per_hour, 2)}
+        return {
+            "threshold": round(self.threshold, 6),
+            "predictions": self.predictions,
+            "precision": round(100 * self.precision, 1),
+            "recall": round(100 * self.recall, 1),
+            "f1": round(100 * self.f1, 1),
+            "false_alarms_per_hour": round(self.false_alarms_per_hour, 2),
+        }
 
 
-def evaluate(p: np.ndarray, rows: Rows, thr: float, gt: list[GTEvent], durations: dict[str, float],
-             delta_s: float) -> Point:
-    preds = [Prediction(k[0], k[1], k[2], SubType.ERROR_RECOVERY, "") for k, x in zip(rows.keys, p, strict=True)
-             if x >= thr]
+def evaluate(
+    p: np.ndarray, rows: Rows, thr: float, gt: list[GTEvent], durations: dict[str, float], delta_s: float
+) -> Point:
+    preds = [
+        Prediction(k[0], k[1], k[2], SubType.ERROR_RECOVERY, "")
+        for k, x in zip(rows.keys, p, strict=True)
+        if x >= thr
+    ]
     sc, _ = score(gt, preds, delta_s)
     er = sc.to_json()["per_sub_type"].get("ER", {})
     fa = false_alarms_per_hour(preds, gt, durations)
-    return Point(thr, len(preds), er.get("precision", 0.0), er.get("recall", 0.0), er.get("f1", 0.0),
-                 fa["per_hour"] or 0.0)
+    return Point(
+        thr,
+        len(preds),
+        er.get("precision", 0.0),
+        er.get("recall", 0.0),
+        er.get("f1", 0.0),
+        fa["per_hour"] or 0.0,
+    )
 
 
-def curve(p: np.ndarray, rows: Rows, gt: list[GTEvent], durations: dict[str, float], delta_s: float,
-          n: int = 60) -> list[Point]:
+def curve(
+    p: np.ndarray, rows: Rows, gt: list[GTEvent], durations: dict[str, float], delta_s: float, n: int = 60
+) -> list[Point]:
     qs = np.unique(np.quantile(p, np.linspace(0.5, 0.999, n)))
     return [evaluate(p, rows, float(t), gt, durations, delta_s) for t in qs]
 

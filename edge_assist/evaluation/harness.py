@@ -78,18 +78,34 @@ def keyed_rows() -> list[tuple[str, Row]]:
         ("never", Row("never speak", baseline="never-speak", kind="baseline")),
         ("er", Row("Error Recovery at every caption", baseline="er-every-caption", kind="baseline")),
         # The LLM decides (EgoMemo's pass 1), plus the tracker's findings when it stays silent.
-        ("cue", Row("LLM pass 1 + tracker cue", {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"})),
+        (
+            "cue",
+            Row("LLM pass 1 + tracker cue", {"reasoner.decider": "llm", "reasoner.progress_cue": "speak"}),
+        ),
         ("normal", Row("gate, normal", {"policy.chattiness": "normal"})),
         ("chatty", Row("gate, chatty", {"policy.chattiness": "chatty"})),
         ("gate+llm", Row("gate+llm (LLM where the gate is unsure)", {"reasoner.decider": "gate+llm"})),
         ("llm", Row("LLM pass 1", {"reasoner.decider": "llm"})),
-        ("caption-only", Row("caption-only learned baseline (quiet)",
-                             {"reasoner.gate_file": str(GATE_VARIANTS / "caption-only.json")}, kind="gate variant")),
+        (
+            "caption-only",
+            Row(
+                "caption-only learned baseline (quiet)",
+                {"reasoner.gate_file": str(GATE_VARIANTS / "caption-only.json")},
+                kind="gate variant",
+            ),
+        ),
     ]
     for g in GATE_ABLATIONS:
-        rows.append((f"no-{g}", Row(f"gate without {g.replace('-', ' ')} (quiet)",
-                                    {"reasoner.gate_file": str(GATE_VARIANTS / f"without-{g}.json")},
-                                    kind="gate variant")))
+        rows.append(
+            (
+                f"no-{g}",
+                Row(
+                    f"gate without {g.replace('-', ' ')} (quiet)",
+                    {"reasoner.gate_file": str(GATE_VARIANTS / f"without-{g}.json")},
+                    kind="gate variant",
+                ),
+            )
+        )
     return rows
 
 
@@ -163,7 +179,9 @@ def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
     if assistant is not None:
         # A baseline reads no memory: the same pipeline without the memory writer, whose
         # summaries would cost the model time the baseline never uses.
-        pipeline, close = build_pipeline(cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False)
+        pipeline, close = build_pipeline(
+            cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False
+        )
         try:
             return run_sync(pipeline.run())
         finally:
@@ -227,10 +245,15 @@ def run_row(
         for rid in recordings:
             f = out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl"
             if f.exists():
-                kept[rid] = [Decision.from_json(json.loads(x)) for x in f.read_text(encoding="utf-8").splitlines() if x]
+                kept[rid] = [
+                    Decision.from_json(json.loads(x)) for x in f.read_text(encoding="utf-8").splitlines() if x
+                ]
     if executor is not None:
-        futures = {rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row)
-                   for rid in recordings if rid not in kept}
+        futures = {
+            rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row)
+            for rid in recordings
+            if rid not in kept
+        }
     for rid in recordings:
         if rid in kept:
             decs, stats = kept[rid], {"read_back": True}

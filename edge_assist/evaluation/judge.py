@@ -45,7 +45,9 @@ def judge_pairs(llm: LLM, pairs: Sequence[Pair], situations: Sequence[str]) -> d
     for pair, situation in zip(pairs, situations, strict=True):
         if not pair.correct:
             continue
-        ans = llm.chat_json(judge_messages(pair, situation), JUDGE_SCHEMA, max_tokens=JUDGE_MAX_TOKENS, temperature=0.0)
+        ans = llm.chat_json(
+            judge_messages(pair, situation), JUDGE_SCHEMA, max_tokens=JUDGE_MAX_TOKENS, temperature=0.0
+        )
         scores.append({"rationality": int(ans["rationality"]), "effectiveness": int(ans["effectiveness"])})
     n = len(scores)
     return {

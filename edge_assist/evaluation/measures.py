@@ -46,8 +46,14 @@ def content_match(
     """Cosine of response vs annotated description for each correct pair; share above threshold."""
     correct = [p for p in pairs if p.correct and p.gt.description]
     if encoder is None or not correct:
-        return {"pairs": len(correct), "threshold": threshold, "mean_cosine": None, "matched": 0, "rate": None,
-                "cosines": []}
+        return {
+            "pairs": len(correct),
+            "threshold": threshold,
+            "mean_cosine": None,
+            "matched": 0,
+            "rate": None,
+            "cosines": [],
+        }
     a = encoder.encode([p.prediction.text or "" for p in correct])
     b = encoder.encode([p.gt.description for p in correct])
     cos = np.sum(np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64), axis=1)
@@ -69,5 +75,9 @@ def revealable_split(m: Matching) -> dict[str, Any]:
     for label, want in (("revealable", True), ("unrevealable", False)):
         events = [g for g in m.gt if "revealable" in g.extra and bool(g.extra["revealable"]) is want]
         hits = sum(1 for g in events if id(g) in hit_ids)
-        out[label] = {"gt": len(events), "matched": hits, "recall": round(hits / len(events), 4) if events else None}
+        out[label] = {
+            "gt": len(events),
+            "matched": hits,
+            "recall": round(hits / len(events), 4) if events else None,
+        }
     return out

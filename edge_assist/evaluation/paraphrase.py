@@ -159,23 +159,93 @@ WORD_SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 NUMBER_WORDS = {
-    "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "8": "eight",
-    "10": "ten", "12": "twelve", "15": "fifteen", "20": "twenty", "30": "thirty",
-    "1/2": "half a", "1/4": "a quarter", "3/4": "three quarters of a", "1/3": "a third of a",
-    "1/8": "an eighth of a", "1/6": "a sixth of a", "1/16": "a sixteenth of a", "1.5": "one and a half",
+    "1": "one",
+    "2": "two",
+    "3": "three",
+    "4": "four",
+    "5": "five",
+    "6": "six",
+    "8": "eight",
+    "10": "ten",
+    "12": "twelve",
+    "15": "fifteen",
+    "20": "twenty",
+    "30": "thirty",
+    "1/2": "half a",
+    "1/4": "a quarter",
+    "3/4": "three quarters of a",
+    "1/3": "a third of a",
+    "1/8": "an eighth of a",
+    "1/6": "a sixth of a",
+    "1/16": "a sixteenth of a",
+    "1.5": "one and a half",
 }
 
 IRREGULAR_PAST = {
-    "cut": "cut", "put": "put", "set": "set", "let": "let", "spread": "spread", "beat": "beat",
-    "take": "took", "grind": "ground", "begin": "began", "keep": "kept", "get": "got", "tear": "tore",
-    "lay": "laid", "bring": "brought", "hold": "held", "break": "broke", "shut": "shut",
-    "go": "went", "make": "made", "draw": "drew", "stick": "stuck", "throw": "threw", "wring": "wrung",
+    "cut": "cut",
+    "put": "put",
+    "set": "set",
+    "let": "let",
+    "spread": "spread",
+    "beat": "beat",
+    "take": "took",
+    "grind": "ground",
+    "begin": "began",
+    "keep": "kept",
+    "get": "got",
+    "tear": "tore",
+    "lay": "laid",
+    "bring": "brought",
+    "hold": "held",
+    "break": "broke",
+    "shut": "shut",
+    "go": "went",
+    "make": "made",
+    "draw": "drew",
+    "stick": "stuck",
+    "throw": "threw",
+    "wring": "wrung",
 }
-_DOUBLE_FINAL = {"chop", "cut", "stir", "pat", "top", "set", "put", "flip", "trim", "wrap", "drop",
-                 "whip", "dip", "slip", "strip", "clip", "rip", "tug", "let", "get", "begin", "plan",
-                 "spin", "rub", "grab", "skin", "scrub", "zap", "dab", "shut", "tip", "pop", "slop", "drip"}
+_DOUBLE_FINAL = {
+    "chop",
+    "cut",
+    "stir",
+    "pat",
+    "top",
+    "set",
+    "put",
+    "flip",
+    "trim",
+    "wrap",
+    "drop",
+    "whip",
+    "dip",
+    "slip",
+    "strip",
+    "clip",
+    "rip",
+    "tug",
+    "let",
+    "get",
+    "begin",
+    "plan",
+    "spin",
+    "rub",
+    "grab",
+    "skin",
+    "scrub",
+    "zap",
+    "dab",
+    "shut",
+    "tip",
+    "pop",
+    "slop",
+    "drip",
+}
 # Leading phrases moved to the front change word order ("For 30 secs, I'm ...").
-_MOVABLE = re.compile(r"^(?P<head>.+?)\s+(?P<tail>(?:for|until|till|with|on|in|into|over|onto|using|from|to)\s.+)$")
+_MOVABLE = re.compile(
+    r"^(?P<head>.+?)\s+(?P<tail>(?:for|until|till|with|on|in|into|over|onto|using|from|to)\s.+)$"
+)
 _TOKEN = re.compile(r"\d+(?:[./:]\d+)?|[A-Za-z]+(?:[-'][A-Za-z]+)*|[^\sA-Za-z\d]")
 # One definition of the label cleaning, shared with the task library's recipe import.
 clean_step = _clean_step
@@ -264,7 +334,7 @@ def paraphrase(text: str, rng: random.Random) -> str:
         lead = tokens[:vi]
         base = _base_verb(tokens[vi])
         verb = rng.choice(VERB_SYNONYMS[base]) if rng.random() < 0.8 else base
-        rest = tokens[vi + 1:]
+        rest = tokens[vi + 1 :]
         if len(rest) >= 2 and rest[0] == "-" and rest[1].lower() == base:
             rest = rest[2:]  # "add-add the tofu": the label left inside the text
         # "Measure and add ...": both verbs take the narrated form.

@@ -88,8 +88,10 @@ async def _run_recording(
         mcfg = cfg.replace(**{"general.data_dir": tmp, "general.wearer": stream.recording})
         memory = Memory.open(mcfg, llm, enc, None)
         try:
-            assistants = {r: build_assistant(mcfg.replace(**{"reasoner.answerer": r}), llm, enc, memory, clock=clock)
-                          for r in rows}
+            assistants = {
+                r: build_assistant(mcfg.replace(**{"reasoner.answerer": r}), llm, enc, memory, clock=clock)
+                for r in rows
+            }
             i = 0
             for q in sorted(questions, key=lambda q: (q.ask_t, q.qid)):
                 while i < len(stream.captions) and stream.captions[i][1] <= q.ask_t:
@@ -98,20 +100,37 @@ async def _run_recording(
                     i += 1
                 for r, a in assistants.items():
                     start = time.perf_counter()
-                    ans = await a.answer(q.text, choices=q.choices, before_t=q.ask_t, session_id=stream.session_id)
+                    ans = await a.answer(
+                        q.text, choices=q.choices, before_t=q.ask_t, session_id=stream.session_id
+                    )
                     seconds = time.perf_counter() - start
                     said = ans.trace.get("evidence") or ans.text
                     vecs = np.asarray(enc.encode([said, q.reference]))
                     cos = float(vecs[0] @ vecs[1])
-                    out.append({
-                        "qid": q.qid, "row": r, "template": q.template, "form": q.form, "answerable": q.answerable,
-                        "why": q.why, "question": q.text, "answer": said, "choice": ans.choice,
-                        "correct_choice": q.correct_choice, "reference": q.reference, "cosine": round(cos, 3),
-                        "abstained": is_abstention(said), "correct": score(q, said, ans.choice, cos),
-                        "seconds": round(seconds, 3), "memory_captions": i,
-                        "candidates": [[c[2], c[4], c[5], c[6]] for c in ans.trace.get("candidates", [])[:3]],
-                        "outcome": ans.trace.get("outcome", ""),
-                    })
+                    out.append(
+                        {
+                            "qid": q.qid,
+                            "row": r,
+                            "template": q.template,
+                            "form": q.form,
+                            "answerable": q.answerable,
+                            "why": q.why,
+                            "question": q.text,
+                            "answer": said,
+                            "choice": ans.choice,
+                            "correct_choice": q.correct_choice,
+                            "reference": q.reference,
+                            "cosine": round(cos, 3),
+                            "abstained": is_abstention(said),
+                            "correct": score(q, said, ans.choice, cos),
+                            "seconds": round(seconds, 3),
+                            "memory_captions": i,
+                            "candidates": [
+                                [c[2], c[4], c[5], c[6]] for c in ans.trace.get("candidates", [])[:3]
+                            ],
+                            "outcome": ans.trace.get("outcome", ""),
+                        }
+                    )
         finally:
             memory.close()
     return out
@@ -140,23 +159,45 @@ def summarise(records: list[dict[str, Any]], rows: Sequence[str]) -> dict[str, A
         secs = [x["seconds"] for x in mine]
         out[r] = {
             "questions": len(mine),
-            "per_template": {k: {"n": len(v), "correct_pct": _pct(sum(x["correct"] for x in v), len(v))}
-                             for k, v in sorted(by.items())},
-            "answerable": {"n": len(answerable), "correct_pct": _pct(sum(x["correct"] for x in answerable), len(answerable)),
-                           "abstained_pct": _pct(sum(x["abstained"] for x in answerable), len(answerable))},
-            "unanswerable": {"n": len(unans), "correct_abstention_pct": _pct(sum(x["correct"] for x in unans), len(unans)),
-                             "by_why": {w: _pct(sum(x["correct"] for x in unans if x["why"] == w),
-                                                sum(1 for x in unans if x["why"] == w))
-                                        for w in sorted({x["why"] for x in unans})}},
+            "per_template": {
+                k: {"n": len(v), "correct_pct": _pct(sum(x["correct"] for x in v), len(v))}
+                for k, v in sorted(by.items())
+            },
+            "answerable": {
+                "n": len(answerable),
+                "correct_pct": _pct(sum(x["correct"] for x in answerable), len(answerable)),
+                "abstained_pct": _pct(sum(x["abstained"] for x in answerable), len(answerable)),
+            },
+            "unanswerable": {
+                "n": len(unans),
+                "correct_abstention_pct": _pct(sum(x["correct"] for x in unans), len(unans)),
+                "by_why": {
+                    w: _pct(
+                        sum(x["correct"] for x in unans if x["why"] == w),
+                        sum(1 for x in unans if x["why"] == w),
+                    )
+                    for w in sorted({x["why"] for x in unans})
+                },
+            },
             "invented_over_empty_memory": sum(not x["abstained"] for x in empty),
             "empty_memory_questions": len(empty),
-            "latency_s": {"median": round(statistics.median(secs), 3) if secs else 0.0, "p95": round(_p95(secs), 3)},
+            "latency_s": {
+                "median": round(statistics.median(secs), 3) if secs else 0.0,
+                "p95": round(_p95(secs), 3),
+            },
         }
     return out
 
 
 def run(
-    cfg: Config, dataset: Path, split: str, variant: str, rows: Sequence[str], *, limit: int = 0, seed: int = 0,
+    cfg: Config,
+    dataset: Path,
+    split: str,
+    variant: str,
+    rows: Sequence[str],
+    *,
+    limit: int = 0,
+    seed: int = 0,
     progress: Any = None,
 ) -> dict[str, Any]:
     from edge_assist.inference.loader import load_llm, load_text_encoder
@@ -175,10 +216,18 @@ def run(
         qs = [q for q in questions if q.recording == rid]
         records += asyncio.run(_run_recording(cfg, memory_streams[rid], qs, rows, llm, enc))
         if progress is not None:
-            progress(f"[{k}/{len(recordings)}] {rid}: {len(qs)} questions, {time.perf_counter() - start:.0f} s")
+            progress(
+                f"[{k}/{len(recordings)}] {rid}: {len(qs)} questions, {time.perf_counter() - start:.0f} s"
+            )
     return {
-        "split": split, "variant": variant, "rows": list(rows), "recordings": len(recordings), "seed": seed,
-        "templates": list(TEMPLATES), "summary": summarise(records, rows), "records": records,
+        "split": split,
+        "variant": variant,
+        "rows": list(rows),
+        "recordings": len(recordings),
+        "seed": seed,
+        "templates": list(TEMPLATES),
+        "summary": summarise(records, rows),
+        "records": records,
         "wall_s": round(time.perf_counter() - start, 1),
     }
 
@@ -205,7 +254,8 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         "",
         f"```\n{command}\n```",
         "",
-        "Settings that differ from the defaults: " + (", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"),
+        "Settings that differ from the defaults: "
+        + (", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"),
         "",
         "| template | n | " + " | ".join(rows) + " |",
         "|---|---|" + "---|" * len(rows),
@@ -215,20 +265,34 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         cells = [str(s[r]["per_template"].get(k, {}).get("correct_pct")) for r in rows]
         lines.append(f"| {k} | {n} | " + " | ".join(cells) + " |")
     lines += [
-        "| **answerable, correct %** | " + str(s[rows[0]]["answerable"]["n"]) + " | "
-        + " | ".join(f"**{s[r]['answerable']['correct_pct']}**" for r in rows) + " |",
-        "| answerable, abstained % |  | " + " | ".join(str(s[r]["answerable"]["abstained_pct"]) for r in rows) + " |",
-        "| **unanswerable, correct abstention %** | " + str(s[rows[0]]["unanswerable"]["n"]) + " | "
-        + " | ".join(f"**{s[r]['unanswerable']['correct_abstention_pct']}**" for r in rows) + " |",
+        "| **answerable, correct %** | "
+        + str(s[rows[0]]["answerable"]["n"])
+        + " | "
+        + " | ".join(f"**{s[r]['answerable']['correct_pct']}**" for r in rows)
+        + " |",
+        "| answerable, abstained % |  | "
+        + " | ".join(str(s[r]["answerable"]["abstained_pct"]) for r in rows)
+        + " |",
+        "| **unanswerable, correct abstention %** | "
+        + str(s[rows[0]]["unanswerable"]["n"])
+        + " | "
+        + " | ".join(f"**{s[r]['unanswerable']['correct_abstention_pct']}**" for r in rows)
+        + " |",
     ]
     whys = sorted({w for r in rows for w in s[r]["unanswerable"]["by_why"]})
     for w in whys:
-        lines.append(f"| … {w} |  | " + " | ".join(str(s[r]["unanswerable"]["by_why"].get(w)) for r in rows) + " |")
+        lines.append(
+            f"| … {w} |  | " + " | ".join(str(s[r]["unanswerable"]["by_why"].get(w)) for r in rows) + " |"
+        )
     lines += [
-        "| **invented answers over an empty memory** | " + str(s[rows[0]]["empty_memory_questions"]) + " | "
-        + " | ".join(f"**{s[r]['invented_over_empty_memory']}**" for r in rows) + " |",
+        "| **invented answers over an empty memory** | "
+        + str(s[rows[0]]["empty_memory_questions"])
+        + " | "
+        + " | ".join(f"**{s[r]['invented_over_empty_memory']}**" for r in rows)
+        + " |",
         "| latency median / p95 (s) |  | "
-        + " | ".join(f"{s[r]['latency_s']['median']} / {s[r]['latency_s']['p95']}" for r in rows) + " |",
+        + " | ".join(f"{s[r]['latency_s']['median']} / {s[r]['latency_s']['p95']}" for r in rows)
+        + " |",
         "",
         "Targets (offline default models, val): answerable >= 80 %, correct abstentions >= 90 %, "
         "0 invented answers over an empty memory.",

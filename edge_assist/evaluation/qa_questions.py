@@ -71,7 +71,9 @@ class Stream:
     recipe: str
     captions: list[tuple[float, float, str]]  # (t0, t1, text), time order
     skipped: list[str] = field(default_factory=list)  # steps annotated as Missing Step
-    deviations: list[str] = field(default_factory=list)  # captions of steps with a measurement or timing error
+    deviations: list[str] = field(
+        default_factory=list
+    )  # captions of steps with a measurement or timing error
 
 
 def read_stream(path: Path) -> tuple[dict[str, Any], list[tuple[float, float, str]]]:
@@ -107,7 +109,11 @@ def load_streams(dataset: Path, split: str, variant: str = "original") -> list[S
     for path in sorted((base / variant).glob("*.jsonl"), key=lambda p: _rec_key(p.stem)):
         meta, rows = read_stream(path)
         sid = meta.get("session_id", f"captaincook4d-{path.stem}")
-        out.append(Stream(path.stem, sid, meta.get("recipe", ""), rows, skipped.get(sid, []), deviations.get(sid, [])))
+        out.append(
+            Stream(
+                path.stem, sid, meta.get("recipe", ""), rows, skipped.get(sid, []), deviations.get(sid, [])
+            )
+        )
     return out
 
 
@@ -141,12 +147,25 @@ _WITH = re.compile(
     r"^(?P<verb>[A-Za-z]+) (?P<obj>[^,]+?) with (?:a |an |the |your )?(?P<tool>[a-z][a-z -]{1,30}?)\s*(?:[,.]|$)"
 )
 _NUMBER = r"(?:\d+(?:[./]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|half)"
-_UNIT = (r"(?:tablespoons?|teaspoons?|tbsp|tsp|cups?|seconds?|secs?|minutes?|mins?|inch(?:es)?|grams?|g|ml|oz|"
-         r"pieces?|slices?|cloves?|pinch(?:es)?|drops?)")
+_UNIT = (
+    r"(?:tablespoons?|teaspoons?|tbsp|tsp|cups?|seconds?|secs?|minutes?|mins?|inch(?:es)?|grams?|g|ml|oz|"
+    r"pieces?|slices?|cloves?|pinch(?:es)?|drops?)"
+)
 _QUANTITY = re.compile(rf"\b(?P<num>{_NUMBER})(?:\s*-\s*{_NUMBER})?\s*(?P<unit>{_UNIT})\b(?:\s+of)?", re.I)
 _TIME_UNITS = ("sec", "min")
-_NUM_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-              "eight": "8", "nine": "9", "ten": "10", "half": "1/2"}
+_NUM_WORDS = {
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+    "ten": "10",
+    "half": "1/2",
+}
 
 
 def number_key(num: str) -> str:
@@ -155,11 +174,22 @@ def number_key(num: str) -> str:
 
 # Said forms a key's number takes beyond one..ten: tens and common fractions, as an answer
 # composed from a caption in other words says them ("about thirty secs", "a quarter tbsp").
-_SAID_FORMS = {"20": ("twenty",), "30": ("thirty",), "40": ("forty",), "45": ("forty-five", "forty five"),
-               "50": ("fifty",), "60": ("sixty",), "90": ("ninety",), "1/2": ("a half", "one half", "half a"),
-               "1/3": ("a third", "one third"), "2/3": ("two thirds", "two-thirds"),
-               "1/4": ("a quarter", "one quarter", "one fourth"), "3/4": ("three quarters", "three-quarters"),
-               "1/8": ("an eighth", "one eighth"), "1/6": ("a sixth", "one sixth")}
+_SAID_FORMS = {
+    "20": ("twenty",),
+    "30": ("thirty",),
+    "40": ("forty",),
+    "45": ("forty-five", "forty five"),
+    "50": ("fifty",),
+    "60": ("sixty",),
+    "90": ("ninety",),
+    "1/2": ("a half", "one half", "half a"),
+    "1/3": ("a third", "one third"),
+    "2/3": ("two thirds", "two-thirds"),
+    "1/4": ("a quarter", "one quarter", "one fourth"),
+    "3/4": ("three quarters", "three-quarters"),
+    "1/8": ("an eighth", "one eighth"),
+    "1/6": ("a sixth", "one sixth"),
+}
 
 
 def says_number(text: str, key: str) -> bool:
@@ -182,20 +212,29 @@ def how_much_question(caption: str) -> tuple[str, str] | None:
         return None
     verb = verb_m.group(1).lower()
     if q.group("unit").lower().startswith(_TIME_UNITS):
-        rest = (caption[verb_m.end(): q.start()] + caption[q.end():])
+        rest = caption[verb_m.end() : q.start()] + caption[q.end() :]
         rest = re.sub(r"\b(?:for|about|around)\s*$", "", rest.strip().split(",")[0].rstrip(" .")).strip()
         rest = re.sub(r"(?:\s+(?:for|about|on|at|in|and|or))+\s*$", "", rest)
-        return (f"How long did I {verb} {rest}?".replace("  ", " ").replace(" ?", "?"), number_key(q.group("num")))
-    after = caption[q.end():].strip()
+        return (
+            f"How long did I {verb} {rest}?".replace("  ", " ").replace(" ?", "?"),
+            number_key(q.group("num")),
+        )
+    after = caption[q.end() :].strip()
     item = re.split(r"\s+(?:to|into|in|on|onto|over|from|and|with)\s+|,", after)[0].strip(" .")
-    if not re.fullmatch(r"[a-z][a-z -]*", item.lower()) or len(item.split()) > 5 or item.lower() in ("apart", "more"):
+    if (
+        not re.fullmatch(r"[a-z][a-z -]*", item.lower())
+        or len(item.split()) > 5
+        or item.lower() in ("apart", "more")
+    ):
         return None
     return f"How much {item} did I {verb}?", number_key(q.group("num"))
 
 
 def generate(streams: Sequence[Stream], *, seed: int = 0) -> list[Question]:
     rng = random.Random(seed)
-    tools = sorted({m.group("tool").strip() for s in streams for _, _, c in s.captions if (m := _WITH.match(c))})
+    tools = sorted(
+        {m.group("tool").strip() for s in streams for _, _, c in s.captions if (m := _WITH.match(c))}
+    )
     recipes = {s.recipe: [c for _, _, c in s.captions] for s in streams}
     out: list[Question] = []
     for s in streams:
@@ -222,34 +261,73 @@ def _for_stream(
     def later(i: int) -> float:
         """Ask a little after caption i ended: after one to three more captions."""
         # the latest end so far: captions may overlap in time
-        return max(c[1] for c in caps[i: min(n, i + 1 + rng.randint(1, 3))])
+        return max(c[1] for c in caps[i : min(n, i + 1 + rng.randint(1, 3))])
 
     def add(template: str, form: str, text: str, ask_t: float, answerable: bool, **kw: Any) -> None:
-        qs.append(Question(f"{s.recording}:{len(qs)}", s.recording, s.session_id, template, form, text,
-                           round(ask_t, 3), answerable, **kw))
+        qs.append(
+            Question(
+                f"{s.recording}:{len(qs)}",
+                s.recording,
+                s.session_id,
+                template,
+                form,
+                text,
+                round(ask_t, 3),
+                answerable,
+                **kw,
+            )
+        )
 
     # when
     named = [i for i in unique if as_first_person_past(texts[i])]
     for i in rng.sample(named, min(2, len(named))):
-        add("when", "free", f"When did I {short_step(texts[i])}?", later(i), True,
-            reference=texts[i], window=(caps[i][0], caps[i][1]))
+        add(
+            "when",
+            "free",
+            f"When did I {short_step(texts[i])}?",
+            later(i),
+            True,
+            reference=texts[i],
+            window=(caps[i][0], caps[i][1]),
+        )
     # after (multiple choice)
     pairs = [i for i in named if i + 1 < n and not _similar(texts[i + 1], texts[i])]
     for i in rng.sample(pairs, min(2, len(pairs))):
-        others = list(dict.fromkeys(t for j, t in enumerate(texts)
-                                    if j not in (i, i + 1) and not _similar(t, texts[i + 1])))
+        others = list(
+            dict.fromkeys(
+                t for j, t in enumerate(texts) if j not in (i, i + 1) and not _similar(t, texts[i + 1])
+            )
+        )
         options = [texts[i + 1], *rng.sample(others, min(3, len(others)))]
         rng.shuffle(options)
-        add("after", "mc", f"What did I do right after {as_first_person_past(texts[i])}?",
-            max(c[1] for c in caps[i: min(n, i + 2 + rng.randint(0, 2))]), True, reference=texts[i + 1],
-            choices=tuple(options), correct_choice=texts[i + 1], other=texts[i])
+        add(
+            "after",
+            "mc",
+            f"What did I do right after {as_first_person_past(texts[i])}?",
+            max(c[1] for c in caps[i : min(n, i + 2 + rng.randint(0, 2))]),
+            True,
+            reference=texts[i + 1],
+            choices=tuple(options),
+            correct_choice=texts[i + 1],
+            other=texts[i],
+        )
     # did (yes: performed; no: skipped by the annotations)
     if named:
         i = rng.choice(named)
-        add("did-yes", "yesno", f"Did I {short_step(texts[i])}?", later(i), True, reference=texts[i], expect_yes=True)
+        add(
+            "did-yes",
+            "yesno",
+            f"Did I {short_step(texts[i])}?",
+            later(i),
+            True,
+            reference=texts[i],
+            expect_yes=True,
+        )
     for step in s.skipped[:2]:
         if not any(_similar(step, t) for t in texts):
-            add("did-no", "yesno", f"Did I {short_step(step)}?", end_t, True, reference=step, expect_yes=False)
+            add(
+                "did-no", "yesno", f"Did I {short_step(step)}?", end_t, True, reference=step, expect_yes=False
+            )
     # with (alternately multiple choice and free)
     with_idx = [i for i in unique if _WITH.match(texts[i])]
     for k, i in enumerate(rng.sample(with_idx, min(2, len(with_idx)))):
@@ -261,29 +339,73 @@ def _for_stream(
             distract = [t for t in tools if not (content_words(t) & content_words(tool))]
             options = [tool, *rng.sample(distract, min(3, len(distract)))]
             rng.shuffle(options)
-            add("with", "mc", q, later(i), True, reference=texts[i], choices=tuple(options), correct_choice=tool,
-                key=tool)
+            add(
+                "with",
+                "mc",
+                q,
+                later(i),
+                True,
+                reference=texts[i],
+                choices=tuple(options),
+                correct_choice=tool,
+                key=tool,
+            )
         else:
             add("with", "free", q, later(i), True, reference=texts[i], key=tool)
     # how much / how long (annotated deviations hold a quantity)
     deviated = {_norm(d) for d in s.deviations}
-    hm = [(i, h) for i in unique if _norm(texts[i]) in deviated and (h := how_much_question(texts[i])) is not None]
+    hm = [
+        (i, h)
+        for i in unique
+        if _norm(texts[i]) in deviated and (h := how_much_question(texts[i])) is not None
+    ]
     for i, (q, key) in rng.sample(hm, min(2, len(hm))):
         add("howmuch", "free", q, later(i), True, reference=texts[i], key=key)
     # unanswerable: asked before the step happened, another recipe's step, an empty memory
     # Captions may overlap in time: "held" is every caption ended by the ask time.
-    future = [i for i in named if i >= 2 and caps[i][1] > caps[i - 1][1]
-              and not any(_similar(texts[i], c[2]) for c in caps if c[1] <= caps[i - 1][1])]
+    future = [
+        i
+        for i in named
+        if i >= 2
+        and caps[i][1] > caps[i - 1][1]
+        and not any(_similar(texts[i], c[2]) for c in caps if c[1] <= caps[i - 1][1])
+    ]
     if future:
         i = rng.choice(future)
-        add("unanswerable", "free", f"When did I {short_step(texts[i])}?", caps[i - 1][1], False,
-            reference=texts[i], why="future")
-    foreign = [t for r, ts in recipes.items() if r != s.recipe for t in ts
-               if as_first_person_past(t) and not any(_similar(t, x) for x in texts)]
+        add(
+            "unanswerable",
+            "free",
+            f"When did I {short_step(texts[i])}?",
+            caps[i - 1][1],
+            False,
+            reference=texts[i],
+            why="future",
+        )
+    foreign = [
+        t
+        for r, ts in recipes.items()
+        if r != s.recipe
+        for t in ts
+        if as_first_person_past(t) and not any(_similar(t, x) for x in texts)
+    ]
     if foreign:
         t = rng.choice(sorted(set(foreign)))
-        add("unanswerable", "free", f"When did I {short_step(t)}?", end_t, False, reference=t,
-            why="other-recipe")
-    add("unanswerable", "free", f"When did I {short_step(texts[0])}?", 0.0, False, reference=texts[0],
-        why="empty-memory")
+        add(
+            "unanswerable",
+            "free",
+            f"When did I {short_step(t)}?",
+            end_t,
+            False,
+            reference=t,
+            why="other-recipe",
+        )
+    add(
+        "unanswerable",
+        "free",
+        f"When did I {short_step(texts[0])}?",
+        0.0,
+        False,
+        reference=texts[0],
+        why="empty-memory",
+    )
     return qs

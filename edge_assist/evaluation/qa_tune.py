@@ -65,8 +65,9 @@ def target_index(q: Question, texts: list[str], caps: list[tuple[float, float, s
     return next((i for i, t in enumerate(texts) if t == want), None)
 
 
-def rows_for(enc: Any, split: str, variant: str, dataset: Path, feature_names: tuple[str, ...] = FEATURES
-             ) -> list[Row]:
+def rows_for(
+    enc: Any, split: str, variant: str, dataset: Path, feature_names: tuple[str, ...] = FEATURES
+) -> list[Row]:
     annotated = load_streams(dataset, split, "original")
     memory = {s.recording: s for s in load_streams(dataset, split, variant)}
     questions = generate(annotated, seed=0)
@@ -91,15 +92,25 @@ def rows_for(enc: Any, split: str, variant: str, dataset: Path, feature_names: t
             cos = vecs[:held] @ fv
             top = np.argsort(-cos)[:CANDIDATES]
             f = [features(float(cos[i]), focus, texts[i], fw, words[i]) for i in top]
-            out.append(Row(q.qid, q.template, q.why, q.answerable and q.template != "did-no",
-                           np.asarray([[d[n] for n in feature_names] for d in f], dtype=np.float64).reshape(-1, len(feature_names)),
-                           np.asarray([int(i) == target for i in top], dtype=bool),
-                           np.asarray(scored_right(enc, q, mem.captions, [int(i) for i in top], held), dtype=bool)))
+            out.append(
+                Row(
+                    q.qid,
+                    q.template,
+                    q.why,
+                    q.answerable and q.template != "did-no",
+                    np.asarray([[d[n] for n in feature_names] for d in f], dtype=np.float64).reshape(
+                        -1, len(feature_names)
+                    ),
+                    np.asarray([int(i) == target for i in top], dtype=bool),
+                    np.asarray(scored_right(enc, q, mem.captions, [int(i) for i in top], held), dtype=bool),
+                )
+            )
     return out
 
 
-def scored_right(enc: Any, q: Question, caps: list[tuple[float, float, str]], cands: list[int], held: int
-                 ) -> list[bool]:
+def scored_right(
+    enc: Any, q: Question, caps: list[tuple[float, float, str]], cands: list[int], held: int
+) -> list[bool]:
     """Per candidate moment: whether eval qa scores right the answer the grounded answerer
     composes from it (as answering.GroundedAnswerer does: the neighbour for "after", the
     option the evidence names for a multiple-choice question), so the tuning sees the
@@ -114,7 +125,7 @@ def scored_right(enc: Any, q: Question, caps: list[tuple[float, float, str]], ca
     composed = [compose(kind, caps[j][2], caps[j][0]) if j is not None else "" for j in told]
     texts = [q.reference, *q.choices, *composed]
     vecs = enc.encode(texts)
-    ref, opts, comp = vecs[0], vecs[1: 1 + len(q.choices)], vecs[1 + len(q.choices):]
+    ref, opts, comp = vecs[0], vecs[1 : 1 + len(q.choices)], vecs[1 + len(q.choices) :]
     out = []
     for m, sentence, v in zip(told, composed, comp, strict=True):
         if m is None:
@@ -125,7 +136,9 @@ def scored_right(enc: Any, q: Question, caps: list[tuple[float, float, str]], ca
             evidence = content_words(caps[m][2])
             named = [k for k, c in enumerate(q.choices) if (w := content_words(c)) and w <= evidence]
             pool = named if named else list(range(len(q.choices)))
-            choice = q.choices[named[0]] if len(named) == 1 else q.choices[pool[int(np.argmax(opts[pool] @ v))]]
+            choice = (
+                q.choices[named[0]] if len(named) == 1 else q.choices[pool[int(np.argmax(opts[pool] @ v))]]
+            )
         out.append(score(q, sentence, choice, float(v @ ref)))
     return out
 
@@ -162,12 +175,18 @@ def outcome(rows: list[Row], decided: list[tuple[float, bool]], thr: float) -> d
         key = r.template if r.template != "unanswerable" else f"unanswerable/{r.why}"
         per.setdefault(key, []).append(ok)
     pct = lambda xs: round(100.0 * sum(xs) / len(xs), 1) if xs else None  # noqa: E731
-    return {"answerable": pct(ans), "abstain": pct(neg), "per_template": {k: pct(v) for k, v in sorted(per.items())}}
+    return {
+        "answerable": pct(ans),
+        "abstain": pct(neg),
+        "per_template": {k: pct(v) for k, v in sorted(per.items())},
+    }
 
 
 def worst_ratio(results: list[dict[str, Any]]) -> float:
-    return min(min(r["answerable"] / 100 / TARGETS["answerable"], r["abstain"] / 100 / TARGETS["abstain"])
-               for r in results)
+    return min(
+        min(r["answerable"] / 100 / TARGETS["answerable"], r["abstain"] / 100 / TARGETS["abstain"])
+        for r in results
+    )
 
 
 def stack(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
@@ -187,8 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val", default="val")
     ap.add_argument("--features", default=",".join(FEATURES))
     ap.add_argument("--out", default="", help="write the gate here (default: only report)")
-    ap.add_argument("--cache", default="", help="pickle of the scored candidates: read when it exists, else written "
-                    "(scoring every question takes ~15 min on 2 busy cores; fitting takes seconds)")
+    ap.add_argument(
+        "--cache",
+        default="",
+        help="pickle of the scored candidates: read when it exists, else written "
+        "(scoring every question takes ~15 min on 2 busy cores; fitting takes seconds)",
+    )
     args = ap.parse_args(argv)
     names = tuple(args.features.split(","))
     dataset = Path(args.dataset)
@@ -212,21 +235,36 @@ def main(argv: list[str] | None = None) -> int:
     decided = {k: decide(rows, score) for k, rows in data.items()}
     grid = np.unique(np.round(np.concatenate([[s for s, _ in d] for d in decided.values()]), 4))
     grid = grid[np.isfinite(grid)]
-    best = max(grid, key=lambda t: worst_ratio([outcome(data[(args.val, v)], decided[(args.val, v)], t)
-                                                for v in VARIANTS]))
+    best = max(
+        grid,
+        key=lambda t: worst_ratio(
+            [outcome(data[(args.val, v)], decided[(args.val, v)], t) for v in VARIANTS]
+        ),
+    )
     report = {f"{s}/{v}": outcome(data[(s, v)], decided[(s, v)], float(best)) for s, v in data}
-    print(json.dumps({"weights": dict(zip(names, np.round(model.weights, 3).tolist(), strict=True)),
-                      "threshold": float(best), "outcomes": report}, indent=1))
+    print(
+        json.dumps(
+            {
+                "weights": dict(zip(names, np.round(model.weights, 3).tolist(), strict=True)),
+                "threshold": float(best),
+                "outcomes": report,
+            },
+            indent=1,
+        )
+    )
     if args.out:
         sha = hashlib.sha256()
         for s in (args.train, args.val):
             for v in VARIANTS:
                 for p in sorted((dataset / s / v).glob("*.jsonl")):
                     sha.update(p.read_bytes())
-        training = {"command": "python -m edge_assist.evaluation.qa_tune " + " ".join(argv or sys.argv[1:]),
-                    "train": f"{args.train} questions, both variants: {len(y)} candidates, {int(y.sum())} positive",
-                    "threshold_from": f"{args.val}: the best worst-ratio to the targets over both variants",
-                    "data_sha256": sha.hexdigest(), "outcomes": report}
+        training = {
+            "command": "python -m edge_assist.evaluation.qa_tune " + " ".join(argv or sys.argv[1:]),
+            "train": f"{args.train} questions, both variants: {len(y)} candidates, {int(y.sum())} positive",
+            "threshold_from": f"{args.val}: the best worst-ratio to the targets over both variants",
+            "data_sha256": sha.hexdigest(),
+            "outcomes": report,
+        }
         AnswerGate(model, float(best), training).save(args.out)
         print(f"wrote {args.out}")
     return 0

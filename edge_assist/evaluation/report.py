@@ -22,8 +22,16 @@ def _active_sub_types(rows: list[dict[str, Any]]) -> list[str]:
 
 def table(rows: list[dict[str, Any]]) -> str:
     subs = _active_sub_types(rows)
-    head = ["system", *[f"{s} F1" for s in subs], "overall F1", "P/R (ER)", "false alarms / h",
-            "content match", "judge R / E", "recall revealable / unrevealable"]
+    head = [
+        "system",
+        *[f"{s} F1" for s in subs],
+        "overall F1",
+        "P/R (ER)",
+        "false alarms / h",
+        "content match",
+        "judge R / E",
+        "recall revealable / unrevealable",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         per = r.get("per_sub_type", {})

@@ -34,24 +34,48 @@ def plot_timeline(
         ax.axvline(t0, color="0.88", lw=0.8, zorder=0)
     used: set[SubType] = set()
     for g in gt:
-        ax.barh(top, g.t1 - g.t0, left=g.t0, height=0.5, color=_COLOURS[g.sub_type], alpha=0.55,
-                edgecolor="k", lw=0.5)
+        ax.barh(
+            top,
+            g.t1 - g.t0,
+            left=g.t0,
+            height=0.5,
+            color=_COLOURS[g.sub_type],
+            alpha=0.55,
+            edgecolor="k",
+            lw=0.5,
+        )
         used.add(g.sub_type)
     for lane, (_, preds, m) in enumerate(systems):
         y = top - 1 - lane
         hit = {id(p.prediction) for p in m.correct_pairs}
         for p in preds:
-            ax.plot(p.centre, y, "o", ms=7, mec=_COLOURS[p.sub_type], mew=1.5,
-                    mfc=_COLOURS[p.sub_type] if id(p) in hit else "none")
+            ax.plot(
+                p.centre,
+                y,
+                "o",
+                ms=7,
+                mec=_COLOURS[p.sub_type],
+                mew=1.5,
+                mfc=_COLOURS[p.sub_type] if id(p) in hit else "none",
+            )
             used.add(p.sub_type)
     ax.set_yticks(range(len(lanes)))
     ax.set_yticklabels(list(reversed(lanes)))
     ax.set_ylim(-0.6, top + 0.6)
-    end = max([duration_s] + [g.t1 for g in gt] + [p.t1 for _, ps, _ in systems for p in ps] + [t1 for _, t1 in captions])
+    end = max(
+        [duration_s]
+        + [g.t1 for g in gt]
+        + [p.t1 for _, ps, _ in systems for p in ps]
+        + [t1 for _, t1 in captions]
+    )
     ax.set_xlim(0, end * 1.01 if end > 0 else 1)
     ax.set_xlabel("stream time (s)")
     ax.set_title(title, fontsize=10)
-    handles = [Line2D([0], [0], marker="s", ls="", color=_COLOURS[st], label=st.label) for st in SubType if st in used]
+    handles = [
+        Line2D([0], [0], marker="s", ls="", color=_COLOURS[st], label=st.label)
+        for st in SubType
+        if st in used
+    ]
     handles.append(Line2D([0], [0], marker="o", ls="", mfc="none", mec="k", label="unmatched"))
     handles.append(Line2D([0], [0], marker="o", ls="", color="k", label="matched"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)

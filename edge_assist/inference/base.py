@@ -124,4 +124,11 @@ def warn_answer_cut(log: logging.Logger, what: str, setting: str, max_tokens: in
         return
     level = logging.DEBUG if setting in _WARNED_SETTINGS else logging.WARNING
     _WARNED_SETTINGS.add(setting)
-    log.log(level, "%s: the model's answer did not fit in %d tokens; raise %s above %d", what, max_tokens, setting, max_tokens)
+    log.log(
+        level,
+        "%s: the model's answer did not fit in %d tokens; raise %s above %d",
+        what,
+        max_tokens,
+        setting,
+        max_tokens,
+    )

@@ -33,7 +33,12 @@ def clip_preprocess(
     m = np.asarray(mean, dtype=np.float32).reshape(1, 1, 3)
     s = np.asarray(std, dtype=np.float32).reshape(1, 1, 3)
     for i, img in enumerate(images):
-        if not isinstance(img, np.ndarray) or img.dtype != np.uint8 or img.ndim not in (2, 3) or img.size == 0:
+        if (
+            not isinstance(img, np.ndarray)
+            or img.dtype != np.uint8
+            or img.ndim not in (2, 3)
+            or img.size == 0
+        ):
             raise ModelError("an image for the image encoder must be a non-empty uint8 BGR array")
         if img.ndim == 2:
             img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
@@ -120,7 +125,9 @@ class OnnxClipEncoder:
             return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
         parts = []
         for start in range(0, len(images), self.batch_size):
-            batch = clip_preprocess(images[start : start + self.batch_size], self.image_size_px, self.mean, self.std)
+            batch = clip_preprocess(
+                images[start : start + self.batch_size], self.image_size_px, self.mean, self.std
+            )
             parts.append(self._image.run([self._image_out], {self._pixel_input: batch})[0])
         return _l2(np.concatenate(parts))
 

@@ -56,9 +56,13 @@ def check_file(entry: ModelEntry, f: ModelFile, path: Path, *, hash_it: bool = T
         return FileCheck(entry.name, f.name, path, "ok", f"{size} bytes (hash not checked)")
     digest = sha256_of(path)
     if f.sha256 == UNKNOWN_SHA:
-        return FileCheck(entry.name, f.name, path, "unknown-sha", f"sha256 not pinned in the manifest; file has {digest}")
+        return FileCheck(
+            entry.name, f.name, path, "unknown-sha", f"sha256 not pinned in the manifest; file has {digest}"
+        )
     if digest != f.sha256:
-        return FileCheck(entry.name, f.name, path, "sha-mismatch", f"sha256 {digest}, manifest says {f.sha256}")
+        return FileCheck(
+            entry.name, f.name, path, "sha-mismatch", f"sha256 {digest}, manifest says {f.sha256}"
+        )
     return FileCheck(entry.name, f.name, path, "ok", f"{size} bytes, sha256 matches")
 
 
@@ -67,7 +71,9 @@ def _progress(total: int | None, initial: int, desc: str, quiet: bool) -> Callab
         return lambda _n: None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=desc, leave=True)
+    bar = tqdm(
+        total=total, initial=initial, unit="B", unit_scale=True, unit_divisor=1024, desc=desc, leave=True
+    )
 
     def update(n: int) -> None:
         bar.update(n)
@@ -80,7 +86,9 @@ def _progress(total: int | None, initial: int, desc: str, quiet: bool) -> Callab
 def download(entry: ModelEntry, f: ModelFile, dest: Path, *, quiet: bool = False) -> FileCheck:
     """Fetch one file to `dest` (resuming a `.part`), then check it. Raises ModelError."""
     if not f.url:
-        raise ModelError(f"{entry.name}: {f.name} has no download address in the manifest; install it another way")
+        raise ModelError(
+            f"{entry.name}: {f.name} has no download address in the manifest; install it another way"
+        )
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
     have = part.stat().st_size if part.exists() else 0
@@ -94,9 +102,13 @@ def download(entry: ModelEntry, f: ModelFile, dest: Path, *, quiet: bool = False
         if e.code == 416 and have:
             resp = None  # the .part is already whole: check it below
         else:
-            raise ModelError(f"downloading {f.url} failed: HTTP {e.code} {e.reason}; check the address or try later") from None
+            raise ModelError(
+                f"downloading {f.url} failed: HTTP {e.code} {e.reason}; check the address or try later"
+            ) from None
     except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-        raise ModelError(f"cannot reach {f.url} ({getattr(e, 'reason', e)}); check the network and run pull again") from None
+        raise ModelError(
+            f"cannot reach {f.url} ({getattr(e, 'reason', e)}); check the network and run pull again"
+        ) from None
     if resp is not None:
         with resp:
             resumed = have > 0 and resp.status == 206

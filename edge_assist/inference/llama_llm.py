@@ -84,7 +84,9 @@ class LlamaLLM:
                 verbose=False,
             )
         except ValueError as e:
-            raise ModelError(f"llama.cpp cannot load {path} ({e}); the file is corrupt or truncated: {fix_hint}") from None
+            raise ModelError(
+                f"llama.cpp cannot load {path} ({e}); the file is corrupt or truncated: {fix_hint}"
+            ) from None
         self.lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
         self._closed = False
@@ -108,7 +110,9 @@ class LlamaLLM:
             try:
                 g = LlamaGrammar.from_json_schema(key, verbose=False)
             except (ValueError, RuntimeError, KeyError) as e:
-                raise ModelError(f"JSON schema cannot be turned into a grammar ({e}); simplify the schema") from None
+                raise ModelError(
+                    f"JSON schema cannot be turned into a grammar ({e}); simplify the schema"
+                ) from None
             self._grammars[key] = g
         return g
 
@@ -150,7 +154,9 @@ class LlamaLLM:
                     except StopIteration:
                         break
                     except ValueError as e:
-                        raise ModelError(f"{self.name}: {e}; shorten the prompt or raise models.context_tokens") from None
+                        raise ModelError(
+                            f"{self.name}: {e}; shorten the prompt or raise models.context_tokens"
+                        ) from None
                     delta = chunk["choices"][0].get("delta", {}).get("content")
                     if delta:
                         parts.append(delta)
@@ -188,19 +194,24 @@ class LlamaLLM:
         temperature: float = 0.0,
         stop: StopFlag | None = None,
     ) -> dict[str, Any]:
-        text = self.chat(messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop)
+        text = self.chat(
+            messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop
+        )
         try:
             value = json.loads(text)
         except json.JSONDecodeError:
             # The grammar makes every prefix valid, so a parse failure means the answer was cut.
             raise AnswerCutError(
-                f"{self.name}: the JSON answer was cut at max_tokens={max_tokens} before it closed", max_tokens
+                f"{self.name}: the JSON answer was cut at max_tokens={max_tokens} before it closed",
+                max_tokens,
             ) from None
         problem = check_against_schema(value, schema)
         if problem:
             raise ModelError(f"{self.name}: JSON answer does not match the schema ({problem})")
         if not isinstance(value, dict):
-            raise ModelError(f"{self.name}: expected a JSON object, got {type(value).__name__}; use an object schema")
+            raise ModelError(
+                f"{self.name}: expected a JSON object, got {type(value).__name__}; use an object schema"
+            )
         return value
 
     def context_used(self) -> int:

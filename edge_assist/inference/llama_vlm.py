@@ -167,7 +167,9 @@ class LlamaVLM:
                 on_token=None,
             )
         except ValueError as e:
-            raise ModelError(f"{self.name}: {e}; send fewer or smaller images, or raise models.context_tokens") from None
+            raise ModelError(
+                f"{self.name}: {e}; send fewer or smaller images, or raise models.context_tokens"
+            ) from None
 
     def close(self) -> None:
         from edge_assist.inference.loader import forget

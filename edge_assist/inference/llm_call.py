@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 ATTEMPTS = 2  # the first answer and one retry
+
+
 @dataclass
 class CallResult(Generic[T]):
     value: T | None

@@ -261,7 +261,12 @@ class ModelStatus:
     detail: str  # what is there, or the hint that fixes it
 
 
-_ROLE_KEYS = (("llm", "llm"), ("vlm", "vlm"), ("text_encoder", "text-encoder"), ("image_encoder", "image-encoder"))
+_ROLE_KEYS = (
+    ("llm", "llm"),
+    ("vlm", "vlm"),
+    ("text_encoder", "text-encoder"),
+    ("image_encoder", "image-encoder"),
+)
 
 
 def model_status(cfg: Config) -> list[ModelStatus]:
@@ -272,7 +277,13 @@ def model_status(cfg: Config) -> list[ModelStatus]:
         if cfg.models.backend == "remote" and role in ("llm", "vlm"):
             model = cfg.remote.llm_model if role == "llm" else cfg.remote.vlm_model
             rows.append(
-                ModelStatus(model or "(server default)", role, True, cfg.remote.base_url, "remote backend; not checked offline")
+                ModelStatus(
+                    model or "(server default)",
+                    role,
+                    True,
+                    cfg.remote.base_url,
+                    "remote backend; not checked offline",
+                )
             )
             continue
         if not name:
@@ -296,5 +307,7 @@ def model_status(cfg: Config) -> list[ModelStatus]:
             rows.append(ModelStatus(name, role, False, str(p), f"{f.name} missing; {missing_hint(entry, f)}"))
         else:
             size = sum(Path(candidate_path(cfg, entry, f)).stat().st_size for f in entry.files)
-            rows.append(ModelStatus(name, role, True, path, f"{len(entry.files)} file(s), {size / 1e6:.1f} MB"))
+            rows.append(
+                ModelStatus(name, role, True, path, f"{len(entry.files)} file(s), {size / 1e6:.1f} MB")
+            )
     return rows

@@ -71,7 +71,9 @@ def _parse(path: Path, data: dict[str, Any]) -> dict[str, ModelEntry]:
             raise ModelError(f"manifest {path}: [model.{name}] must be a table")
         role = body.get("role", "")
         if role not in ROLES:
-            raise ModelError(f"manifest {path}: model {name} has role {role!r}; use one of {', '.join(ROLES)}")
+            raise ModelError(
+                f"manifest {path}: model {name} has role {role!r}; use one of {', '.join(ROLES)}"
+            )
         files = []
         for f in body.get("files") or []:
             if "kind" not in f or "name" not in f:
@@ -176,7 +178,9 @@ def resolve_file(cfg: Config, entry: ModelEntry, kind: str, *, required: bool = 
     f = entry.file(kind)
     if f is None:
         if required:
-            raise ModelError(f"manifest entry {entry.name!r} has no {kind} file; add one to models/manifest.toml")
+            raise ModelError(
+                f"manifest entry {entry.name!r} has no {kind} file; add one to models/manifest.toml"
+            )
         return None
     p = candidate_path(cfg, entry, f)
     if not p.is_file():

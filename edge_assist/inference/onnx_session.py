@@ -28,4 +28,6 @@ def open_session(path: Path, threads: int, fix: str) -> Any:
         return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime raises its own Fail/InvalidProtobuf types
         first = str(e).strip().splitlines()[0][:160] if str(e).strip() else type(e).__name__
-        raise ModelError(f"ONNX model {path} cannot be loaded (corrupt or truncated: {first}); {fix}") from None
+        raise ModelError(
+            f"ONNX model {path} cannot be loaded (corrupt or truncated: {first}); {fix}"
+        ) from None

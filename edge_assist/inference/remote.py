@@ -69,7 +69,9 @@ class RemoteClient:
             detail = _error_text(e)
             if e.code in _TRANSIENT_HTTP:
                 raise _Transient(f"HTTP {e.code}: {detail}") from None
-            raise ModelError(f"remote model server at {self.cfg.base_url} refused the request (HTTP {e.code}: {detail})") from None
+            raise ModelError(
+                f"remote model server at {self.cfg.base_url} refused the request (HTTP {e.code}: {detail})"
+            ) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
             reason = getattr(e, "reason", e)
             raise _Transient(f"{type(reason).__name__}: {reason}") from None
@@ -101,7 +103,9 @@ class RemoteClient:
                 except TimeoutError as e:
                     raise _Transient(f"timeout while reading: {e}") from None
                 except (UnicodeDecodeError, json.JSONDecodeError):
-                    raise ModelError(f"remote server at {self.cfg.base_url} did not answer with JSON; is it OpenAI-compatible?") from None
+                    raise ModelError(
+                        f"remote server at {self.cfg.base_url} did not answer with JSON; is it OpenAI-compatible?"
+                    ) from None
             return _content(data, self.cfg.base_url)
 
         return str(self.with_retries(attempt))
@@ -125,7 +129,9 @@ class RemoteClient:
                                 on_token(delta)
                 except (TimeoutError, ConnectionError) as e:
                     if parts:
-                        raise ModelError(f"remote server at {self.cfg.base_url} stopped mid-answer ({e})") from None
+                        raise ModelError(
+                            f"remote server at {self.cfg.base_url} stopped mid-answer ({e})"
+                        ) from None
                     raise _Transient(f"{type(e).__name__}: {e}") from None
             if stop is not None and stop.is_set():
                 raise GenerationCancelled("remote generation stopped")
@@ -150,7 +156,9 @@ def _content(data: Any, where: str) -> str:
     try:
         content = data["choices"][0]["message"]["content"]
     except (KeyError, IndexError, TypeError):
-        raise ModelError(f"remote server at {where} answered without choices[0].message.content; is it OpenAI-compatible?") from None
+        raise ModelError(
+            f"remote server at {where} answered without choices[0].message.content; is it OpenAI-compatible?"
+        ) from None
     return content or ""
 
 
@@ -166,7 +174,9 @@ def _sse_deltas(resp: Any, where: str) -> Iterator[str]:
             chunk = json.loads(payload)
             yield (chunk["choices"][0].get("delta") or {}).get("content") or ""
         except (json.JSONDecodeError, KeyError, IndexError, TypeError):
-            raise ModelError(f"remote server at {where} sent a malformed stream chunk: {payload[:80]!r}") from None
+            raise ModelError(
+                f"remote server at {where} sent a malformed stream chunk: {payload[:80]!r}"
+            ) from None
 
 
 def _schema_format(schema: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +193,11 @@ class RemoteLLM:
         self.lock = threading.Lock()  # unused by requests; kept so callers can treat models alike
 
     def _body(self, messages: Sequence[Message], max_tokens: int, temperature: float) -> dict[str, Any]:
-        body: dict[str, Any] = {"messages": list(messages), "max_tokens": max_tokens, "temperature": temperature}
+        body: dict[str, Any] = {
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         if self.model:
             body["model"] = self.model
         return body
@@ -219,13 +233,17 @@ class RemoteLLM:
         # One request: the retry rule for a bad answer lives in one place, the reasoner's
         # `call_json` (which also doubles the token allowance); retrying here as well made
         # a misbehaving server answer four times per decision.
-        text = self.chat(messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop)
+        text = self.chat(
+            messages, max_tokens=max_tokens, temperature=temperature, json_schema=schema, stop=stop
+        )
         try:
             value = json.loads(_strip_fence(text))
         except json.JSONDecodeError:
             problem = f"not JSON: {text[:60]!r}"
         else:
-            problem = check_against_schema(value, schema) or ("" if isinstance(value, dict) else "not a JSON object")
+            problem = check_against_schema(value, schema) or (
+                "" if isinstance(value, dict) else "not a JSON object"
+            )
             if not problem:
                 return dict(value)
         raise ModelError(

@@ -51,8 +51,10 @@ class ResponseCache:
                 # the same new file; SQLite answers "locked" at once to all but one (its busy
                 # timeout does not cover a journal-mode change), so the others try again.
                 if "locked" not in str(e) or time.monotonic() >= deadline:
-                    raise ConfigError(f"response cache {self.path} cannot be opened ({e}); delete it or point "
-                                      "models.response_cache elsewhere") from None
+                    raise ConfigError(
+                        f"response cache {self.path} cannot be opened ({e}); delete it or point "
+                        "models.response_cache elsewhere"
+                    ) from None
                 time.sleep(0.05)
             except sqlite3.DatabaseError as e:
                 raise ConfigError(
@@ -101,18 +103,28 @@ class ResponseCache:
         with self._lock:
             try:
                 self._db.execute(
-                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", (key, model, answer, seconds, time.time())
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)",
+                    (key, model, answer, seconds, time.time()),
                 )
             except sqlite3.OperationalError as e:
                 # A full disk or a locked file costs the saving, never the answer itself.
-                log.warning("response cache %s: answer not stored (%s); free disk space or move the file", self.path, e)
+                log.warning(
+                    "response cache %s: answer not stored (%s); free disk space or move the file",
+                    self.path,
+                    e,
+                )
 
     def __len__(self) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
 
     def stats(self) -> dict[str, Any]:
-        return {"hits": self.hits, "misses": self.misses, "saved_s": round(self.saved_s, 1), "path": str(self.path)}
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "saved_s": round(self.saved_s, 1),
+            "path": str(self.path),
+        }
 
     def close(self) -> None:
         with self._lock:
@@ -169,13 +181,22 @@ class CachedLLM:
         stop: StopFlag | None = None,
         on_token: Callable[[str], None] | None = None,
     ) -> str:
-        payload = {"messages": list(messages), "max_tokens": max_tokens, "temperature": temperature, "schema": json_schema}
+        payload = {
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "schema": json_schema,
+        }
         text, hit = self._cached(
             "chat",
             payload,
             stop,
             lambda: self.inner.chat(
-                messages, max_tokens=max_tokens, temperature=temperature, json_schema=json_schema, stop=stop,
+                messages,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                json_schema=json_schema,
+                stop=stop,
                 on_token=on_token,
             ),
         )
@@ -192,13 +213,20 @@ class CachedLLM:
         temperature: float = 0.0,
         stop: StopFlag | None = None,
     ) -> dict[str, Any]:
-        payload = {"messages": list(messages), "max_tokens": max_tokens, "temperature": temperature, "schema": schema}
+        payload = {
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "schema": schema,
+        }
         text, _ = self._cached(
             "chat_json",
             payload,
             stop,
             lambda: json.dumps(
-                self.inner.chat_json(messages, schema, max_tokens=max_tokens, temperature=temperature, stop=stop)
+                self.inner.chat_json(
+                    messages, schema, max_tokens=max_tokens, temperature=temperature, stop=stop
+                )
             ),
         )
         value = json.loads(text)

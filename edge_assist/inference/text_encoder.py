@@ -135,7 +135,7 @@ def _word_vectors(text: str, enc: Any, hidden: np.ndarray) -> tuple[list[str], n
         spans.setdefault(wid, []).append(pos)
         lo, hi = bounds.get(wid, (a, b))
         bounds[wid] = (min(lo, a), max(hi, b))
-    words = [text[bounds[w][0]:bounds[w][1]].lower() for w in spans]
+    words = [text[bounds[w][0] : bounds[w][1]].lower() for w in spans]
     if not words:
         return [], np.zeros((0, hidden.shape[-1]), np.float32)
     vecs = np.stack([hidden[spans[w]].mean(axis=0) for w in spans]).astype(np.float32)

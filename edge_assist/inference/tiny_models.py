@@ -121,7 +121,11 @@ def write_tiny_clip(
             helper.make_node("MatMul", ["flat", "img_proj"], ["image_embeds"]),
         ],
         "tiny_clip_image",
-        [helper.make_tensor_value_info("pixel_values", TensorProto.FLOAT, ["batch", 3, image_size_px, image_size_px])],
+        [
+            helper.make_tensor_value_info(
+                "pixel_values", TensorProto.FLOAT, ["batch", 3, image_size_px, image_size_px]
+            )
+        ],
         [helper.make_tensor_value_info("image_embeds", TensorProto.FLOAT, ["batch", dim])],
         [init("conv_w", conv_w), init("img_proj", img_proj)],
     )
@@ -177,7 +181,12 @@ def write_manifest(directory: str | Path, entries: dict[str, dict[str, object]])
         files = body.get("files")
         assert isinstance(files, dict)
         for kind, path in files.items():
-            lines += [f"[[model.{name}.files]]", f'kind = "{kind}"', f'name = "{Path(path).name}"', f"path = {_toml(str(path))}"]
+            lines += [
+                f"[[model.{name}.files]]",
+                f'kind = "{kind}"',
+                f'name = "{Path(path).name}"',
+                f"path = {_toml(str(path))}",
+            ]
         lines.append("")
     p = Path(directory) / "manifest.toml"
     p.write_text("\n".join(lines), encoding="utf-8")

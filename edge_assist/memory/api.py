@@ -46,7 +46,9 @@ class EntityHit:
     name: str
     kind: str
     clip_indices: tuple[int, ...]  # captions the entity was seen in (t1 <= before_t)
-    neighbours: tuple[tuple[str, str, str, float], ...]  # (relation, other entity, session_id, stream time seen)
+    neighbours: tuple[
+        tuple[str, str, str, float], ...
+    ]  # (relation, other entity, session_id, stream time seen)
     neighbour_clip_indices: tuple[int, ...]
     session_id: str
     score: float
@@ -98,7 +100,9 @@ class MemoryReader(Protocol):
 
     def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]: ...
 
-    def clips_with_vectors(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+    def clips_with_vectors(
+        self, session_id: str, t_from: float, t_to: float
+    ) -> tuple[list[CaptionRecord], np.ndarray]:
         """Clips that began in [t_from, t_to) of the session's stream, in order, with their text vectors."""
         ...
 
@@ -107,12 +111,22 @@ class MemoryReader(Protocol):
     def summaries(self, level: str, *, before_t: float, session_id: str | None = None) -> list[TextHit]: ...
 
     def graph_neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        self,
+        names: Sequence[str],
+        *,
+        before_t: float,
+        k: int,
+        session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]: ...
 
     def search_keyframes(
-        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None,
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]: ...
 

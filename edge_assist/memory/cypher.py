@@ -47,15 +47,11 @@ MERGE_RELATED = (
 
 # The graph path reads the SQLite adjacency (graph_adjacency.py); these copy Kùzu into it once.
 ALL_SEEN_IN = "MATCH (e:Entity)-[:SEEN_IN]->(c:Clip) RETURN e.key, c.session_id, c.clip_index, c.t1"
-ALL_RELATED = (
-    "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.key, b.key, r.relation, r.session_id, r.clip_index, r.t"
-)
+ALL_RELATED = "MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.key, b.key, r.relation, r.session_id, r.clip_index, r.t"
 ALL_KEYS = "MATCH (e:Entity) RETURN e.key, e.name, e.kind"
 
 DELETE_CLIPS = "MATCH (c:Clip) WHERE c.id IN $ids DETACH DELETE c"
-DELETE_RELATIONS = (
-    "MATCH (:Entity)-[r:RELATED]->(:Entity) WHERE r.session_id = $session_id AND r.clip_index IN $clip_indices DELETE r"
-)
+DELETE_RELATIONS = "MATCH (:Entity)-[r:RELATED]->(:Entity) WHERE r.session_id = $session_id AND r.clip_index IN $clip_indices DELETE r"
 DELETE_ORPHANS = (
     "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)-[:SEEN_IN]->(:Clip) } "
     "AND NOT EXISTS { MATCH (e)-[:RELATED]-(:Entity) } DETACH DELETE e"

@@ -65,8 +65,30 @@ _EXAMPLE_OUT = (
 
 # Leading words that never change which thing is meant.
 _DETERMINERS = {
-    "a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "your", "his", "her", "their",
-    "our", "its", "one", "two", "three", "another", "other", "more", "each", "every",
+    "a",
+    "an",
+    "the",
+    "some",
+    "any",
+    "this",
+    "that",
+    "these",
+    "those",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "its",
+    "one",
+    "two",
+    "three",
+    "another",
+    "other",
+    "more",
+    "each",
+    "every",
 }
 # Common names for one thing (kitchen and household first: the demo data is cooking).
 ALIASES = {
@@ -97,17 +119,60 @@ ALIASES = {
     "camera wearer": "wearer",
 }
 _IRREGULAR = {
-    "knives": "knife", "leaves": "leaf", "loaves": "loaf", "halves": "half", "shelves": "shelf",
-    "wolves": "wolf", "lives": "life", "wives": "wife", "children": "child", "people": "person",
-    "men": "man", "women": "woman", "feet": "foot", "teeth": "tooth", "mice": "mouse", "geese": "goose",
-    "dice": "die", "potatoes": "potato", "tomatoes": "tomato", "heroes": "hero", "echoes": "echo",
-    "glasses": "glass", "dishes": "dish", "boxes": "box", "matches": "match", "peaches": "peach",
-    "sandwiches": "sandwich", "radishes": "radish", "brushes": "brush", "lunches": "lunch",
+    "knives": "knife",
+    "leaves": "leaf",
+    "loaves": "loaf",
+    "halves": "half",
+    "shelves": "shelf",
+    "wolves": "wolf",
+    "lives": "life",
+    "wives": "wife",
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+    "dice": "die",
+    "potatoes": "potato",
+    "tomatoes": "tomato",
+    "heroes": "hero",
+    "echoes": "echo",
+    "glasses": "glass",
+    "dishes": "dish",
+    "boxes": "box",
+    "matches": "match",
+    "peaches": "peach",
+    "sandwiches": "sandwich",
+    "radishes": "radish",
+    "brushes": "brush",
+    "lunches": "lunch",
 }
 # Words that end in s but are not plurals.
 _NOT_PLURAL_ENDINGS = ("ss", "us", "is", "ous", "ics")
-_NOT_PLURAL = {"floss", "hummus", "couscous", "asparagus", "molasses", "lens", "gas", "bus", "series",
-               "species", "news", "scissors", "tongs", "pants", "jeans", "oats", "grits", "salsa", "swiss"}
+_NOT_PLURAL = {
+    "floss",
+    "hummus",
+    "couscous",
+    "asparagus",
+    "molasses",
+    "lens",
+    "gas",
+    "bus",
+    "series",
+    "species",
+    "news",
+    "scissors",
+    "tongs",
+    "pants",
+    "jeans",
+    "oats",
+    "grits",
+    "salsa",
+    "swiss",
+}
 
 
 def _singular(word: str) -> str:
@@ -191,10 +256,19 @@ def resolve(raw: dict[str, Any], text: str | None = None) -> Extraction:
             ents[key] = (key, str(e.get("name", "")).strip()[:40], kind if kind in KINDS else "other")
     rels: list[tuple[str, str, str]] = []
     for r in raw.get("relations", []) or []:
-        a, b, rel = entity_key(str(r.get("subject", ""))), entity_key(str(r.get("object", ""))), relation_key(
-            str(r.get("relation", ""))
+        a, b, rel = (
+            entity_key(str(r.get("subject", ""))),
+            entity_key(str(r.get("object", ""))),
+            relation_key(str(r.get("relation", ""))),
         )
-        if not a or not b or not rel or a == b or not ok(str(r.get("subject", ""))) or not ok(str(r.get("object", ""))):
+        if (
+            not a
+            or not b
+            or not rel
+            or a == b
+            or not ok(str(r.get("subject", "")))
+            or not ok(str(r.get("object", "")))
+        ):
             continue
         for k, name in ((a, r.get("subject", "")), (b, r.get("object", ""))):
             ents.setdefault(k, (k, str(name).strip()[:40], "other"))
@@ -223,7 +297,9 @@ def grounded_in(ex: Extraction, text: str) -> Extraction:
     return Extraction(ents, tuple(r for r in ex.relations if r[0] in keys and r[2] in keys))
 
 
-def extract_batch(llm: LLM, texts: list[str], *, max_tokens: int = 256, stop: StopFlag | None = None) -> list[Extraction]:
+def extract_batch(
+    llm: LLM, texts: list[str], *, max_tokens: int = 256, stop: StopFlag | None = None
+) -> list[Extraction]:
     """One schema-constrained LLM call for several captions, split back per caption by grounding.
 
     The answer costs about as many tokens as one caption's (the schema caps its lists, and

@@ -75,7 +75,9 @@ class EntityGraph:
         except RuntimeError as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             if "lock" in msg.lower():
-                raise StoreError(f"entity graph {path} is in use ({msg}); is another edge-assist using this wearer?") from None
+                raise StoreError(
+                    f"entity graph {path} is in use ({msg}); is another edge-assist using this wearer?"
+                ) from None
             raise StoreError(
                 f"cannot open entity graph {path} ({msg}); it was left untouched: move it aside and restart "
                 "to rebuild it from the SQLite store"
@@ -85,8 +87,10 @@ class EntityGraph:
         except sqlite_module().Error as e:
             conn.close()
             db.close()
-            raise StoreError(f"cannot open the graph's adjacency {adjacency_path(path)} ({e}); move it aside and "
-                             "restart to rebuild it from the graph") from None
+            raise StoreError(
+                f"cannot open the graph's adjacency {adjacency_path(path)} ({e}); move it aside and "
+                "restart to rebuild it from the graph"
+            ) from None
         g = cls(path, db, conn, adj)
         g._run_all(cypher.SCHEMA)
         if created:
@@ -116,7 +120,9 @@ class EntityGraph:
                 ps = self._prepared.get(query)
                 if ps is None:
                     with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", DeprecationWarning)  # "use execute()": the leaking path
+                        warnings.simplefilter(
+                            "ignore", DeprecationWarning
+                        )  # "use execute()": the leaking path
                         ps = self._prepared[query] = self._conn.prepare(query)
                 res = self._conn.execute(ps, params)
             else:
@@ -161,14 +167,31 @@ class EntityGraph:
         with self._lock:
             self._q(cypher.BEGIN)
             try:
-                self._q(cypher.MERGE_CLIP, {"id": cid, "session_id": session_id, "clip_index": clip_index,
-                                            "t0": float(t0), "t1": float(t1)})
+                self._q(
+                    cypher.MERGE_CLIP,
+                    {
+                        "id": cid,
+                        "session_id": session_id,
+                        "clip_index": clip_index,
+                        "t0": float(t0),
+                        "t1": float(t1),
+                    },
+                )
                 for key, name, kind in ex.entities:
                     self._q(cypher.MERGE_ENTITY, {"key": key, "name": name or key, "kind": kind})
                     self._q(cypher.MERGE_SEEN_IN, {"key": key, "clip_id": cid})
                 for a, rel, b in ex.relations:
-                    self._q(cypher.MERGE_RELATED, {"a": a, "b": b, "relation": rel, "session_id": session_id,
-                                                   "clip_index": clip_index, "t": float(t1)})
+                    self._q(
+                        cypher.MERGE_RELATED,
+                        {
+                            "a": a,
+                            "b": b,
+                            "relation": rel,
+                            "session_id": session_id,
+                            "clip_index": clip_index,
+                            "t": float(t1),
+                        },
+                    )
                 self._q(cypher.COMMIT)
             except BaseException:
                 try:
@@ -211,8 +234,10 @@ class EntityGraph:
         try:
             fn(*args)
         except self._adj.errors as e:
-            raise StoreError(f"entity graph adjacency {self._adj.path} cannot be written ({e}); free disk space "
-                             "and restart: the graph catches up from the SQLite store") from None
+            raise StoreError(
+                f"entity graph adjacency {self._adj.path} cannot be written ({e}); free disk space "
+                "and restart: the graph catches up from the SQLite store"
+            ) from None
 
     # -- reads -------------------------------------------------------------------------
     def _key_index(self) -> dict[str, dict[str, tuple[str, str]]]:
@@ -244,14 +269,21 @@ class EntityGraph:
                 found[key] = (*candidates[key], 1.0)
             # A common word ("bowl") is part of many names after a year; the shortest are the
             # closest, and a bounded number keeps the graph path's cost bounded too.
-            parts = sorted((k for k in candidates if k != key and padded in f" {k} "), key=lambda k: (len(k), k))
+            parts = sorted(
+                (k for k in candidates if k != key and padded in f" {k} "), key=lambda k: (len(k), k)
+            )
             for k in parts[:MAX_PARTIAL_MATCHES]:
                 if k not in found:
                     found[k] = (*candidates[k], 0.6)
         return found
 
     def neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        self,
+        names: Sequence[str],
+        *,
+        before_t: float,
+        k: int,
+        session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]:
         """Matching entities seen by `before_t`, each with its one-hop neighbours, one hit per session.
@@ -283,7 +315,9 @@ class EntityGraph:
                 for i in range(0, len(newest), SESSION_BATCH):
                     part = newest[i : i + SESSION_BATCH]
                     short = [key for key, have in need.items() if have < k]
-                    seen_in = adj.latest_of_many(short, part)  # one statement for every key still short of k groups
+                    seen_in = adj.latest_of_many(
+                        short, part
+                    )  # one statement for every key still short of k groups
                     for key in short:
                         for x in part:
                             if (key, x) in seen_in:
@@ -296,8 +330,16 @@ class EntityGraph:
             # The current session first, then the most recent sessions; without a current
             # session, the latest stream times (sessions cannot be told apart in time then).
             order = {x: i for i, x in enumerate(earlier_sessions)}
-            ranked = sorted(latest, key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1,
-                                                   -order.get(g[1], -1), -latest[g], g))[:k]
+            ranked = sorted(
+                latest,
+                key=lambda g: (
+                    -found[g[0]][2],
+                    0 if g[1] == session_id else 1,
+                    -order.get(g[1], -1),
+                    -latest[g],
+                    g,
+                ),
+            )[:k]
             hits = []
             for key, s in ranked:
                 bound = group_bound(s)
@@ -312,15 +354,28 @@ class EntityGraph:
                 nb_keys = sorted(recent, key=lambda o: (-recent[o], o))[:MAX_NEIGHBOURS_WITH_CLIPS]
                 ncl = adj.newest_clips(nb_keys, s, bound, clips, MAX_NEIGHBOUR_CLIPS)
                 name, kind, score = found[key]
-                hits.append(EntityHit(
-                    name=name, kind=kind, clip_indices=tuple(sorted(clips)),
-                    neighbours=tuple(sorted(nb, key=lambda x: (x[3], x))),  # ties in a fixed order, not hash order
-                    neighbour_clip_indices=tuple(sorted(ncl)), session_id=s, score=score,
-                ))
+                hits.append(
+                    EntityHit(
+                        name=name,
+                        kind=kind,
+                        clip_indices=tuple(sorted(clips)),
+                        neighbours=tuple(
+                            sorted(nb, key=lambda x: (x[3], x))
+                        ),  # ties in a fixed order, not hash order
+                        neighbour_clip_indices=tuple(sorted(ncl)),
+                        session_id=s,
+                        score=score,
+                    )
+                )
         return hits
 
-    def _latest_anywhere(self, found: dict[str, tuple[str, str, float]], before_t: float, k: int,
-                         latest: dict[tuple[str, str], float]) -> None:
+    def _latest_anywhere(
+        self,
+        found: dict[str, tuple[str, str, float]],
+        before_t: float,
+        k: int,
+        latest: dict[tuple[str, str], float],
+    ) -> None:
         """Without a current session: each key's k latest sightings by time, every session bounded by `before_t`.
 
         `best` holds the k largest times kept (a min-heap); rows come by unbounded time, newest
@@ -357,4 +412,3 @@ class EntityGraph:
                 "seen_in": int(self._q(cypher.COUNT_SEEN_IN)[0][0]),
                 "relations": int(self._q(cypher.COUNT_RELATED)[0][0]),
             }
-

@@ -56,7 +56,9 @@ class Adjacency:
         self.path = path
         self.fresh = not path.exists()
         self.errors: tuple[type[BaseException], ...] = (sqlite_module().Error,)
-        self._conn = sqlite_module().connect(str(path), check_same_thread=False, isolation_level=None, timeout=10.0)
+        self._conn = sqlite_module().connect(
+            str(path), check_same_thread=False, isolation_level=None, timeout=10.0
+        )
         self._conn.execute("PRAGMA journal_mode=WAL")
         # FULL as the store: the store marks a caption applied only after this commit returned.
         self._conn.execute("PRAGMA synchronous=FULL")
@@ -84,36 +86,54 @@ class Adjacency:
 
         return _T()
 
-    def apply(self, session_id: str, clip_index: int, t1: float, entities: Sequence[tuple[str, str, str]],
-              relations: Sequence[tuple[str, str, str]]) -> None:
+    def apply(
+        self,
+        session_id: str,
+        clip_index: int,
+        t1: float,
+        entities: Sequence[tuple[str, str, str]],
+        relations: Sequence[tuple[str, str, str]],
+    ) -> None:
         """Mirror of `EntityGraph.apply`: the first name and kind of an entity stay, as MERGE ... ON CREATE."""
         with self._tx() as c:
-            c.executemany("INSERT OR IGNORE INTO entity(key, name, kind) VALUES (?, ?, ?)",
-                          [(k, n or k, kind) for k, n, kind in entities])
-            c.executemany("INSERT OR IGNORE INTO seen(key, session_id, t1, clip_index) VALUES (?, ?, ?, ?)",
-                          [(k, session_id, float(t1), int(clip_index)) for k, _, _ in entities])
+            c.executemany(
+                "INSERT OR IGNORE INTO entity(key, name, kind) VALUES (?, ?, ?)",
+                [(k, n or k, kind) for k, n, kind in entities],
+            )
+            c.executemany(
+                "INSERT OR IGNORE INTO seen(key, session_id, t1, clip_index) VALUES (?, ?, ?, ?)",
+                [(k, session_id, float(t1), int(clip_index)) for k, _, _ in entities],
+            )
             c.executemany(
                 "INSERT INTO latest(key, session_id, t1) VALUES (?, ?, ?) "
                 "ON CONFLICT(key, session_id) DO UPDATE SET t1 = max(t1, excluded.t1)",
-                [(k, session_id, float(t1)) for k, _, _ in entities])
+                [(k, session_id, float(t1)) for k, _, _ in entities],
+            )
             # Kùzu's MERGE_RELATED matches both ends first: a relation to an unknown entity is dropped.
             c.executemany(
                 "INSERT OR IGNORE INTO related(a, b, relation, session_id, clip_index, t) "
                 "SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM entity WHERE key = ?1) "
                 "AND EXISTS (SELECT 1 FROM entity WHERE key = ?2)",
-                [(a, b, rel, session_id, int(clip_index), float(t1)) for a, rel, b in relations])
+                [(a, b, rel, session_id, int(clip_index), float(t1)) for a, rel, b in relations],
+            )
 
     def forget(self, clips: Sequence[tuple[str, int]]) -> None:
         """Mirror of `EntityGraph.forget`: the clips' mentions and relations, then entities left with nothing."""
         with self._tx() as c:
             touched: set[tuple[str, str]] = set()
             for s, i in clips:
-                touched.update((str(k), s) for (k,) in c.execute(
-                    "SELECT key FROM seen WHERE session_id = ? AND clip_index = ?", (s, int(i))))
+                touched.update(
+                    (str(k), s)
+                    for (k,) in c.execute(
+                        "SELECT key FROM seen WHERE session_id = ? AND clip_index = ?", (s, int(i))
+                    )
+                )
                 c.execute("DELETE FROM seen WHERE session_id = ? AND clip_index = ?", (s, int(i)))
                 c.execute("DELETE FROM related WHERE session_id = ? AND clip_index = ?", (s, int(i)))
             for k, s in touched:
-                row = c.execute("SELECT max(t1) FROM seen WHERE key = ? AND session_id = ?", (k, s)).fetchone()
+                row = c.execute(
+                    "SELECT max(t1) FROM seen WHERE key = ? AND session_id = ?", (k, s)
+                ).fetchone()
                 if row[0] is None:
                     c.execute("DELETE FROM latest WHERE key = ? AND session_id = ?", (k, s))
                 else:
@@ -121,20 +141,32 @@ class Adjacency:
             c.execute(
                 "DELETE FROM entity WHERE NOT EXISTS (SELECT 1 FROM latest l WHERE l.key = entity.key) "
                 "AND NOT EXISTS (SELECT 1 FROM related r WHERE r.a = entity.key) "
-                "AND NOT EXISTS (SELECT 1 FROM related r WHERE r.b = entity.key)")
+                "AND NOT EXISTS (SELECT 1 FROM related r WHERE r.b = entity.key)"
+            )
 
-    def load(self, entities: Iterable[Sequence[Any]], seen: Iterable[Sequence[Any]],
-             related: Iterable[Sequence[Any]]) -> None:
+    def load(
+        self,
+        entities: Iterable[Sequence[Any]],
+        seen: Iterable[Sequence[Any]],
+        related: Iterable[Sequence[Any]],
+    ) -> None:
         """Fill from a whole graph (rows as Kùzu returns them), in one transaction marked complete."""
         with self._tx() as c:
             for t in ("entity", "seen", "latest", "related", "meta"):
                 c.execute(f"DELETE FROM {t}")
             c.executemany("INSERT OR IGNORE INTO entity(key, name, kind) VALUES (?, ?, ?)", entities)
-            c.executemany("INSERT OR IGNORE INTO seen(key, session_id, clip_index, t1) VALUES (?, ?, ?, ?)", seen)
-            c.execute("INSERT INTO latest(key, session_id, t1) SELECT key, session_id, max(t1) FROM seen "
-                      "GROUP BY key, session_id")
-            c.executemany("INSERT OR IGNORE INTO related(a, b, relation, session_id, clip_index, t) "
-                          "VALUES (?, ?, ?, ?, ?, ?)", related)
+            c.executemany(
+                "INSERT OR IGNORE INTO seen(key, session_id, clip_index, t1) VALUES (?, ?, ?, ?)", seen
+            )
+            c.execute(
+                "INSERT INTO latest(key, session_id, t1) SELECT key, session_id, max(t1) FROM seen "
+                "GROUP BY key, session_id"
+            )
+            c.executemany(
+                "INSERT OR IGNORE INTO related(a, b, relation, session_id, clip_index, t) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                related,
+            )
             c.execute("INSERT INTO meta(key, value) VALUES (?, '1')", (COMPLETE_KEY,))
 
     def mark_complete(self) -> None:
@@ -143,7 +175,10 @@ class Adjacency:
 
     # -- reads ----------------------------------------------------------------------------
     def keys(self) -> list[tuple[str, str, str]]:
-        return [(str(k), str(n), str(kind)) for k, n, kind in self._conn.execute("SELECT key, name, kind FROM entity")]
+        return [
+            (str(k), str(n), str(kind))
+            for k, n, kind in self._conn.execute("SELECT key, name, kind FROM entity")
+        ]
 
     def latest_in(self, key: str, session_id: str, bound: float) -> float | None:
         """The last time `key` was seen in `session_id` at or before `bound` (one index seek)."""
@@ -156,22 +191,34 @@ class Adjacency:
         """`latest_in` for many keys in one statement (one index seek each)."""
         if not keys:
             return {}
-        return dict(self._conn.execute(
-            f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
-            "AND t1 <= ? GROUP BY key", (*keys, session_id, bound)).fetchall())
+        return dict(
+            self._conn.execute(
+                f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
+                "AND t1 <= ? GROUP BY key",
+                (*keys, session_id, bound),
+            ).fetchall()
+        )
 
     def latest_sessions(self, key: str) -> Iterator[tuple[str, float]]:
         """(session, last sighting) of `key`, newest first, read lazily: callers stop after k."""
-        return iter(self._conn.execute(
-            "SELECT session_id, t1 FROM latest WHERE key = ? ORDER BY t1 DESC, session_id", (key,)))
+        return iter(
+            self._conn.execute(
+                "SELECT session_id, t1 FROM latest WHERE key = ? ORDER BY t1 DESC, session_id", (key,)
+            )
+        )
 
     def clips(self, key: str, session_id: str, bound: float, limit: int = -1) -> list[int]:
         """The clips `key` was seen in, newest first, at most `limit` (-1: all), read backwards on the index."""
         # Rows as SQLite gives them (INTEGER, TEXT, REAL): converting each value again in Python
         # was a third of the graph path's CPU time.
-        return [r[0] for r in self._conn.execute(
-            "SELECT clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ? "
-            "ORDER BY t1 DESC, clip_index DESC LIMIT ?", (key, session_id, bound, int(limit)))]
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ? "
+                "ORDER BY t1 DESC, clip_index DESC LIMIT ?",
+                (key, session_id, bound, int(limit)),
+            )
+        ]
 
     def relations(self, key: str, session_id: str, bound: float) -> list[tuple[str, str, str, float, int]]:
         """(relation, other key, other name, time, inverse) of `key` in a session up to `bound`, both directions."""
@@ -179,7 +226,9 @@ class Adjacency:
             "SELECT r.relation, r.b, e.name, r.t, 0 FROM related r JOIN entity e ON e.key = r.b "
             "WHERE r.a = ?1 AND r.session_id = ?2 AND r.t <= ?3 UNION ALL "
             "SELECT r.relation, r.a, e.name, r.t, 1 FROM related r JOIN entity e ON e.key = r.a "
-            "WHERE r.b = ?1 AND r.session_id = ?2 AND r.t <= ?3", (key, session_id, bound)).fetchall()
+            "WHERE r.b = ?1 AND r.session_id = ?2 AND r.t <= ?3",
+            (key, session_id, bound),
+        ).fetchall()
 
     def latest_of_many(self, keys: Sequence[str], sessions: Sequence[str]) -> dict[tuple[str, str], float]:
         """{(key, session): last sighting} of these keys in these sessions: one statement, a primary-key seek each."""
@@ -187,19 +236,28 @@ class Adjacency:
             return {}
         rows = self._conn.execute(
             f"SELECT key, session_id, t1 FROM latest WHERE key IN ({','.join('?' * len(keys))}) "
-            f"AND session_id IN ({','.join('?' * len(sessions))})", (*keys, *sessions)).fetchall()
+            f"AND session_id IN ({','.join('?' * len(sessions))})",
+            (*keys, *sessions),
+        ).fetchall()
         return {(k, s): t for k, s, t in rows}
 
-    def newest_clips(self, keys: Sequence[str], session_id: str, bound: float, skip: set[int], n: int) -> list[int]:
+    def newest_clips(
+        self, keys: Sequence[str], session_id: str, bound: float, skip: set[int], n: int
+    ) -> list[int]:
         """The `n` newest clips (by time, then index) any of `keys` was seen in, `skip` excluded.
 
         Each key's clips are read newest first straight from the index and merged lazily,
         so an object seen in thousands of clips costs the few rows that are kept.
         """
+
         def rows(key: str) -> Iterator[tuple[float, int]]:
-            return iter(self._conn.execute(
-                "SELECT t1, clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ? "
-                "ORDER BY t1 DESC, clip_index DESC", (key, session_id, bound)))
+            return iter(
+                self._conn.execute(
+                    "SELECT t1, clip_index FROM seen WHERE key = ? AND session_id = ? AND t1 <= ? "
+                    "ORDER BY t1 DESC, clip_index DESC",
+                    (key, session_id, bound),
+                )
+            )
 
         out: list[int] = []
         seen: set[int] = set()

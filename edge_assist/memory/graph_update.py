@@ -66,7 +66,9 @@ class GraphUpdating:
                 log.debug("entity extraction failed for %s: %s", what, e)
             return [Extraction((), ()) for _ in items]
 
-    def _apply_pending_graph(self, *, extract_missing: bool, stop: StopFlag | None = None, force: bool = False) -> int:
+    def _apply_pending_graph(
+        self, *, extract_missing: bool, stop: StopFlag | None = None, force: bool = False
+    ) -> int:
         calls = 0
         mode = self.cfg.memory.entity_extractor
         pending = self.store.pending_graph()
@@ -91,7 +93,12 @@ class GraphUpdating:
             new = fresh.get((item.session_id, item.idx))
             if new is None and saved is None:
                 continue  # not extracted yet (no model, or waiting for a full batch)
-            self.graph.apply(item.session_id, item.idx, item.t0, item.t1,
-                             new if new is not None else Extraction.from_json(saved))
+            self.graph.apply(
+                item.session_id,
+                item.idx,
+                item.t0,
+                item.t1,
+                new if new is not None else Extraction.from_json(saved),
+            )
             self.store.mark_graph_done(item.session_id, item.idx)
         return calls

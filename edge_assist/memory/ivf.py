@@ -83,7 +83,9 @@ def _index_chunks(conn: Any, gen: int) -> None:
     which it does not index: every probed list was a scan of all chunk rows (their rowid blobs
     included): at 1M vectors (4,900 chunks) a KNN over 8 lists took 70-77 ms of CPU, 3.5-6 ms
     with this plain SQLite index on the library's own column (vec0 itself is unchanged)."""
-    conn.execute(f"CREATE INDEX IF NOT EXISTS {table(gen)}_chunks_by_list ON {table(gen)}_chunks(partition00)")
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {table(gen)}_chunks_by_list ON {table(gen)}_chunks(partition00)"
+    )
 
 
 def rows_dot(mat: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -123,8 +125,14 @@ def _nearest(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return a, best
 
 
-def kmeans(x: np.ndarray, n_lists: int, *, iters: int = KMEANS_ITERS, seed: int = 0,
-           stop: Callable[[], bool] | None = None) -> np.ndarray:
+def kmeans(
+    x: np.ndarray,
+    n_lists: int,
+    *,
+    iters: int = KMEANS_ITERS,
+    seed: int = 0,
+    stop: Callable[[], bool] | None = None,
+) -> np.ndarray:
     """Spherical k-means (cosine): unit centroids. An emptied list is re-seeded from the worst-fit rows."""
     rng = np.random.default_rng(seed)
     x = np.asarray(x, np.float32)
@@ -172,7 +180,9 @@ class TextIvf:
         self.building: _Gen | None = None
         self.next_id = 0  # backfill: lowest item id of `building` not yet placed
         self.end_id = 0  # backfill: highest item id that existed when `building` was trained
-        self.retired: list[int] = []  # replaced generations still on disk, emptied in idle time (`retire_step`)
+        self.retired: list[
+            int
+        ] = []  # replaced generations still on disk, emptied in idle time (`retire_step`)
 
     # -- state ---------------------------------------------------------------------------
     def load(self, conn: Any) -> None:
@@ -184,12 +194,21 @@ class TextIvf:
         st = json.loads(row[0])
         self.retired = [int(g) for g in st.get("retired", [])]
         if st.get("active") is not None:
-            self.active = _Gen(int(st["active"]), self._centroids(conn, int(st["active"])), int(st["active_n"]),
-                               st.get("active_metric", "cosine"), int(st.get("active_list_size", OLD_LIST_SIZE)))
+            self.active = _Gen(
+                int(st["active"]),
+                self._centroids(conn, int(st["active"])),
+                int(st["active_n"]),
+                st.get("active_metric", "cosine"),
+                int(st.get("active_list_size", OLD_LIST_SIZE)),
+            )
         if st.get("building") is not None:
-            self.building = _Gen(int(st["building"]), self._centroids(conn, int(st["building"])), int(st["building_n"]),
-                                 st.get("building_metric", "cosine"),
-                                 int(st.get("building_list_size", OLD_LIST_SIZE)))
+            self.building = _Gen(
+                int(st["building"]),
+                self._centroids(conn, int(st["building"])),
+                int(st["building_n"]),
+                st.get("building_metric", "cosine"),
+                int(st.get("building_list_size", OLD_LIST_SIZE)),
+            )
             self.next_id, self.end_id = int(st["next_id"]), int(st["end_id"])
         for g in (self.active, self.building):
             if g is not None:
@@ -197,22 +216,42 @@ class TextIvf:
                     _index_chunks(conn, g.gen)  # generations made before the index existed get it here
                 except sqlite_module().Error as e:
                     # Only speed depends on it (a full disk can refuse it): search works without.
-                    log.warning("memory index: cannot add the list lookup index to %s (%s); searches are slower",
-                                table(g.gen), e)
+                    log.warning(
+                        "memory index: cannot add the list lookup index to %s (%s); searches are slower",
+                        table(g.gen),
+                        e,
+                    )
 
     def _centroids(self, conn: Any, gen: int) -> np.ndarray:
-        rows = conn.execute(f"SELECT vector FROM {CENTROIDS} WHERE gen = ? ORDER BY list_id", (gen,)).fetchall()
-        return np.stack([np.frombuffer(r[0], np.float32) for r in rows]) if rows else np.zeros((0, self.dim), np.float32)
+        rows = conn.execute(
+            f"SELECT vector FROM {CENTROIDS} WHERE gen = ? ORDER BY list_id", (gen,)
+        ).fetchall()
+        return (
+            np.stack([np.frombuffer(r[0], np.float32) for r in rows])
+            if rows
+            else np.zeros((0, self.dim), np.float32)
+        )
 
     def _save_state(self, conn: Any) -> None:
         st: dict[str, Any] = {"active": None, "building": None, "retired": list(self.retired)}
         if self.active is not None:
-            st.update(active=self.active.gen, active_n=self.active.trained_n, active_lists=len(self.active.centroids),
-                      active_metric=self.active.metric, active_list_size=self.active.list_size)
+            st.update(
+                active=self.active.gen,
+                active_n=self.active.trained_n,
+                active_lists=len(self.active.centroids),
+                active_metric=self.active.metric,
+                active_list_size=self.active.list_size,
+            )
         if self.building is not None:
-            st.update(building=self.building.gen, building_n=self.building.trained_n,
-                      building_lists=len(self.building.centroids), next_id=self.next_id, end_id=self.end_id,
-                      building_metric=self.building.metric, building_list_size=self.building.list_size)
+            st.update(
+                building=self.building.gen,
+                building_n=self.building.trained_n,
+                building_lists=len(self.building.centroids),
+                next_id=self.next_id,
+                end_id=self.end_id,
+                building_metric=self.building.metric,
+                building_list_size=self.building.list_size,
+            )
         conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (STATE_KEY, json.dumps(st)))
 
     @property
@@ -222,10 +261,16 @@ class TextIvf:
 
     def describe(self) -> dict[str, Any]:
         return {
-            "active": None if self.active is None else {"lists": len(self.active.centroids), "trained_n": self.active.trained_n,
-                                                        "metric": self.active.metric},
-            "building": None if self.building is None else {
-                "lists": len(self.building.centroids), "next_id": self.next_id, "end_id": self.end_id},
+            "active": None
+            if self.active is None
+            else {
+                "lists": len(self.active.centroids),
+                "trained_n": self.active.trained_n,
+                "metric": self.active.metric,
+            },
+            "building": None
+            if self.building is None
+            else {"lists": len(self.building.centroids), "next_id": self.next_id, "end_id": self.end_id},
             **self.settings.__dict__,
         }
 
@@ -248,15 +293,26 @@ class TextIvf:
     def _insert(self, conn: Any, g: _Gen, rows: list[tuple[int, np.ndarray, str, str, float]]) -> None:
         vecs = np.stack([r[1] for r in rows])
         # One caption at a time (ingest) stays in this thread; backfill batches use BLAS.
-        lists = np.argmax(vecs @ g.centroids.T if len(rows) > 1 else rows_dot(g.centroids, vecs[0])[None], axis=1)
+        lists = np.argmax(
+            vecs @ g.centroids.T if len(rows) > 1 else rows_dot(g.centroids, vecs[0])[None], axis=1
+        )
         if g.metric == "l2":
             vecs = _unit(vecs)
         # Grouped by list: vec0 then fills one partition chunk after another, not all at once.
         order = np.argsort(lists, kind="stable")
         conn.executemany(
             f"INSERT INTO {table(g.gen)}(rowid, list_id, embedding, level, session_id, t1) VALUES (?, ?, ?, ?, ?, ?)",
-            [(int(rows[i][0]), int(lists[i]), vecs[i].astype(np.float32).tobytes(), rows[i][2], rows[i][3],
-              float(rows[i][4])) for i in order],
+            [
+                (
+                    int(rows[i][0]),
+                    int(lists[i]),
+                    vecs[i].astype(np.float32).tobytes(),
+                    rows[i][2],
+                    rows[i][3],
+                    float(rows[i][4]),
+                )
+                for i in order
+            ],
         )
 
     def delete(self, conn: Any, item_id: int) -> None:
@@ -295,28 +351,42 @@ class TextIvf:
             return n_items >= s.min_items
         # A generation of an older format, or trained for another list size (a changed
         # `memory.ann_list_size`, or the default before), is rebuilt in idle time too; it answers meanwhile.
-        return (n_items >= RETRAIN_GROWTH * self.active.trained_n or self.active.metric != METRIC
-                or self.active.list_size != s.list_size)
+        return (
+            n_items >= RETRAIN_GROWTH * self.active.trained_n
+            or self.active.metric != METRIC
+            or self.active.list_size != s.list_size
+        )
 
     def next_gen(self) -> int:
         gens = [g.gen for g in (self.active, self.building) if g is not None]
         return max(gens) + 1 if gens else 0
 
-    def train(self, sample: np.ndarray, n_items: int, gen: int, stop: Callable[[], bool] | None = None) -> np.ndarray:
+    def train(
+        self, sample: np.ndarray, n_items: int, gen: int, stop: Callable[[], bool] | None = None
+    ) -> np.ndarray:
         """k-means centroids for generation `gen` (no store access: runs outside any lock)."""
         t = time.perf_counter()
         c = kmeans(sample, lists_for(n_items, self.settings.list_size), seed=gen, stop=stop)
-        log.info("memory index: trained %d lists on %d of %d vectors in %.1f s", len(c), len(sample), n_items,
-                 time.perf_counter() - t)
+        log.info(
+            "memory index: trained %d lists on %d of %d vectors in %.1f s",
+            len(c),
+            len(sample),
+            n_items,
+            time.perf_counter() - t,
+        )
         return c
 
     def start_trained(self, conn: Any, gen: int, c: np.ndarray, end_id: int) -> None:
         """Create generation `gen` with centroids `c`; items up to `end_id` are backfilled; the caller commits."""
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {CENTROIDS}(gen INTEGER, list_id INTEGER, vector BLOB NOT NULL,"
-                     " PRIMARY KEY(gen, list_id))")
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {CENTROIDS}(gen INTEGER, list_id INTEGER, vector BLOB NOT NULL,"
+            " PRIMARY KEY(gen, list_id))"
+        )
         conn.execute(f"DELETE FROM {CENTROIDS} WHERE gen = ?", (gen,))
-        conn.executemany(f"INSERT INTO {CENTROIDS}(gen, list_id, vector) VALUES (?, ?, ?)",
-                         [(gen, i, c[i].tobytes()) for i in range(len(c))])
+        conn.executemany(
+            f"INSERT INTO {CENTROIDS}(gen, list_id, vector) VALUES (?, ?, ?)",
+            [(gen, i, c[i].tobytes()) for i in range(len(c))],
+        )
         conn.execute(f"DROP TABLE IF EXISTS {table(gen)}")
         conn.execute(
             f"CREATE VIRTUAL TABLE {table(gen)} USING vec0(list_id integer partition key, "
@@ -350,7 +420,9 @@ class TextIvf:
             self.retired.append(old.gen)
             conn.execute(f"DELETE FROM {CENTROIDS} WHERE gen = ?", (old.gen,))
         self._save_state(conn)
-        log.info("memory index: generation %d with %d lists is active", self.active.gen, len(self.active.centroids))
+        log.info(
+            "memory index: generation %d with %d lists is active", self.active.gen, len(self.active.centroids)
+        )
 
     def retire_step(self, conn: Any) -> None:
         """Empty the oldest retired generation by one batch, or drop it once empty; the caller commits.
@@ -362,10 +434,15 @@ class TextIvf:
         name = table(self.retired[0])
         left = 0
         try:
-            for shadow, batch in (("_vector_chunks00", RETIRE_CHUNKS), ("_chunks", RETIRE_CHUNKS),
-                                  ("_rowids", RETIRE_CHUNKS * CHUNK_SIZE)):
-                left += conn.execute(f"DELETE FROM {name}{shadow} WHERE rowid IN "
-                                     f"(SELECT rowid FROM {name}{shadow} LIMIT ?)", (batch,)).rowcount
+            for shadow, batch in (
+                ("_vector_chunks00", RETIRE_CHUNKS),
+                ("_chunks", RETIRE_CHUNKS),
+                ("_rowids", RETIRE_CHUNKS * CHUNK_SIZE),
+            ):
+                left += conn.execute(
+                    f"DELETE FROM {name}{shadow} WHERE rowid IN (SELECT rowid FROM {name}{shadow} LIMIT ?)",
+                    (batch,),
+                ).rowcount
         except sqlite_module().OperationalError:
             left = 0  # not the layout we know: drop it whole
         if left == 0:

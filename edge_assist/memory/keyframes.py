@@ -42,7 +42,9 @@ class KeyframeFiles:
             return "", 0
         ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), self.jpeg_quality])
         if not ok:
-            raise StoreError(f"cannot encode keyframe {k} of clip {clip_index} as JPEG (image shape {image.shape})")
+            raise StoreError(
+                f"cannot encode keyframe {k} of clip {clip_index} as JPEG (image shape {image.shape})"
+            )
         d = self.root / _safe(session_id)
         path = d / f"{clip_index:08d}_{k}.jpg"
         tmp = path.with_suffix(".jpg.tmp")

@@ -35,7 +35,6 @@ class Paths:
         return cls(Path(f"{base}.sqlite"), Path(f"{base}.kuzu"), Path(f"{base}.keyframes"))
 
 
-
 def usable_keyframes(caption: Caption) -> list[Any]:
     """The caption's keyframes that are images (H x W x 3 uint8); a corrupt one is left out, logged.
 
@@ -44,13 +43,24 @@ def usable_keyframes(caption: Caption) -> list[Any]:
     out = []
     for k, kf in enumerate(caption.keyframes):
         img = kf.image
-        if (isinstance(img, np.ndarray) and img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
-                and img.shape[0] > 0 and img.shape[1] > 0):
+        if (
+            isinstance(img, np.ndarray)
+            and img.dtype == np.uint8
+            and img.ndim == 3
+            and img.shape[2] == 3
+            and img.shape[0] > 0
+            and img.shape[1] > 0
+        ):
             out.append(kf)
         else:
             what = f"{img.dtype} {img.shape}" if isinstance(img, np.ndarray) else type(img).__name__
-            log.warning("keyframe %d of clip %d of %s is corrupt (%s); the caption is stored without it",
-                        k, caption.index, caption.session_id, what)
+            log.warning(
+                "keyframe %d of clip %d of %s is corrupt (%s); the caption is stored without it",
+                k,
+                caption.index,
+                caption.session_id,
+                what,
+            )
     return out
 
 

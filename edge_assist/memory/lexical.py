@@ -30,50 +30,359 @@ from edge_assist.memory.entities import MAX_ENTITIES, MAX_RELATIONS, Extraction,
 from edge_assist.text.units import UNIT_NAMES
 
 _DETERMINERS = {
-    "a", "an", "the", "some", "any", "this", "that", "these", "those", "my", "your", "his", "her", "their",
-    "our", "its", "each", "every", "another", "other", "all", "both", "few", "several", "more", "less", "much",
-    "many", "enough", "no", "same", "such", "whole", "half", "remaining", "rest", "excess", "extra",
+    "a",
+    "an",
+    "the",
+    "some",
+    "any",
+    "this",
+    "that",
+    "these",
+    "those",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "its",
+    "each",
+    "every",
+    "another",
+    "other",
+    "all",
+    "both",
+    "few",
+    "several",
+    "more",
+    "less",
+    "much",
+    "many",
+    "enough",
+    "no",
+    "same",
+    "such",
+    "whole",
+    "half",
+    "remaining",
+    "rest",
+    "excess",
+    "extra",
 }
 _PREPOSITIONS = {
-    "into", "in", "on", "onto", "from", "with", "to", "of", "for", "over", "under", "at", "by", "off", "out",
-    "inside", "across", "through", "around", "before", "after", "about", "near", "beside", "between",
-    "without", "within", "along", "per", "against", "towards", "toward", "upon", "via", "using", "as", "like",
-    "than", "behind", "above", "below", "beneath", "next", "up", "down", "away", "back", "together", "apart",
+    "into",
+    "in",
+    "on",
+    "onto",
+    "from",
+    "with",
+    "to",
+    "of",
+    "for",
+    "over",
+    "under",
+    "at",
+    "by",
+    "off",
+    "out",
+    "inside",
+    "across",
+    "through",
+    "around",
+    "before",
+    "after",
+    "about",
+    "near",
+    "beside",
+    "between",
+    "without",
+    "within",
+    "along",
+    "per",
+    "against",
+    "towards",
+    "toward",
+    "upon",
+    "via",
+    "using",
+    "as",
+    "like",
+    "than",
+    "behind",
+    "above",
+    "below",
+    "beneath",
+    "next",
+    "up",
+    "down",
+    "away",
+    "back",
+    "together",
+    "apart",
 }
 # Words that end one clause and start the next: what follows has its own verb.
-_CLAUSE_BREAKS = {"and", "then", "until", "till", "while", "or", "but", "so", "when", "once", "if", "unless",
-                  "because", "whilst", "where", "after", "before"}
-_PRONOUNS = {"i", "me", "you", "he", "him", "she", "it", "we", "us", "they", "them", "c", "itself",
-             "themselves", "yourself", "myself", "someone", "something", "everything", "anything", "one", "ones",
-             "which", "who", "what", "there", "here"}
-_AUXILIARIES = {"is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
-                "can", "could", "will", "would", "should", "may", "might", "must", "not", "let", "lets", "let's"}
-_ADVERBS = {"again", "also", "almost", "just", "only", "very", "well", "now", "still", "already", "even", "about",
-            "approximately", "around", "roughly", "evenly", "gently", "slowly", "quickly", "thoroughly", "finely",
-            "lightly", "completely", "carefully", "firmly", "briefly", "immediately", "uncovered", "covered", "aside",
-            "further", "continue", "continuing", "more", "minutes", "seconds", "once", "twice", "thrice", "times"}
-_NUMBER_WORDS = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                 "fifteen", "twenty", "thirty", "forty", "fifty", "hundred", "dozen", "couple", "first", "second",
-                 "third", "last", "next", "single", "double", "few"}
-_LEVELS = {"low", "medium", "high", "max", "full", "medium-low", "medium-high", "low-medium", "hot", "cold", "warm",
-           "lukewarm", "boiling", "room", "temperature", "degree", "degrees"}
+_CLAUSE_BREAKS = {
+    "and",
+    "then",
+    "until",
+    "till",
+    "while",
+    "or",
+    "but",
+    "so",
+    "when",
+    "once",
+    "if",
+    "unless",
+    "because",
+    "whilst",
+    "where",
+    "after",
+    "before",
+}
+_PRONOUNS = {
+    "i",
+    "me",
+    "you",
+    "he",
+    "him",
+    "she",
+    "it",
+    "we",
+    "us",
+    "they",
+    "them",
+    "c",
+    "itself",
+    "themselves",
+    "yourself",
+    "myself",
+    "someone",
+    "something",
+    "everything",
+    "anything",
+    "one",
+    "ones",
+    "which",
+    "who",
+    "what",
+    "there",
+    "here",
+}
+_AUXILIARIES = {
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "am",
+    "do",
+    "does",
+    "did",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "should",
+    "may",
+    "might",
+    "must",
+    "not",
+    "let",
+    "lets",
+    "let's",
+}
+_ADVERBS = {
+    "again",
+    "also",
+    "almost",
+    "just",
+    "only",
+    "very",
+    "well",
+    "now",
+    "still",
+    "already",
+    "even",
+    "about",
+    "approximately",
+    "around",
+    "roughly",
+    "evenly",
+    "gently",
+    "slowly",
+    "quickly",
+    "thoroughly",
+    "finely",
+    "lightly",
+    "completely",
+    "carefully",
+    "firmly",
+    "briefly",
+    "immediately",
+    "uncovered",
+    "covered",
+    "aside",
+    "further",
+    "continue",
+    "continuing",
+    "more",
+    "minutes",
+    "seconds",
+    "once",
+    "twice",
+    "thrice",
+    "times",
+}
+_NUMBER_WORDS = {
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "fifteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "hundred",
+    "dozen",
+    "couple",
+    "first",
+    "second",
+    "third",
+    "last",
+    "next",
+    "single",
+    "double",
+    "few",
+}
+_LEVELS = {
+    "low",
+    "medium",
+    "high",
+    "max",
+    "full",
+    "medium-low",
+    "medium-high",
+    "low-medium",
+    "hot",
+    "cold",
+    "warm",
+    "lukewarm",
+    "boiling",
+    "room",
+    "temperature",
+    "degree",
+    "degrees",
+}
 # Nouns of shape, not of things: "two pieces", "the top", "a bit".
-_NOT_THINGS = {"piece", "pieces", "top", "bottom", "side", "sides", "end", "ends", "way", "bit", "bits", "lot",
-               "amount", "time", "times", "step", "steps", "part", "parts", "middle", "center", "centre", "edge",
-               "edges", "surface", "layer", "layers", "mixture", "taste", "liking", "needed", "desired"}
-_NARRATION_SUBJECTS = {"c", "i", "you", "he", "she", "we", "they", "person", "wearer", "man", "woman", "someone"}
+_NOT_THINGS = {
+    "piece",
+    "pieces",
+    "top",
+    "bottom",
+    "side",
+    "sides",
+    "end",
+    "ends",
+    "way",
+    "bit",
+    "bits",
+    "lot",
+    "amount",
+    "time",
+    "times",
+    "step",
+    "steps",
+    "part",
+    "parts",
+    "middle",
+    "center",
+    "centre",
+    "edge",
+    "edges",
+    "surface",
+    "layer",
+    "layers",
+    "mixture",
+    "taste",
+    "liking",
+    "needed",
+    "desired",
+}
+_NARRATION_SUBJECTS = {
+    "c",
+    "i",
+    "you",
+    "he",
+    "she",
+    "we",
+    "they",
+    "person",
+    "wearer",
+    "man",
+    "woman",
+    "someone",
+}
 _PARTICLES = {"up", "down", "out", "off", "away", "back", "in", "over", "on", "aside", "together"}
 _LY_NOUNS = {"jelly", "belly", "lily", "family", "assembly", "supply", "butterfly", "holly", "bully", "ally"}
 _ED_NOUNS = {"bed", "red", "shed", "sled", "seed", "bread", "feed", "reed", "weed", "steed", "speed"}
 # Verbs whose "to" starts an infinitive ("use X to cut", "continue to stir"), not a destination.
-_TO_VERBS = {"use", "continue", "start", "begin", "try", "need", "want", "remember", "wait", "allow", "help",
-             "prepare", "make", "using", "uses", "continues", "starts", "begins", "tries"}
+_TO_VERBS = {
+    "use",
+    "continue",
+    "start",
+    "begin",
+    "try",
+    "need",
+    "want",
+    "remember",
+    "wait",
+    "allow",
+    "help",
+    "prepare",
+    "make",
+    "using",
+    "uses",
+    "continues",
+    "starts",
+    "begins",
+    "tries",
+}
 # Verbs that name the thing doing the work ("Microwave the cup", "Whisk the eggs"): the
 # thing is in the caption as the verb, and a question names it ("did I use the microwave").
-INSTRUMENT_VERBS = {"microwave": "microwave", "whisk": "whisk", "grill": "grill", "ladle": "ladle",
-                    "spoon": "spoon", "sieve": "sieve", "blend": "blender", "toast": "toaster", "steam": "steamer",
-                    "skewer": "skewer", "vacuum": "vacuum cleaner", "iron": "iron", "hammer": "hammer", "drill": "drill"}
-_FUNCTION = {","} | _DETERMINERS | _PREPOSITIONS | _CLAUSE_BREAKS | _PRONOUNS | _AUXILIARIES | _ADVERBS | _LEVELS
+INSTRUMENT_VERBS = {
+    "microwave": "microwave",
+    "whisk": "whisk",
+    "grill": "grill",
+    "ladle": "ladle",
+    "spoon": "spoon",
+    "sieve": "sieve",
+    "blend": "blender",
+    "toast": "toaster",
+    "steam": "steamer",
+    "skewer": "skewer",
+    "vacuum": "vacuum cleaner",
+    "iron": "iron",
+    "hammer": "hammer",
+    "drill": "drill",
+}
+_FUNCTION = (
+    {","} | _DETERMINERS | _PREPOSITIONS | _CLAUSE_BREAKS | _PRONOUNS | _AUXILIARIES | _ADVERBS | _LEVELS
+)
 # "60", "1/2", "15-30", "6-oz", "2nd": a leading digit makes a quantity, not a thing.
 _NUMBER = re.compile(r"^([0-9½¼¾⅓⅔⅛][0-9a-z./-]*)$")
 _TOKEN = re.compile(r"[a-z0-9½¼¾⅓⅔⅛][a-z0-9½¼¾⅓⅔⅛'./-]*")
@@ -84,7 +393,9 @@ def _is_modifier_verb(word: str) -> bool:
     """A participle or adverb: never part of a thing's name ("uncovered", "gently")."""
     if word.endswith("ly") and len(word) > 4 and word not in _LY_NOUNS:
         return True
-    return word.endswith("ed") and len(word) > 4 and word not in _ED_NOUNS and not word.endswith(("eed", "ead"))
+    return (
+        word.endswith("ed") and len(word) > 4 and word not in _ED_NOUNS and not word.endswith(("eed", "ead"))
+    )
 
 
 def _starts_clause(words: list[str], i: int) -> bool:
@@ -92,8 +403,15 @@ def _starts_clause(words: list[str], i: int) -> bool:
     if i + 1 >= len(words):
         return False
     nxt = words[i + 2] if i + 2 < len(words) else None
-    return (nxt is None or nxt in _DETERMINERS or bool(_NUMBER.match(nxt)) or nxt in _ADVERBS or nxt in _PARTICLES
-            or _is_modifier_verb(nxt) or (nxt in _PREPOSITIONS and nxt not in ("to", "of", "in", "on")))
+    return (
+        nxt is None
+        or nxt in _DETERMINERS
+        or bool(_NUMBER.match(nxt))
+        or nxt in _ADVERBS
+        or nxt in _PARTICLES
+        or _is_modifier_verb(nxt)
+        or (nxt in _PREPOSITIONS and nxt not in ("to", "of", "in", "on"))
+    )
 
 
 def _clauses(text: str) -> list[list[str]]:
@@ -123,7 +441,9 @@ def _clauses(text: str) -> list[list[str]]:
 def _verb(words: list[str]) -> tuple[str, int]:
     """The clause's verb phrase and where its object starts: skip a narration subject first."""
     i = 0
-    while i < len(words) and (words[i] in _NARRATION_SUBJECTS or words[i] in _AUXILIARIES or words[i] in _DETERMINERS):
+    while i < len(words) and (
+        words[i] in _NARRATION_SUBJECTS or words[i] in _AUXILIARIES or words[i] in _DETERMINERS
+    ):
         i += 1
     if i >= len(words) or (i > 0 and words[i - 1] in _DETERMINERS) or _NUMBER.match(words[i]):
         return "", 0  # "the egg is set": the clause opens with a thing, not a verb
@@ -142,7 +462,9 @@ def _phrases(words: list[str]) -> list[tuple[str, str]]:
     run: list[str] = []
     prep = ""
     after_number = False
-    quantity = False  # the last word was a number, unit or shape noun: "with 1 tablespoon of salsa" keeps "with"
+    quantity = (
+        False  # the last word was a number, unit or shape noun: "with 1 tablespoon of salsa" keeps "with"
+    )
 
     def close() -> None:
         nonlocal run, prep
@@ -191,13 +513,23 @@ def extract_lexical(text: str) -> Extraction:
                 ents[key] = (key, name[:40], "other")
         tool = INSTRUMENT_VERBS.get(verb.split(" ")[0]) if verb else None
         if tool and tool not in ents and len(ents) < MAX_ENTITIES:
-            ents[tool] = (tool, tool, "appliance" if tool in ("microwave", "grill", "blender", "toaster") else "tool")
+            ents[tool] = (
+                tool,
+                tool,
+                "appliance" if tool in ("microwave", "grill", "blender", "toaster") else "tool",
+            )
         if verb and phrases:
             head = phrases[0][2]
             # Only a phrase behind a preposition is linked: "salt and pepper" are two objects, not a relation.
             for prep, _name, key in phrases[1:]:
                 rel = relation_key(f"{verb} {prep}".strip())
-                if prep and key != head and head in ents and key in ents and len(rels) < MAX_RELATIONS \
-                        and (head, rel, key) not in rels:
+                if (
+                    prep
+                    and key != head
+                    and head in ents
+                    and key in ents
+                    and len(rels) < MAX_RELATIONS
+                    and (head, rel, key) not in rels
+                ):
                     rels.append((head, rel, key))
     return Extraction(tuple(ents.values()), tuple(rels))

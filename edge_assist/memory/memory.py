@@ -52,7 +52,15 @@ from edge_assist.memory.store import MemoryStore
 from edge_assist.memory.upkeep import FORGET_TOMBSTONE, Upkeep
 from edge_assist.memory.writing import IngestResult, Writing
 
-__all__ = ["FORGET_TOMBSTONE", "IngestResult", "Memory", "Paths", "check_windows", "ivf_settings", "usable_keyframes"]
+__all__ = [
+    "FORGET_TOMBSTONE",
+    "IngestResult",
+    "Memory",
+    "Paths",
+    "check_windows",
+    "ivf_settings",
+    "usable_keyframes",
+]
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +97,13 @@ class Memory(Writing, Reading, Upkeep):
     # -- opening -----------------------------------------------------------------------
     @classmethod
     def open(
-        cls, cfg: Config, llm: LLM | None, text_encoder: TextEncoder, image_encoder: ImageEncoder | None = None,
-        *, wall: Callable[[], float] | None = None,
+        cls,
+        cfg: Config,
+        llm: LLM | None,
+        text_encoder: TextEncoder,
+        image_encoder: ImageEncoder | None = None,
+        *,
+        wall: Callable[[], float] | None = None,
     ) -> Memory:
         """Open (or create) the wearer's memory; check it; repair the graph side if a kill left it behind.
 
@@ -121,7 +134,9 @@ class Memory(Writing, Reading, Upkeep):
         """
         paths = Paths.of(cfg)
         if not paths.sqlite.exists():
-            raise StoreError(f"no memory store for wearer {cfg.general.wearer!r} at {paths.sqlite}; nothing to show")
+            raise StoreError(
+                f"no memory store for wearer {cfg.general.wearer!r} at {paths.sqlite}; nothing to show"
+            )
         from edge_assist.memory.store_check import read_store_meta
 
         meta = read_store_meta(paths.sqlite)

@@ -35,7 +35,12 @@ class Reading:
         earlier_sessions: Sequence[str] = (),
     ) -> list[TextHit]:
         return self.store.search_text(
-            vector, k=k, before_t=before_t, levels=levels, session_id=session_id, earlier_sessions=earlier_sessions
+            vector,
+            k=k,
+            before_t=before_t,
+            levels=levels,
+            session_id=session_id,
+            earlier_sessions=earlier_sessions,
         )
 
     def session_starts(self) -> dict[str, float]:
@@ -50,7 +55,9 @@ class Reading:
     def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]:
         return self.store.recent_captions(session_id, before_t=before_t, n=n)
 
-    def clips_with_vectors(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+    def clips_with_vectors(
+        self, session_id: str, t_from: float, t_to: float
+    ) -> tuple[list[CaptionRecord], np.ndarray]:
         return self.store.clips_with_vectors(session_id, t_from, t_to)
 
     def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None:
@@ -67,7 +74,12 @@ class Reading:
         ]
 
     def graph_neighbourhood(
-        self, names: Sequence[str], *, before_t: float, k: int, session_id: str | None = None,
+        self,
+        names: Sequence[str],
+        *,
+        before_t: float,
+        k: int,
+        session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]:
         return self.graph.neighbourhood(
@@ -75,7 +87,12 @@ class Reading:
         )
 
     def search_keyframes(
-        self, vector: np.ndarray, *, k: int, before_t: float, session_id: str | None = None,
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]:
         return self.store.search_keyframes(
@@ -90,6 +107,10 @@ class Reading:
                 out.append(img)
             else:
                 # Reconstruction goes on from the caption text; say why the picture is missing.
-                log.warning("keyframe %s of clip %d of %s is missing or corrupt; using the caption only",
-                            p, clip_index, session_id)
+                log.warning(
+                    "keyframe %s of clip %d of %s is missing or corrupt; using the caption only",
+                    p,
+                    clip_index,
+                    session_id,
+                )
         return out

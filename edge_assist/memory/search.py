@@ -52,18 +52,36 @@ def text_knn(
         scopes.append((" AND v.t1 <= ?", [float(before_t)], True, lambda rows: None))
     else:
         big = ready and store.count_items(session_id) >= ivf.settings.min_items  # type: ignore[union-attr]
-        scopes.append((" AND v.t1 <= ? AND v.session_id = ?", [float(before_t), session_id], big,
-                       lambda rows: rows.session_mask(session_id, equal=True)))
+        scopes.append(
+            (
+                " AND v.t1 <= ? AND v.session_id = ?",
+                [float(before_t), session_id],
+                big,
+                lambda rows: rows.session_mask(session_id, equal=True),
+            )
+        )
         if earlier_sessions:
             # Two KNN queries, each filtered inside vec0, then merged: a long current session
             # cannot crowd the earlier days out of the k.
             others = set(store.sessions()) - {session_id}
             if set(earlier_sessions) == others:  # the usual case: all of the past
-                scopes.append((" AND v.session_id != ?", [session_id], True,
-                               lambda rows: rows.session_mask(session_id, equal=False)))
+                scopes.append(
+                    (
+                        " AND v.session_id != ?",
+                        [session_id],
+                        True,
+                        lambda rows: rows.session_mask(session_id, equal=False),
+                    )
+                )
             else:
-                scopes.append((f" AND v.session_id IN ({','.join('?' * len(earlier_sessions))})",
-                               list(earlier_sessions), True, lambda rows: rows.sessions_mask(earlier_sessions)))
+                scopes.append(
+                    (
+                        f" AND v.session_id IN ({','.join('?' * len(earlier_sessions))})",
+                        list(earlier_sessions),
+                        True,
+                        lambda rows: rows.sessions_mask(earlier_sessions),
+                    )
+                )
     # Each scope answers (cosine distance, item id) only; the k kept rows are read from `items`
     # once at the end (a JOIN inside the KNN read the row of every candidate: k per probed list).
     near: list[tuple[float, int]] = []
@@ -79,7 +97,9 @@ def text_knn(
                 sims = small.similarities(q)
                 for i, (_, _, _, mask_of) in enumerate(scopes):
                     # the first scope ends at before_t; earlier sessions are over, all of them past
-                    part = small.nearest(q, k, before_t if i == 0 else None, levels, where=mask_of(small), sims=sims)
+                    part = small.nearest(
+                        q, k, before_t if i == 0 else None, levels, where=mask_of(small), sims=sims
+                    )
                     near = merge_nearest(near, part, k)
                 scopes = []
     for where, args, may_index, _ in scopes:
@@ -88,14 +108,25 @@ def text_knn(
                 part = store.session_vectors.rows(store, session_id).nearest(q, k, before_t, levels)
         elif may_index and ready:
             name, lists, qblob, to_cosine = ivf.knn_sql(q)  # type: ignore[union-attr]
-            sql = (f"SELECT v.distance, v.rowid FROM {name} v WHERE v.embedding MATCH ? AND v.k = ?"
-                   f" AND v.list_id IN ({','.join(map(str, lists))})" + lv + where)
+            sql = (
+                f"SELECT v.distance, v.rowid FROM {name} v WHERE v.embedding MATCH ? AND v.k = ?"
+                f" AND v.list_id IN ({','.join(map(str, lists))})" + lv + where
+            )
             # vec0 answers k rows per probed list: keep the k nearest of them all.
-            part = sorted(((to_cosine(float(d)), int(i)) for d, i in store._read(sql, [qblob, kk, *levels, *args])),
-                          key=newest_first)[:k]
+            part = sorted(
+                ((to_cosine(float(d)), int(i)) for d, i in store._read(sql, [qblob, kk, *levels, *args])),
+                key=newest_first,
+            )[:k]
         else:
-            sql = "SELECT v.distance, v.rowid FROM text_vec v WHERE v.embedding MATCH ? AND v.k = ?" + lv + where
-            part = sorted(((float(d), int(i)) for d, i in store._read(sql, [blob, kk, *levels, *args])), key=newest_first)[:k]
+            sql = (
+                "SELECT v.distance, v.rowid FROM text_vec v WHERE v.embedding MATCH ? AND v.k = ?"
+                + lv
+                + where
+            )
+            part = sorted(
+                ((float(d), int(i)) for d, i in store._read(sql, [blob, kk, *levels, *args])),
+                key=newest_first,
+            )[:k]
         near = merge_nearest(near, part, k)
     if not near:
         return []
@@ -103,14 +134,27 @@ def text_knn(
     rows = store._read(_ITEM_SQL.format(marks=",".join("?" * len(near))), [iid for _, iid in near])
     rows.sort(key=lambda r: (dist[r[0]], -r[0]))
     return [
-        TextHit(level=r[1], session_id=r[2], t0=r[3], t1=r[4], text=r[5], clip_indices=tuple(json.loads(r[6])),
-                score=1.0 - dist[r[0]])
+        TextHit(
+            level=r[1],
+            session_id=r[2],
+            t0=r[3],
+            t1=r[4],
+            text=r[5],
+            clip_indices=tuple(json.loads(r[6])),
+            score=1.0 - dist[r[0]],
+        )
         for r in rows
     ]
 
 
 def keyframe_knn(
-    store: Any, blob: bytes, *, k: int, before_t: float, session_id: str | None, earlier_sessions: Sequence[str]
+    store: Any,
+    blob: bytes,
+    *,
+    k: int,
+    before_t: float,
+    session_id: str | None,
+    earlier_sessions: Sequence[str],
 ) -> list[KeyframeHit]:
     sql = (
         "SELECT v.distance, f.session_id, f.clip_index, f.stream_t, f.path FROM keyframe_vec v "
@@ -121,9 +165,15 @@ def keyframe_knn(
     args = [float(before_t), *([session_id] if session_id is not None else [])]
     rows = store._read(sql + scope + " ORDER BY v.distance", [*base, *args])
     if session_id is not None and earlier_sessions:
-        rows = merge_nearest(rows, store._read(
-            sql + f" AND v.session_id IN ({','.join('?' * len(earlier_sessions))}) ORDER BY v.distance",
-            [*base, *earlier_sessions]), k, key=lambda r: float(r[0]))
+        rows = merge_nearest(
+            rows,
+            store._read(
+                sql + f" AND v.session_id IN ({','.join('?' * len(earlier_sessions))}) ORDER BY v.distance",
+                [*base, *earlier_sessions],
+            ),
+            k,
+            key=lambda r: float(r[0]),
+        )
     return [KeyframeHit(r[1], r[2], r[3], r[4], 1.0 - float(r[0])) for r in rows]
 
 

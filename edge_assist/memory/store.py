@@ -42,8 +42,17 @@ from edge_assist.memory.store_rows import _ITEM_COLS, BadCaptionError, Item, Key
 from edge_assist.memory.store_writes import StoreWrites
 
 # The public names of the store, wherever they are defined now.
-__all__ = ["BadCaptionError", "Item", "KeyframeRow", "MemoryStore", "StoreBase", "Windows", "_chunk_vectors",
-           "file_bytes", "integrity_rows"]
+__all__ = [
+    "BadCaptionError",
+    "Item",
+    "KeyframeRow",
+    "MemoryStore",
+    "StoreBase",
+    "Windows",
+    "_chunk_vectors",
+    "file_bytes",
+    "integrity_rows",
+]
 
 
 SCHEMA_VERSION = "1"
@@ -87,7 +96,6 @@ CREATE TABLE IF NOT EXISTS keyframes(
   UNIQUE(session_id, clip_index, k)
 );
 """
-
 
 
 class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
@@ -188,7 +196,9 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
         os.replace(tmp, path)
         remove_leftovers(path)
 
-    def _init_schema(self, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None) -> None:
+    def _init_schema(
+        self, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None
+    ) -> None:
         with self.transaction() as c:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
@@ -233,9 +243,13 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
     def stats(self) -> dict[str, Any]:
         counts = {lv: 0 for lv in LEVELS}
         chars = {lv: 0 for lv in LEVELS}
-        for lv, n, ch in self._read("SELECT level, count(*), coalesce(sum(length(text)), 0) FROM items GROUP BY level"):
+        for lv, n, ch in self._read(
+            "SELECT level, count(*), coalesce(sum(length(text)), 0) FROM items GROUP BY level"
+        ):
             counts[lv], chars[lv] = n, ch
-        kf = self._read("SELECT count(*), coalesce(sum(bytes), 0), coalesce(sum(path != ''), 0) FROM keyframes")[0]
+        kf = self._read(
+            "SELECT count(*), coalesce(sum(bytes), 0), coalesce(sum(path != ''), 0) FROM keyframes"
+        )[0]
         pending = self._read("SELECT count(*) FROM items WHERE graph_done = 0")[0][0]
         files = [self.path, Path(f"{self.path}-wal")]
         size = sum(p.stat().st_size for p in files if p.exists())
@@ -246,8 +260,12 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
             "items": counts,
             "text_bytes": chars,
             "text_vector_bytes": {lv: counts[lv] * self.text_dim * 4 for lv in LEVELS},
-            "keyframes": {"count": kf[0], "files": kf[2], "jpeg_bytes": kf[1],
-                          "vector_bytes": kf[0] * 4 * (self.image_dim or 0)},
+            "keyframes": {
+                "count": kf[0],
+                "files": kf[2],
+                "jpeg_bytes": kf[1],
+                "vector_bytes": kf[0] * 4 * (self.image_dim or 0),
+            },
             "graph_pending": pending,
             "text_index": self.ivf.describe() if self.ivf is not None else None,
             "meta": self.meta(),
@@ -255,22 +273,44 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
 
     def export_rows(self) -> Iterator[dict[str, Any]]:
         """Everything the wearer's memory holds, one JSON-ready dict a row (vectors excluded)."""
-        for r in self._read(f"SELECT {_ITEM_COLS}, entities, source, written_wall FROM items ORDER BY session_id, level, idx"):
+        for r in self._read(
+            f"SELECT {_ITEM_COLS}, entities, source, written_wall FROM items ORDER BY session_id, level, idx"
+        ):
             it = _item(r[:9])
             yield {
-                "type": it.level, "session_id": it.session_id, "index": it.idx, "t0": it.t0, "t1": it.t1,
-                "text": it.text, "clips": list(it.clips), "partial": it.partial,
-                "entities": json.loads(r[9]) if r[9] else None, "source": r[10], "written_wall": r[11],
+                "type": it.level,
+                "session_id": it.session_id,
+                "index": it.idx,
+                "t0": it.t0,
+                "t1": it.t1,
+                "text": it.text,
+                "clips": list(it.clips),
+                "partial": it.partial,
+                "entities": json.loads(r[9]) if r[9] else None,
+                "source": r[10],
+                "written_wall": r[11],
             }
         for r in self._read(
             "SELECT session_id, clip_index, k, stream_t, path, bytes FROM keyframes ORDER BY session_id, clip_index, k"
         ):
-            yield {"type": "keyframe", "session_id": r[0], "clip_index": r[1], "k": r[2], "stream_t": r[3],
-                   "path": r[4], "bytes": r[5]}
+            yield {
+                "type": "keyframe",
+                "session_id": r[0],
+                "clip_index": r[1],
+                "k": r[2],
+                "stream_t": r[3],
+                "path": r[4],
+                "bytes": r[5],
+            }
 
 
 def _check_models(
-    path: Path, meta: dict[str, str], text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None
+    path: Path,
+    meta: dict[str, str],
+    text_encoder: str,
+    text_dim: int,
+    image_encoder: str | None,
+    image_dim: int | None,
 ) -> None:
     if not meta:
         return
@@ -283,14 +323,14 @@ def _check_models(
     if stored != text_encoder or sdim != text_dim:
         raise ModelError(
             f"memory store {path} holds vectors of text encoder {stored} ({sdim}-d) but {text_encoder} "
-            f"({text_dim}-d) is configured; set models.text_encoder = \"{stored}\" or use another general.wearer"
+            f'({text_dim}-d) is configured; set models.text_encoder = "{stored}" or use another general.wearer'
         )
     if image_encoder and "image_encoder" in meta:
         si, sidim = meta["image_encoder"], int(meta.get("image_dim", "0"))
         if si != image_encoder or sidim != image_dim:
             raise ModelError(
                 f"memory store {path} holds keyframe vectors of {si} ({sidim}-d) but {image_encoder} "
-                f"({image_dim}-d) is configured; set models.image_encoder = \"{si}\" or use another general.wearer"
+                f'({image_dim}-d) is configured; set models.image_encoder = "{si}" or use another general.wearer'
             )
 
 
@@ -309,15 +349,21 @@ def integrity_rows(store: MemoryStore) -> dict[str, Any]:
     """
     return {
         # in_graph: applied to the graph (a clip stored without entity extraction never is).
-        "clips": [(str(s), int(i), int(g)) for s, i, g in store._read(
-            "SELECT session_id, idx, graph_done AND coalesce(entities, '') != 'null' AS in_graph FROM items "
-            "WHERE level = 'clip' ORDER BY session_id, idx")],
+        "clips": [
+            (str(s), int(i), int(g))
+            for s, i, g in store._read(
+                "SELECT session_id, idx, graph_done AND coalesce(entities, '') != 'null' AS in_graph FROM items "
+                "WHERE level = 'clip' ORDER BY session_id, idx"
+            )
+        ],
         "duplicates": store._read(
-            "SELECT session_id, level, idx, count(*) FROM items GROUP BY session_id, level, idx HAVING count(*) > 1"),
+            "SELECT session_id, level, idx, count(*) FROM items GROUP BY session_id, level, idx HAVING count(*) > 1"
+        ),
         "items_without_vector": store._read(
-            "SELECT count(*) FROM items WHERE id NOT IN (SELECT rowid FROM text_vec)")[0][0],
+            "SELECT count(*) FROM items WHERE id NOT IN (SELECT rowid FROM text_vec)"
+        )[0][0],
         "vectors_without_item": store._read(
-            "SELECT count(*) FROM text_vec WHERE rowid NOT IN (SELECT id FROM items)")[0][0],
+            "SELECT count(*) FROM text_vec WHERE rowid NOT IN (SELECT id FROM items)"
+        )[0][0],
         "levels": dict(store._read("SELECT level, count(*) FROM items GROUP BY level")),
     }
-

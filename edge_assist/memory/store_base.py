@@ -100,7 +100,9 @@ class StoreBase:
                 "and nothing already stored was lost: free disk space or check the disk, then restart to resume"
             )
         if "locked" in msg or "busy" in msg:
-            return StoreError(f"memory store {self.path} is busy ({msg}); is another edge-assist using this wearer?")
+            return StoreError(
+                f"memory store {self.path} is busy ({msg}); is another edge-assist using this wearer?"
+            )
         return StoreError(f"memory store {self.path} failed: {msg}")
 
     def _near_full(self) -> bool:
@@ -108,12 +110,14 @@ class StoreBase:
         import shutil
 
         try:
-            pages, cap, size = (self._conn.execute(f"PRAGMA {p}").fetchone()[0]
-                                for p in ("page_count", "max_page_count", "page_size"))
+            pages, cap, size = (
+                self._conn.execute(f"PRAGMA {p}").fetchone()[0]
+                for p in ("page_count", "max_page_count", "page_size")
+            )
             # vec0 grows by whole chunks (1024 vectors); one more chunk must fit.
             chunk = 1024 * 4 * max(self.text_dim, self.image_dim or 0)
             free = shutil.disk_usage(self.path.parent).free
-        except (self._errors + (OSError,)):
+        except self._errors + (OSError,):
             return False
         return (cap - pages) * size < chunk + 64 * size or free < chunk + (1 << 20)
 
@@ -140,14 +144,22 @@ class StoreBase:
 
         Fixed per session so a config change never re-cuts windows already summarised.
         """
-        rows = self._read("SELECT clip_s, activity_s, session_s FROM sessions WHERE session_id = ?", (session_id,))
+        rows = self._read(
+            "SELECT clip_s, activity_s, session_s FROM sessions WHERE session_id = ?", (session_id,)
+        )
         if rows:
             return Windows(*rows[0])
         with self.transaction() as c:
             self._sessions_changed()  # under the transaction's lock: no reader refills it before the commit
             cur = c.execute(
                 "INSERT OR IGNORE INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) VALUES (?,?,?,?,?)",
-                (session_id, default.clip_s, default.activity_s, default.session_s, _session_start_wall(c, self.wall())),
+                (
+                    session_id,
+                    default.clip_s,
+                    default.activity_s,
+                    default.session_s,
+                    _session_start_wall(c, self.wall()),
+                ),
             )
             if cur.rowcount == 1:
                 # A new session holds nothing yet: its vectors are kept from its first caption on,
@@ -166,7 +178,8 @@ class StoreBase:
                 version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
                 if self._starts is None or version != self._starts_version:
                     rows = self._conn.execute(
-                        "SELECT session_id, first_wall FROM sessions ORDER BY first_wall, session_id").fetchall()
+                        "SELECT session_id, first_wall FROM sessions ORDER BY first_wall, session_id"
+                    ).fetchall()
                     self._starts, self._starts_version = {str(r[0]): float(r[1]) for r in rows}, version
             except self._errors as e:
                 raise self._translate(e) from None
@@ -185,7 +198,6 @@ class StoreBase:
         return int(self._read("SELECT coalesce(max(id), 0) FROM items")[0][0])
 
 
-
 def _session_start_wall(conn: Any, now: float) -> float:
     """Now, or just after the latest session start if the wall clock is behind it.
 
@@ -199,7 +211,8 @@ def _session_start_wall(conn: Any, now: float) -> float:
 
         logging.getLogger(__name__).warning(
             "wall clock is %.0f s behind the latest session's start (clock set back?); "
-            "the new session is filed after it to keep the order of sessions", latest - now,
+            "the new session is filed after it to keep the order of sessions",
+            latest - now,
         )
         return float(latest) + 1e-3
     return now

@@ -29,9 +29,13 @@ def check_header(path: Path) -> None:
     except OSError as e:
         raise StoreError(f"cannot read memory store {path}: {e.strerror}") from None
     if not head:
-        raise StoreError(f"memory store {path} is an empty file, not an edge-assist memory store; {_MOVE_ASIDE}")
+        raise StoreError(
+            f"memory store {path} is an empty file, not an edge-assist memory store; {_MOVE_ASIDE}"
+        )
     if head != SQLITE_HEADER:
-        raise StoreError(f"memory store {path} is not an SQLite database (corrupt or overwritten); {_MOVE_ASIDE}")
+        raise StoreError(
+            f"memory store {path} is not an SQLite database (corrupt or overwritten); {_MOVE_ASIDE}"
+        )
 
 
 def read_store_meta(path: Path) -> dict[str, str]:
@@ -43,7 +47,9 @@ def read_store_meta(path: Path) -> dict[str, str]:
     except mod.Error as e:
         raise StoreError(f"cannot open memory store {path}: {e}") from None
     try:
-        has_meta = probe.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+        has_meta = probe.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
         meta = dict(probe.execute("SELECT key, value FROM meta").fetchall()) if has_meta else {}
     except mod.DatabaseError as e:
         raise StoreError(f"memory store {path} is corrupt ({e}); {_MOVE_ASIDE}") from None

@@ -19,7 +19,9 @@ from edge_assist.memory.store_base import StoreBase
 class StoreIndexing(StoreBase):
     _training: _Training | None = None  # a k-means run in its thread (see `_trained`)
     longest_index_tx_s = 0.0  # the longest transaction of index upkeep so far (seconds)
-    longest_index_tx_kind = ""  # and what it did: start, backfill, finish (the swap) or retire (emptying an old one)
+    longest_index_tx_kind = (
+        ""  # and what it did: start, backfill, finish (the swap) or retire (emptying an old one)
+    )
 
     def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]:
         """The stored text vectors of these item ids (the index reads them to train and backfill)."""
@@ -32,7 +34,8 @@ class StoreIndexing(StoreBase):
         for i in range(0, len(ids), 500):
             part = ids[i : i + 500]
             for rid, emb in c.execute(
-                f"SELECT rowid, embedding FROM text_vec WHERE rowid IN ({','.join('?' * len(part))})", list(part)
+                f"SELECT rowid, embedding FROM text_vec WHERE rowid IN ({','.join('?' * len(part))})",
+                list(part),
             ):
                 out[int(rid)] = np.frombuffer(emb, np.float32)
         return out
@@ -57,8 +60,15 @@ class StoreIndexing(StoreBase):
             if ivf.building is None and not ivf.retired and not self._trained(ivf, deadline):
                 return True  # k-means is still running in its thread; the writer goes back to its captions
             tx0 = time.perf_counter()
-            kind = ("retire" if ivf.retired and ivf.building is None else "start" if ivf.building is None
-                    else "finish" if ivf.next_id > ivf.end_id else "backfill")
+            kind = (
+                "retire"
+                if ivf.retired and ivf.building is None
+                else "start"
+                if ivf.building is None
+                else "finish"
+                if ivf.next_id > ivf.end_id
+                else "backfill"
+            )
             try:
                 with self.transaction() as c:
                     if kind == "retire":
@@ -81,7 +91,9 @@ class StoreIndexing(StoreBase):
                         ).fetchall()
                         vecs = self._vectors(c, [r[0] for r in rows])
                         upto = rows[-1][0] if len(rows) == BACKFILL_BATCH else ivf.end_id
-                        ivf.backfill(c, [(r[0], vecs[r[0]], r[1], r[2], r[3]) for r in rows if r[0] in vecs], upto)
+                        ivf.backfill(
+                            c, [(r[0], vecs[r[0]], r[1], r[2], r[3]) for r in rows if r[0] in vecs], upto
+                        )
             except BaseException:
                 # The transaction rolled back: the index state is what SQLite holds, not what we changed.
                 with self._lock:
@@ -136,7 +148,9 @@ class _Training:
         self.centroids: np.ndarray | None = None
         self.error: BaseException | None = None
         self.stopping = False
-        self.thread = threading.Thread(target=self._run, args=(store,), name="memory-index-train", daemon=True)
+        self.thread = threading.Thread(
+            target=self._run, args=(store,), name="memory-index-train", daemon=True
+        )
         self.thread.start()
 
     def _run(self, store: StoreIndexing) -> None:
@@ -176,21 +190,29 @@ def _chunk_vectors(c: Any, ids: Sequence[int], dim: int) -> dict[int, np.ndarray
     lo, hi = int(want[0]), int(want[-1])
     out: dict[int, np.ndarray] = {}
     try:
-        chunks = c.execute("SELECT chunk_id, size, validity, rowids FROM text_vec_chunks ORDER BY chunk_id").fetchall()
+        chunks = c.execute(
+            "SELECT chunk_id, size, validity, rowids FROM text_vec_chunks ORDER BY chunk_id"
+        ).fetchall()
         for cid, size, validity, rowids in chunks:
             rid = np.frombuffer(rowids, np.int64)
-            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[: int(size)].astype(bool)
+            valid = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")[: int(size)].astype(
+                bool
+            )
             if len(rid) != int(size):
                 return None
             live = np.flatnonzero(valid & (rid >= lo) & (rid <= hi))
             live = live[np.isin(rid[live], want)]
             if not len(live):
                 continue
-            blob = c.execute("SELECT vectors FROM text_vec_vector_chunks00 WHERE rowid = ?", (cid,)).fetchone()
+            blob = c.execute(
+                "SELECT vectors FROM text_vec_vector_chunks00 WHERE rowid = ?", (cid,)
+            ).fetchone()
             if blob is None or len(blob[0]) != int(size) * dim * 4:
                 return None
             vecs = np.frombuffer(blob[0], np.float32).reshape(int(size), dim)
-            check = c.execute("SELECT embedding FROM text_vec WHERE rowid = ?", (int(rid[live[0]]),)).fetchone()
+            check = c.execute(
+                "SELECT embedding FROM text_vec WHERE rowid = ?", (int(rid[live[0]]),)
+            ).fetchone()
             if check is None or np.frombuffer(check[0], np.float32).tobytes() != vecs[live[0]].tobytes():
                 return None
             for j in live:
@@ -198,4 +220,3 @@ def _chunk_vectors(c: Any, ids: Sequence[int], dim: int) -> dict[int, np.ndarray
     except sqlite_module().Error:
         return None
     return out
-

@@ -15,15 +15,20 @@ from edge_assist.memory.store_rows import _ITEM_COLS, Item, _item, _vec
 
 class StoreReads(StoreBase):
     if TYPE_CHECKING:  # StoreIndexing's, in the same MemoryStore
+
         def _vectors(self, c: Any, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 
-    def clips_with_vectors(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+    def clips_with_vectors(
+        self, session_id: str, t_from: float, t_to: float
+    ) -> tuple[list[CaptionRecord], np.ndarray]:
         """The clips of a session that began in [t_from, t_to) of its stream, in order, with their
         stored text vectors (rows aligned; a clip whose vector is missing is left out)."""
         with self._lock:
             rows = self._read(
                 "SELECT id, idx, t0, t1, text FROM items WHERE session_id = ? AND level = 'clip' AND t0 >= ? AND t0 < ?"
-                " ORDER BY t0, idx", (session_id, t_from, t_to))
+                " ORDER BY t0, idx",
+                (session_id, t_from, t_to),
+            )
             try:
                 vecs = self._vectors(self._conn, [r[0] for r in rows])
             except self._errors as e:
@@ -32,7 +37,9 @@ class StoreReads(StoreBase):
         mat = np.stack([vecs[r[0]] for r in kept]) if kept else np.zeros((0, self.text_dim), np.float32)
         return [CaptionRecord(session_id, r[1], r[2], r[3], r[4]) for r in kept], mat
 
-    def clip_items(self, session_id: str, *, t1_after: float = float("-inf"), t1_upto: float = float("inf")) -> list[Item]:
+    def clip_items(
+        self, session_id: str, *, t1_after: float = float("-inf"), t1_upto: float = float("inf")
+    ) -> list[Item]:
         rows = self._read(
             f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND level = 'clip' AND t1 > ? AND t1 <= ?"
             " ORDER BY t1, idx",
@@ -40,7 +47,9 @@ class StoreReads(StoreBase):
         )
         return [_item(r) for r in rows]
 
-    def level_items(self, level: str, *, before_t: float = float("inf"), session_id: str | None = None) -> list[Item]:
+    def level_items(
+        self, level: str, *, before_t: float = float("inf"), session_id: str | None = None
+    ) -> list[Item]:
         sql = f"SELECT {_ITEM_COLS} FROM items WHERE level = ? AND t1 <= ?"
         args: list[Any] = [level, before_t]
         if session_id is not None:
@@ -49,7 +58,12 @@ class StoreReads(StoreBase):
         return [_item(r) for r in self._read(sql + " ORDER BY session_id, t1, idx", args)]
 
     def window_indices(self, session_id: str, level: str) -> set[int]:
-        return {r[0] for r in self._read("SELECT idx FROM items WHERE session_id = ? AND level = ?", (session_id, level))}
+        return {
+            r[0]
+            for r in self._read(
+                "SELECT idx FROM items WHERE session_id = ? AND level = ?", (session_id, level)
+            )
+        }
 
     def frontier(self, session_id: str) -> float | None:
         """The latest clip end seen in a session: windows ending before it are full."""
@@ -110,8 +124,15 @@ class StoreReads(StoreBase):
         """The k nearest items that ended by `before_t` (in `session_id`, or in any session),
         plus, with `earlier_sessions`, any item of those sessions: they are over, all past.
         Exact below `memory.ann_min_items` rows in scope, through the IVF index above (`search`)."""
-        return search.text_knn(self, _vec(vector, self.text_dim, "query"), k=k, before_t=before_t, levels=levels,
-                               session_id=session_id, earlier_sessions=earlier_sessions)
+        return search.text_knn(
+            self,
+            _vec(vector, self.text_dim, "query"),
+            k=k,
+            before_t=before_t,
+            levels=levels,
+            session_id=session_id,
+            earlier_sessions=earlier_sessions,
+        )
 
     def search_keyframes(
         self,
@@ -124,10 +145,15 @@ class StoreReads(StoreBase):
     ) -> list[KeyframeHit]:
         if self.image_dim is None or k <= 0:
             return []
-        return search.keyframe_knn(self, _vec(vector, self.image_dim, "query"), k=k, before_t=before_t,
-                                   session_id=session_id, earlier_sessions=earlier_sessions)
+        return search.keyframe_knn(
+            self,
+            _vec(vector, self.image_dim, "query"),
+            k=k,
+            before_t=before_t,
+            session_id=session_id,
+            earlier_sessions=earlier_sessions,
+        )
 
     def earlier_sessions(self, session_id: str) -> list[str]:
         """Sessions that began before `session_id` did (all of them if it has not begun yet)."""
         return sessions_before(self.session_starts(), session_id)
-

@@ -11,16 +11,21 @@ from edge_assist.memory.store_base import StoreBase
 
 class StoreRetention(StoreBase):
     def expired_keyframes(self, older_than_wall: float) -> list[tuple[int, str]]:
-        return [(r[0], r[1]) for r in self._read(
-            "SELECT id, path FROM keyframes WHERE path != '' AND written_wall < ?", (older_than_wall,)
-        )]
+        return [
+            (r[0], r[1])
+            for r in self._read(
+                "SELECT id, path FROM keyframes WHERE path != '' AND written_wall < ?", (older_than_wall,)
+            )
+        ]
 
     def clear_keyframe_paths(self, ids: Sequence[int]) -> None:
         """The JPEG is gone; its vector stays so a visual hit still maps to a clip."""
         with self.transaction() as c:
             c.executemany("UPDATE keyframes SET path = '', bytes = 0 WHERE id = ?", [(i,) for i in ids])
 
-    def forget_before(self, cutoff_wall: float, tombstone_key: str) -> tuple[list[tuple[str, int]], list[str]]:
+    def forget_before(
+        self, cutoff_wall: float, tombstone_key: str
+    ) -> tuple[list[tuple[str, int]], list[str]]:
         """Delete everything written before `cutoff_wall` (epoch seconds), in one transaction.
 
         A summary that covers any forgotten clip goes too, since its prose still tells it.
@@ -68,10 +73,18 @@ class StoreRetention(StoreBase):
         forget them first."""
         with self._lock:
             ids, gone_clips = _forget_selection(self._conn, cutoff_wall)
-            texts = [r[0] for iid in sorted(ids) for r in self._conn.execute("SELECT text FROM items WHERE id = ?", (iid,))]
+            texts = [
+                r[0]
+                for iid in sorted(ids)
+                for r in self._conn.execute("SELECT text FROM items WHERE id = ?", (iid,))
+            ]
             emptied = [
-                sid for sid in sorted({s for s, _ in gone_clips})
-                if all(r[0] in ids for r in self._conn.execute("SELECT id FROM items WHERE session_id = ?", (sid,)))
+                sid
+                for sid in sorted({s for s, _ in gone_clips})
+                if all(
+                    r[0] in ids
+                    for r in self._conn.execute("SELECT id FROM items WHERE session_id = ?", (sid,))
+                )
             ]
         return sorted(gone_clips), texts, emptied
 
@@ -93,11 +106,15 @@ def _forget_selection(c: Any, cutoff_wall: float) -> tuple[set[int], set[tuple[s
     ).fetchall()
     gone_clips = {(s, i) for _, s, i in gone}
     ids = {r[0] for r in gone}
-    for iid, sid, clips in c.execute("SELECT id, session_id, clips FROM items WHERE level != 'clip'").fetchall():
+    for iid, sid, clips in c.execute(
+        "SELECT id, session_id, clips FROM items WHERE level != 'clip'"
+    ).fetchall():
         if any((sid, ci) in gone_clips for ci in json.loads(clips)):
             ids.add(iid)
-    ids.update(r[0] for r in c.execute(
-        "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
-    ).fetchall())
+    ids.update(
+        r[0]
+        for r in c.execute(
+            "SELECT id FROM items WHERE level != 'clip' AND written_wall < ?", (cutoff_wall,)
+        ).fetchall()
+    )
     return ids, gone_clips
-

@@ -54,7 +54,6 @@ def _vec(v: np.ndarray, dim: int, what: str) -> bytes:
     return a.tobytes()
 
 
-
 _ITEM_COLS = "id, level, session_id, idx, t0, t1, text, clips, partial"
 
 

@@ -15,7 +15,10 @@ from edge_assist.memory.store_rows import _ITEM_COLS, Item, KeyframeRow, Windows
 class StoreWrites(StoreBase):
     def has_clip(self, session_id: str, clip_index: int) -> bool:
         return bool(
-            self._read("SELECT 1 FROM items WHERE session_id = ? AND level = 'clip' AND idx = ?", (session_id, clip_index))
+            self._read(
+                "SELECT 1 FROM items WHERE session_id = ? AND level = 'clip' AND idx = ?",
+                (session_id, clip_index),
+            )
         )
 
     def add_clip(
@@ -38,8 +41,16 @@ class StoreWrites(StoreBase):
                 "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, entities, graph_done,"
                 " written_wall) VALUES ('clip', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    session_id, clip_index, t0, t1, text, json.dumps([clip_index]), source,
-                    None if extract_entities else "null", 0 if extract_entities else 1, self.wall(),
+                    session_id,
+                    clip_index,
+                    t0,
+                    t1,
+                    text,
+                    json.dumps([clip_index]),
+                    source,
+                    None if extract_entities else "null",
+                    0 if extract_entities else 1,
+                    self.wall(),
                 ),
             )
             if cur.rowcount == 0:
@@ -65,7 +76,11 @@ class StoreWrites(StoreBase):
         return True
 
     def add_clips(
-        self, rows: Sequence[tuple[str, int, float, float, str, np.ndarray]], *, windows: Windows, source: str = "bulk"
+        self,
+        rows: Sequence[tuple[str, int, float, float, str, np.ndarray]],
+        *,
+        windows: Windows,
+        source: str = "bulk",
     ) -> int:
         """Many (session, clip index, t0, t1, text, vector) at once, in one transaction, without entity
         extraction: bulk loads (benchmarks, soak fills, imports). Returns how many were new."""
@@ -81,8 +96,10 @@ class StoreWrites(StoreBase):
                     (sid, idx, t0, t1, text, json.dumps([idx]), source, self.wall()),
                 )
                 if cur.rowcount:
-                    c.execute("INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
-                              (cur.lastrowid, blob, sid, t1))
+                    c.execute(
+                        "INSERT INTO text_vec(rowid, embedding, level, session_id, t1) VALUES (?, ?, 'clip', ?, ?)",
+                        (cur.lastrowid, blob, sid, t1),
+                    )
                     new.append((int(cur.lastrowid), np.frombuffer(blob, np.float32), "clip", sid, float(t1)))
             if self.ivf is not None:
                 self.ivf.add_many(c, new)
@@ -113,8 +130,18 @@ class StoreWrites(StoreBase):
             cur = c.execute(
                 "INSERT OR IGNORE INTO items(level, session_id, idx, t0, t1, text, clips, source, partial, entities,"
                 " graph_done, written_wall) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'null', 1, ?)",
-                (level, session_id, window_index, t0, t1, text, json.dumps(sorted(set(clips))), source,
-                 int(partial), self.wall()),
+                (
+                    level,
+                    session_id,
+                    window_index,
+                    t0,
+                    t1,
+                    text,
+                    json.dumps(sorted(set(clips))),
+                    source,
+                    int(partial),
+                    self.wall(),
+                ),
             )
             if cur.rowcount == 0:
                 return False
@@ -174,4 +201,3 @@ class StoreWrites(StoreBase):
         with self._lock:
             for iid, level, t1, blob in rows:
                 self._cache_added(session_id, iid, level, t1, np.frombuffer(blob, np.float32))
-

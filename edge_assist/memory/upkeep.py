@@ -34,6 +34,7 @@ class Upkeep:
     llm_calls: dict[str, int]
 
     if TYPE_CHECKING:  # provided by the other mixins of `Memory`
+
         def _apply_pending_graph(
             self, *, extract_missing: bool, stop: StopFlag | None = None, force: bool = False
         ) -> int: ...
@@ -52,7 +53,9 @@ class Upkeep:
             rebuilt = self.store.reset_graph_flags()
             self.graph.set_store_id(sid)
             if rebuilt:
-                log.info("entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt)
+                log.info(
+                    "entity graph %s is new; rebuilding it from %d stored captions", self.paths.graph, rebuilt
+                )
         elif gid != sid:
             raise StoreError(
                 f"entity graph {self.paths.graph} belongs to another memory store; move it aside and restart "
@@ -64,7 +67,6 @@ class Upkeep:
             self.store.set_meta(FORGET_TOMBSTONE, None)
         self._apply_pending_graph(extract_missing=False)
         self.sweep_keyframes()
-
 
     def consistency(self) -> dict[str, Any]:
         """Store, vectors and graph against each other, as a kill may have left them.
@@ -90,22 +92,37 @@ class Upkeep:
             "graph_orphans": len(in_graph - stored),
             "graph_pending": len(self.store.pending_graph()),
         }
-        out["ok"] = not any(out[k] for k in ("duplicates", "items_without_vector", "vectors_without_item",
-                                             "graph_missing", "graph_orphans"))
+        out["ok"] = not any(
+            out[k]
+            for k in (
+                "duplicates",
+                "items_without_vector",
+                "vectors_without_item",
+                "graph_missing",
+                "graph_orphans",
+            )
+        )
         return out
 
     def stats(self) -> dict[str, Any]:
         s = self.store.stats()
         s["graph"] = self.graph.counts()
-        s["graph_bytes"] = sum(p.stat().st_size for p in self.paths.graph.parent.glob(self.paths.graph.name + "*"))
+        s["graph_bytes"] = sum(
+            p.stat().st_size for p in self.paths.graph.parent.glob(self.paths.graph.name + "*")
+        )
         s["keyframe_dir"] = str(self.paths.keyframes)
         s["llm_calls_this_run"] = dict(self.llm_calls)
         return s
 
     def export(self) -> Iterator[dict[str, Any]]:
         meta = self.store.meta()
-        yield {"meta": {"wearer": self.cfg.general.wearer, "exported_wall": self.store.wall(),
-                        **{k: v for k, v in meta.items() if k != FORGET_TOMBSTONE}}}
+        yield {
+            "meta": {
+                "wearer": self.cfg.general.wearer,
+                "exported_wall": self.store.wall(),
+                **{k: v for k, v in meta.items() if k != FORGET_TOMBSTONE},
+            }
+        }
         yield from self.store.export_rows()
         for key, name, kind in self.graph.entities():
             yield {"type": "entity", "key": key, "name": name, "kind": kind}

@@ -63,7 +63,9 @@ class Rows:
             out[: self.n] = a[: self.n]
             return out
 
-        self._vecs = bigger(self._vecs if self._vecs.shape[1] == dim else np.zeros((0, dim), np.float32), (cap, dim))
+        self._vecs = bigger(
+            self._vecs if self._vecs.shape[1] == dim else np.zeros((0, dim), np.float32), (cap, dim)
+        )
         self._ids = bigger(self._ids, (cap,))
         self._t1 = bigger(self._t1, (cap,))
         self._level = bigger(self._level, (cap,))
@@ -95,10 +97,19 @@ class Rows:
         copied it, 4 ms a day); a search with two scopes computes it once for both."""
         if self.n == 0:
             return np.zeros(0, np.float32)
-        return rows_dot(self._vecs[: self.n], np.asarray(q, np.float32) / max(float(np.linalg.norm(q)), 1e-12))
+        return rows_dot(
+            self._vecs[: self.n], np.asarray(q, np.float32) / max(float(np.linalg.norm(q)), 1e-12)
+        )
 
-    def nearest(self, q: np.ndarray, k: int, before_t: float | None, levels: Sequence[str],
-                where: np.ndarray | None = None, sims: np.ndarray | None = None) -> list[tuple[float, int]]:
+    def nearest(
+        self,
+        q: np.ndarray,
+        k: int,
+        before_t: float | None,
+        levels: Sequence[str],
+        where: np.ndarray | None = None,
+        sims: np.ndarray | None = None,
+    ) -> list[tuple[float, int]]:
         """(cosine distance, item id) of the k nearest rows with t1 <= before_t (None: any time)
         at these levels, among the rows `where` selects (a mask; None: all). `sims`: this query's
         `similarities`, if already computed."""
@@ -123,7 +134,9 @@ class Rows:
 
 def _load(store: Any, where: str = "", args: Sequence[Any] = ()) -> Rows:
     """The committed rows `where` selects, with their vectors, read from the store."""
-    items = store._conn.execute(f"SELECT id, level, t1, session_id FROM items {where} ORDER BY id", args).fetchall()
+    items = store._conn.execute(
+        f"SELECT id, level, t1, session_id FROM items {where} ORDER BY id", args
+    ).fetchall()
     vecs = store._vectors(store._conn, [r[0] for r in items])
     rows = Rows()
     for iid, level, t1, sid in items:

@@ -42,7 +42,9 @@ class Writing(GraphUpdating):
 
     def _need_models(self) -> tuple[TextEncoder, LLM | None]:
         if self.text_encoder is None:
-            raise StoreError("this memory was opened for inspection only; open it with the models to ingest or search")
+            raise StoreError(
+                "this memory was opened for inspection only; open it with the models to ingest or search"
+            )
         return self.text_encoder, self.llm
 
     def next_clip_index(self, session_id: str) -> int:
@@ -55,7 +57,11 @@ class Writing(GraphUpdating):
         text = " ".join(caption.text.split())
         if not text:
             raise BadCaptionError(f"caption {caption.index} of {caption.session_id} is empty; not stored")
-        if caption.index < 0 or not (math.isfinite(caption.t0) and math.isfinite(caption.t1)) or caption.t1 < caption.t0:
+        if (
+            caption.index < 0
+            or not (math.isfinite(caption.t0) and math.isfinite(caption.t1))
+            or caption.t1 < caption.t0
+        ):
             raise BadCaptionError(
                 f"caption {caption.index} of {caption.session_id} has an invalid index or times "
                 f"(t0={caption.t0}, t1={caption.t1}); not stored"
@@ -87,8 +93,9 @@ class Writing(GraphUpdating):
             extract_entities=self.extracts_entities(),
         )
 
-
-    def roll_up(self, session_id: str, *, flush: bool = False, stop: StopFlag | None = None) -> list[tuple[str, int]]:
+    def roll_up(
+        self, session_id: str, *, flush: bool = False, stop: StopFlag | None = None
+    ) -> list[tuple[str, int]]:
         """Step 3: summarise every full window not yet summarised (activity, then session)."""
         enc, llm = self._need_models()
         if self.cfg.memory.summaries == "extractive":
@@ -142,8 +149,9 @@ class Writing(GraphUpdating):
         stored = self.store_caption(caption)
         self.update_graph(stop=stop)
         summaries = self.roll_up(caption.session_id, stop=stop)
-        return IngestResult(stored, {k: self.llm_calls[k] - before[k] for k in before}, summaries,
-                            self.store.index_pending())
+        return IngestResult(
+            stored, {k: self.llm_calls[k] - before[k] for k in before}, summaries, self.store.index_pending()
+        )
 
     def catch_up(self, stop: StopFlag | None = None) -> int:
         """Finish what a kill interrupted: graph updates and full windows of every session."""
@@ -152,7 +160,9 @@ class Writing(GraphUpdating):
             self.roll_up(s, stop=stop)
         return n
 
-    def flush(self, session_ids: Sequence[str] | None = None, stop: StopFlag | None = None) -> list[tuple[str, int]]:
+    def flush(
+        self, session_ids: Sequence[str] | None = None, stop: StopFlag | None = None
+    ) -> list[tuple[str, int]]:
         """End of stream: summarise the last, partial windows too."""
         self.update_graph(stop=stop, force=True)
         out: list[tuple[str, int]] = []

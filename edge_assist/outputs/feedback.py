@@ -49,10 +49,19 @@ class FeedbackLog:
             return False
         gate = d.trace.get("gate", {}) if isinstance(d.trace, dict) else {}
         rec: dict[str, Any] = {
-            "type": "feedback", "signal": signal, "label": value, "t": round(now_t, 3),
-            "decision": {"session_id": d.session_id, "clip_index": d.clip_index, "t0": round(d.stream_t0, 3),
-                         "t1": round(d.stream_t1, 3), "sub_type": d.sub_type.value if d.sub_type else None,
-                         "text": d.text, "probability": gate.get("ER")},
+            "type": "feedback",
+            "signal": signal,
+            "label": value,
+            "t": round(now_t, 3),
+            "decision": {
+                "session_id": d.session_id,
+                "clip_index": d.clip_index,
+                "t0": round(d.stream_t0, 3),
+                "t1": round(d.stream_t1, 3),
+                "sub_type": d.sub_type.value if d.sub_type else None,
+                "text": d.text,
+                "probability": gate.get("ER"),
+            },
             "features": gate.get("features"),
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,6 +89,10 @@ def read_feedback(path: str | Path) -> Iterator[dict[str, Any]]:
             except json.JSONDecodeError:
                 log.warning("%s:%d: not a feedback record (truncated?); skipped", p, n)
                 continue
-            if isinstance(rec, dict) and rec.get("type") == "feedback" and isinstance(rec.get("features"), dict) \
-                    and rec.get("label") in (0, 1):
+            if (
+                isinstance(rec, dict)
+                and rec.get("type") == "feedback"
+                and isinstance(rec.get("features"), dict)
+                and rec.get("label") in (0, 1)
+            ):
                 yield rec

@@ -83,11 +83,17 @@ class Forgotten:
                     return True
             elif isinstance(node, dict):
                 sid, idx = node.get("session_id"), node.get("clip_index")
-                if sid in self.sessions or (isinstance(sid, str) and isinstance(idx, int) and (sid, idx) in self.clips):
+                if sid in self.sessions or (
+                    isinstance(sid, str) and isinstance(idx, int) and (sid, idx) in self.clips
+                ):
                     return True
             elif (
-                isinstance(node, list) and len(node) >= 2 and isinstance(node[0], str)
-                and isinstance(node[1], int) and not isinstance(node[1], bool) and (node[0], node[1]) in self.clips
+                isinstance(node, list)
+                and len(node) >= 2
+                and isinstance(node[0], str)
+                and isinstance(node[1], int)
+                and not isinstance(node[1], bool)
+                and (node[0], node[1]) in self.clips
             ):
                 return True
         return False

@@ -65,7 +65,9 @@ class BridgeLink:
         inbound_max: int = 64,
     ) -> None:
         self.clock: Clock = clock or RealClock()
-        self.endpoint = Endpoint(transport, pairing_key, "host", self._on_message, timing=timing, name="bridge")
+        self.endpoint = Endpoint(
+            transport, pairing_key, "host", self._on_message, timing=timing, name="bridge"
+        )
         self.inbound: asyncio.Queue[InboundEvent] = asyncio.Queue(inbound_max)
         self.status: GlassesStatus | None = None
         self._subscribers: list[tuple[type, asyncio.Queue[Any]]] = []
@@ -141,8 +143,13 @@ class BridgeLink:
             event = ButtonEvent(t=now, button="touch", action=m.Touch.decode(payload).gesture)
         elif mtype is MsgType.STATUS:
             s = m.Status.decode(payload)
-            event = GlassesStatus(t=now, battery_pct=s.battery_pct, charging=s.charging,
-                                  temperature_c=s.temperature_c, thermal=s.thermal)
+            event = GlassesStatus(
+                t=now,
+                battery_pct=s.battery_pct,
+                charging=s.charging,
+                temperature_c=s.temperature_c,
+                thermal=s.thermal,
+            )
             self.status = event
         else:
             raise ValueError(f"{mtype.name} is not a message the glasses send")

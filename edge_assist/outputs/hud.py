@@ -97,7 +97,8 @@ class HudOutput:
                 log.warning(
                     "HUD: no glasses connected on %s within %g s; decisions wait for them in the link "
                     "(start the glasses or `edge-assist hud-emulator` first, or raise bridge.connect_wait_s)",
-                    self.where, self.wait_for_glasses_s,
+                    self.where,
+                    self.wait_for_glasses_s,
                 )
         if not self.link.connected:
             # Still queued (acked messages wait for the glasses), but say why nothing shows.
@@ -115,13 +116,19 @@ class HudOutput:
             self._pager = asyncio.create_task(self._rest(parts, priority), name="hud-pager")
 
     async def _send(self, text: str, priority: int) -> None:
-        await self.link.send_hud(text, priority=priority, duration_s=display_duration_s(text, self.min_duration_s))
+        await self.link.send_hud(
+            text, priority=priority, duration_s=display_duration_s(text, self.min_duration_s)
+        )
         self.sent += 1
 
     async def _rest(self, parts: list[str], priority: int) -> None:
         """The pages after the first, each once the one before has been read."""
         for shown, nxt in zip(parts, parts[1:], strict=False):
-            wait = self.page_wait_s if self.page_wait_s is not None else display_duration_s(shown, self.min_duration_s)
+            wait = (
+                self.page_wait_s
+                if self.page_wait_s is not None
+                else display_duration_s(shown, self.min_duration_s)
+            )
             await asyncio.sleep(wait)
             await self._send(nxt, priority)
         self._pager_priority = -1
@@ -139,7 +146,9 @@ class HudOutput:
             return
         left = await self.link.flush(self.drain_s)
         if left and not (self._said_absent and not self.link.connected):  # absent glasses: already said
-            log.warning("HUD: %d message(s) not acknowledged by the glasses on %s before the end", left, self.where)
+            log.warning(
+                "HUD: %d message(s) not acknowledged by the glasses on %s before the end", left, self.where
+            )
 
     async def close(self) -> None:
         # The link belongs to the app (it also carries inbound questions): not closed here.

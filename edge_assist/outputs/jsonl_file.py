@@ -26,7 +26,9 @@ class JsonlFile:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh: IO[str] | None = self._open_locked(path)
         except OSError as e:
-            raise StoreError(f"cannot write the {what} {path}: {e.strerror}; check {setting} and the disk") from None
+            raise StoreError(
+                f"cannot write the {what} {path}: {e.strerror}; check {setting} and the disk"
+            ) from None
 
     @staticmethod
     def _open_locked(path: Path) -> IO[str]:
@@ -48,7 +50,9 @@ class JsonlFile:
             self._fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             self._fh.flush()
         except OSError as e:
-            raise StoreError(f"cannot append to the {self.what} {self.path}: {e.strerror}; free disk space") from None
+            raise StoreError(
+                f"cannot append to the {self.what} {self.path}: {e.strerror}; free disk space"
+            ) from None
         self.lines += 1
 
     def close(self) -> None:

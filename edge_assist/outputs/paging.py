@@ -15,7 +15,7 @@ def _split_words(text: str, limit: int) -> list[str]:
                 out.append(line)
                 line = ""
             out.append(w[: limit - 1] + "-")
-            w = w[limit - 1:]
+            w = w[limit - 1 :]
         if not line:
             line = w
         elif len(line) + 1 + len(w) <= limit:
@@ -40,11 +40,14 @@ def pages(text: str, limit: int) -> list[str]:
         if len(" ".join([*cur, w])) <= limit:
             cur.append(w)
             continue
-        ends = [k for k, x in enumerate(cur[:-1]) if x.endswith((".", "!", "?"))
-                and len(" ".join(cur[: k + 1])) >= limit // 2]
+        ends = [
+            k
+            for k, x in enumerate(cur[:-1])
+            if x.endswith((".", "!", "?")) and len(" ".join(cur[: k + 1])) >= limit // 2
+        ]
         if ends:
             out.append(" ".join(cur[: ends[-1] + 1]))
-            cur = cur[ends[-1] + 1:]
+            cur = cur[ends[-1] + 1 :]
             if len(" ".join([*cur, w])) <= limit:
                 cur.append(w)
                 continue

@@ -68,7 +68,9 @@ def resolve_engine(cfg: OutputConfig) -> str:
     if shutil.which("espeak-ng"):
         return "espeak-ng"
     if cfg.speech == "espeak-ng":
-        raise EdgeAssistError("espeak-ng is not installed; run `apt-get install espeak-ng` or set output.speech = \"off\"")
+        raise EdgeAssistError(
+            'espeak-ng is not installed; run `apt-get install espeak-ng` or set output.speech = "off"'
+        )
     log.info("speech off: espeak-ng is not installed (apt-get install espeak-ng)")
     return "off"
 
@@ -88,7 +90,9 @@ def wav_pcm(data: bytes) -> tuple[bytes, int]:
             channels, rate = struct.unpack("<HI", data[pos + 10 : pos + 16])
             bits = struct.unpack("<H", data[pos + 22 : pos + 24])[0]
             if channels != 1 or bits != 16:
-                raise EdgeAssistError(f"speech engine produced {channels}-channel {bits}-bit audio; expected mono 16-bit")
+                raise EdgeAssistError(
+                    f"speech engine produced {channels}-channel {bits}-bit audio; expected mono 16-bit"
+                )
         elif cid == b"data":
             pcm = data[pos + 8 :]
             return pcm[: len(pcm) // 2 * 2], rate
@@ -245,7 +249,9 @@ class SpeechOutput:
         if self._cut.is_set():
             return b"", 0
         if proc.returncode != 0:
-            raise EdgeAssistError(f"espeak-ng failed: {err.decode(errors='replace').strip() or proc.returncode}; check output.voice")
+            raise EdgeAssistError(
+                f"espeak-ng failed: {err.decode(errors='replace').strip() or proc.returncode}; check output.voice"
+            )
         return wav_pcm(out)
 
     async def _play_to_file(self, record: SpokenRecord, pcm: bytes, rate: int) -> None:
@@ -259,7 +265,9 @@ class SpeechOutput:
             self._wav.setframerate(rate)
             self._wav_rate = rate
         if rate != self._wav_rate:
-            raise EdgeAssistError(f"speech sample rate changed from {self._wav_rate} to {rate} Hz in one WAV file")
+            raise EdgeAssistError(
+                f"speech sample rate changed from {self._wav_rate} to {rate} Hz in one WAV file"
+            )
         record.audio_s = len(pcm) / 2 / rate
         record.started_at = time.perf_counter()
         with contextlib.suppress(asyncio.TimeoutError):
@@ -272,10 +280,16 @@ class SpeechOutput:
     async def _play_to_card(self, record: SpokenRecord, pcm: bytes, rate: int) -> None:
         player = _player_args(rate)
         if player is None:
-            raise EdgeAssistError("no audio player found; install alsa-utils (aplay) or set output.speech_audio_out")
+            raise EdgeAssistError(
+                "no audio player found; install alsa-utils (aplay) or set output.speech_audio_out"
+            )
         record.audio_s = len(pcm) / 2 / rate
-        proc = await asyncio.create_subprocess_exec(*player, stdin=asyncio.subprocess.PIPE,
-                                                    stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+        proc = await asyncio.create_subprocess_exec(
+            *player,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
         self._procs.append(proc)
         record.started_at = time.perf_counter()
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
@@ -287,7 +301,8 @@ class SpeechOutput:
             # espeak-ng's own audio output (PortAudio/PulseAudio inside espeak-ng).
             proc = await asyncio.create_subprocess_exec(
                 *self._espeak_args(record.text, to_stdout=False),
-                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE,
             )
             self._procs.append(proc)
             record.started_at = time.perf_counter()
@@ -298,11 +313,14 @@ class SpeechOutput:
         try:
             synth = await asyncio.create_subprocess_exec(
                 *self._espeak_args(record.text, to_stdout=True),
-                stdout=w, stderr=asyncio.subprocess.DEVNULL,
+                stdout=w,
+                stderr=asyncio.subprocess.DEVNULL,
             )
             self._procs.append(synth)
             play = await asyncio.create_subprocess_exec(
-                *_wav_player_args(player), stdin=r, stdout=asyncio.subprocess.DEVNULL,
+                *_wav_player_args(player),
+                stdin=r,
+                stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
             )
             self._procs.append(play)
@@ -334,10 +352,14 @@ def _load_piper(voice: str) -> object:
     try:
         from piper import PiperVoice  # type: ignore[import-not-found]
     except ImportError:
-        raise EdgeAssistError("output.speech = piper needs the piper extra: pip install 'edge-assist[piper]'") from None
+        raise EdgeAssistError(
+            "output.speech = piper needs the piper extra: pip install 'edge-assist[piper]'"
+        ) from None
     path = Path(os.path.expanduser(voice))
     if path.suffix != ".onnx" or not path.exists():
-        raise EdgeAssistError(f"output.voice must be the path of a piper voice .onnx file for piper; {voice!r} is not")
+        raise EdgeAssistError(
+            f"output.voice must be the path of a piper voice .onnx file for piper; {voice!r} is not"
+        )
     return PiperVoice.load(str(path))
 
 

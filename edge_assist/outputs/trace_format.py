@@ -50,7 +50,9 @@ def read_traces(path: str | Path) -> Iterator[dict[str, Any]]:
         except json.JSONDecodeError:
             if n == len(lines):
                 return
-            raise EdgeAssistError(f"{p} line {n} is not JSON; the trace file is damaged: move it away") from None
+            raise EdgeAssistError(
+                f"{p} line {n} is not JSON; the trace file is damaged: move it away"
+            ) from None
         if isinstance(rec, dict):
             yield rec
 
@@ -72,7 +74,9 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
     out: list[str] = []
     verdict = "SPEAK" if d.get("decision") == "speak" else "silent"
     st = d.get("sub_type") or ""
-    head = f"clip {d.get('clip_index')} [{_mmss(d.get('t0'))}-{_mmss(d.get('t1'))}] {rec.get('session_id', '')}"
+    head = (
+        f"clip {d.get('clip_index')} [{_mmss(d.get('t0'))}-{_mmss(d.get('t1'))}] {rec.get('session_id', '')}"
+    )
     out.append(f"{head}  {verdict} {st}  ({d.get('latency_s', 0):.2f} s, {d.get('trigger', '')})")
     if rec.get("query"):
         out.append(f"  question: {_short(rec['query'])}")
@@ -86,28 +90,38 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
             line += "; now no step of the task"
         out.append(line)
         for f in task.get("findings", []):
-            out.append(f"    finding {f.get('kind')} ({f.get('confidence', 0):.2f}): {_short(f.get('evidence'), 160)}")
+            out.append(
+                f"    finding {f.get('kind')} ({f.get('confidence', 0):.2f}): {_short(f.get('evidence'), 160)}"
+            )
     p1 = rec.get("pass1")
     if isinstance(p1, dict):
         if "skipped" in p1:
             out.append(f"  pass 1: skipped ({p1['skipped']})")
         else:
             raw = p1.get("raw") or {}
-            out.append(f"  pass 1 ({p1.get('seconds', 0):.2f} s): {_short(json.dumps(raw, ensure_ascii=False), 300)}")
+            out.append(
+                f"  pass 1 ({p1.get('seconds', 0):.2f} s): {_short(json.dumps(raw, ensure_ascii=False), 300)}"
+            )
             for e in p1.get("errors", []):
                 out.append(f"    error: {_short(e)}")
     s = rec.get("search")
     if isinstance(s, dict):
         plan = s.get("plan", {})
         out.append(f"  search: {_short(s.get('query'))!r} because {_short(s.get('why'), 100)!r}")
-        out.append(f"    plan: paths={','.join(plan.get('paths', []))} top_k={plan.get('top_k')} "
-                   f"reconstruction={plan.get('reconstruction')} -> {s.get('outcome', '')}")
+        out.append(
+            f"    plan: paths={','.join(plan.get('paths', []))} top_k={plan.get('top_k')} "
+            f"reconstruction={plan.get('reconstruction')} -> {s.get('outcome', '')}"
+        )
     r = rec.get("retrieval")
     if isinstance(r, dict):
         for name, p in r.get("paths", {}).items():
             clips = p.get("clips", [])
-            ids = ", ".join(f"{c['clip_index']}({c['score']:.2f} {c['via']})" for c in clips[: 8 if verbose else 4])
-            out.append(f"    {name:8s} {p.get('start_s', 0):7.3f}-{p.get('end_s', 0):7.3f} s  {len(clips)} clips  {ids}")
+            ids = ", ".join(
+                f"{c['clip_index']}({c['score']:.2f} {c['via']})" for c in clips[: 8 if verbose else 4]
+            )
+            out.append(
+                f"    {name:8s} {p.get('start_s', 0):7.3f}-{p.get('end_s', 0):7.3f} s  {len(clips)} clips  {ids}"
+            )
             if p.get("error"):
                 out.append(f"      error: {_short(p['error'])}")
             if verbose and p.get("description"):
@@ -117,14 +131,18 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
         for name, why in r.get("skipped", {}).items():
             out.append(f"    {name:8s} skipped: {why}")
         for name, acc in r.get("reconstruction", {}).items():
-            out.append(f"    reconstruction {name} ({acc.get('by')}, {acc.get('seconds', 0):.2f} s): "
-                       f"{_short(acc.get('text'), 400 if verbose else 160)}")
+            out.append(
+                f"    reconstruction {name} ({acc.get('by')}, {acc.get('seconds', 0):.2f} s): "
+                f"{_short(acc.get('text'), 400 if verbose else 160)}"
+            )
         if verbose and r.get("context"):
             out.append("    context:")
             out.extend(f"      {line}" for line in str(r["context"]).splitlines())
     ga = rec.get("answer")
     if isinstance(ga, dict) and ga.get("answerer") == "grounded":
-        out.append(f"  grounded answer ({ga.get('kind')}; looked up {_short(ga.get('focus'), 80)!r}): {ga.get('outcome', '')}")
+        out.append(
+            f"  grounded answer ({ga.get('kind')}; looked up {_short(ga.get('focus'), 80)!r}): {ga.get('outcome', '')}"
+        )
         for c in ga.get("candidates", [])[: 5 if verbose else 3]:
             # [session, clip, t0, t1, cosine, text, support]
             support = f", support {c[6]:.2f}" if len(c) > 6 else ""
@@ -133,9 +151,13 @@ def render(rec: dict[str, Any], *, verbose: bool = False) -> str:
             out.append(f"    model chose: {_short(json.dumps(ga['choose'].get('raw') or {}), 80)}")
         if isinstance(ga.get("rephrase"), dict):
             out.append(f"    rephrasing: {ga['rephrase'].get('check', ga['rephrase'].get('kept', ''))}")
-    p2 = rec.get("pass2") or (rec.get("answer") if not (isinstance(ga, dict) and ga.get("answerer")) else None)
+    p2 = rec.get("pass2") or (
+        rec.get("answer") if not (isinstance(ga, dict) and ga.get("answerer")) else None
+    )
     if isinstance(p2, dict):
-        out.append(f"  pass 2 ({p2.get('seconds', 0):.2f} s): {_short(json.dumps(p2.get('raw') or {}, ensure_ascii=False), 300)}")
+        out.append(
+            f"  pass 2 ({p2.get('seconds', 0):.2f} s): {_short(json.dumps(p2.get('raw') or {}, ensure_ascii=False), 300)}"
+        )
         for e in p2.get("errors", []):
             out.append(f"    error: {_short(e)}")
     pol = rec.get("policy")

@@ -36,7 +36,9 @@ class _Candidate:
 class ClipBuilder:
     """Synchronous core of the segmenter: feed frames in order, get finished clips."""
 
-    def __init__(self, session_id: str, clip_s: float, keyframes: int, scene_change: bool, first_index: int = 0) -> None:
+    def __init__(
+        self, session_id: str, clip_s: float, keyframes: int, scene_change: bool, first_index: int = 0
+    ) -> None:
         self.session_id = session_id
         self.clip_s = clip_s
         self.n_even = keyframes

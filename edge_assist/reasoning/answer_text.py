@@ -54,7 +54,9 @@ def question_kind(question: str) -> str:
 # Monday", "last week"); "when did I last ..." is not one: it asks for the latest time.
 _PAST_DAY = re.compile(
     r"\b(?:yesterday|ago|previous|the other day|(?:last|this past) (?:night|week|weekend|month|year|time)"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|days|weeks|months)\b", re.I)
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|days|weeks|months)\b",
+    re.I,
+)
 
 
 def names_past_day(question: str) -> bool:
@@ -81,27 +83,130 @@ def question_focus(question: str) -> str:
 
 # -- second person, past ----------------------------------------------------------------------
 _IRREGULAR = {
-    "be": "were", "beat": "beat", "become": "became", "begin": "began", "bend": "bent", "bite": "bit",
-    "blow": "blew", "break": "broke", "bring": "brought", "build": "built", "buy": "bought", "catch": "caught",
-    "choose": "chose", "come": "came", "cut": "cut", "deal": "dealt", "dig": "dug", "do": "did", "draw": "drew",
-    "drink": "drank", "drive": "drove", "eat": "ate", "fall": "fell", "feed": "fed", "feel": "felt",
-    "fight": "fought", "find": "found", "fit": "fit", "fling": "flung", "fly": "flew", "forget": "forgot",
-    "freeze": "froze", "get": "got", "give": "gave", "go": "went", "grind": "ground", "grow": "grew",
-    "hang": "hung", "have": "had", "hear": "heard", "hide": "hid", "hit": "hit", "hold": "held", "hurt": "hurt",
-    "keep": "kept", "know": "knew", "lay": "laid", "lead": "led", "leave": "left", "lend": "lent", "let": "let",
-    "lie": "lay", "light": "lit", "lose": "lost", "make": "made", "mean": "meant", "meet": "met", "pay": "paid",
-    "put": "put", "quit": "quit", "read": "read", "ride": "rode", "ring": "rang", "rise": "rose", "run": "ran",
-    "say": "said", "see": "saw", "seek": "sought", "sell": "sold", "send": "sent", "set": "set", "sew": "sewed",
-    "shake": "shook", "shed": "shed", "shine": "shone", "shoot": "shot", "show": "showed", "shred": "shredded",
-    "shut": "shut", "sing": "sang", "sink": "sank", "sit": "sat", "slide": "slid", "sling": "slung",
-    "slit": "slit", "speak": "spoke", "spend": "spent", "spin": "spun", "spit": "spat", "split": "split",
-    "spread": "spread", "spring": "sprang", "stand": "stood", "steal": "stole", "stick": "stuck",
-    "sting": "stung", "stir": "stirred", "strike": "struck", "swear": "swore", "sweep": "swept",
-    "swim": "swam", "swing": "swung", "take": "took", "teach": "taught", "tear": "tore", "tell": "told",
-    "think": "thought", "throw": "threw", "thrust": "thrust", "understand": "understood", "wake": "woke",
-    "wear": "wore", "weep": "wept", "win": "won", "wind": "wound", "wring": "wrung", "write": "wrote",
-    "transfer": "transferred", "refer": "referred", "prefer": "preferred", "zip": "zipped",
-    "overcook": "overcooked", "undercook": "undercooked", "rewrap": "rewrapped",
+    "be": "were",
+    "beat": "beat",
+    "become": "became",
+    "begin": "began",
+    "bend": "bent",
+    "bite": "bit",
+    "blow": "blew",
+    "break": "broke",
+    "bring": "brought",
+    "build": "built",
+    "buy": "bought",
+    "catch": "caught",
+    "choose": "chose",
+    "come": "came",
+    "cut": "cut",
+    "deal": "dealt",
+    "dig": "dug",
+    "do": "did",
+    "draw": "drew",
+    "drink": "drank",
+    "drive": "drove",
+    "eat": "ate",
+    "fall": "fell",
+    "feed": "fed",
+    "feel": "felt",
+    "fight": "fought",
+    "find": "found",
+    "fit": "fit",
+    "fling": "flung",
+    "fly": "flew",
+    "forget": "forgot",
+    "freeze": "froze",
+    "get": "got",
+    "give": "gave",
+    "go": "went",
+    "grind": "ground",
+    "grow": "grew",
+    "hang": "hung",
+    "have": "had",
+    "hear": "heard",
+    "hide": "hid",
+    "hit": "hit",
+    "hold": "held",
+    "hurt": "hurt",
+    "keep": "kept",
+    "know": "knew",
+    "lay": "laid",
+    "lead": "led",
+    "leave": "left",
+    "lend": "lent",
+    "let": "let",
+    "lie": "lay",
+    "light": "lit",
+    "lose": "lost",
+    "make": "made",
+    "mean": "meant",
+    "meet": "met",
+    "pay": "paid",
+    "put": "put",
+    "quit": "quit",
+    "read": "read",
+    "ride": "rode",
+    "ring": "rang",
+    "rise": "rose",
+    "run": "ran",
+    "say": "said",
+    "see": "saw",
+    "seek": "sought",
+    "sell": "sold",
+    "send": "sent",
+    "set": "set",
+    "sew": "sewed",
+    "shake": "shook",
+    "shed": "shed",
+    "shine": "shone",
+    "shoot": "shot",
+    "show": "showed",
+    "shred": "shredded",
+    "shut": "shut",
+    "sing": "sang",
+    "sink": "sank",
+    "sit": "sat",
+    "slide": "slid",
+    "sling": "slung",
+    "slit": "slit",
+    "speak": "spoke",
+    "spend": "spent",
+    "spin": "spun",
+    "spit": "spat",
+    "split": "split",
+    "spread": "spread",
+    "spring": "sprang",
+    "stand": "stood",
+    "steal": "stole",
+    "stick": "stuck",
+    "sting": "stung",
+    "stir": "stirred",
+    "strike": "struck",
+    "swear": "swore",
+    "sweep": "swept",
+    "swim": "swam",
+    "swing": "swung",
+    "take": "took",
+    "teach": "taught",
+    "tear": "tore",
+    "tell": "told",
+    "think": "thought",
+    "throw": "threw",
+    "thrust": "thrust",
+    "understand": "understood",
+    "wake": "woke",
+    "wear": "wore",
+    "weep": "wept",
+    "win": "won",
+    "wind": "wound",
+    "wring": "wrung",
+    "write": "wrote",
+    "transfer": "transferred",
+    "refer": "referred",
+    "prefer": "preferred",
+    "zip": "zipped",
+    "overcook": "overcooked",
+    "undercook": "undercooked",
+    "rewrap": "rewrapped",
 }
 # Verbs a caption may start with (recipes, household tasks, VLM captions); any verb in
 # _IRREGULAR counts too. A first word not listed here is not taken for a verb.
@@ -141,16 +246,28 @@ def past_tense(verb: str) -> str:
     if len(v) > 2 and v.endswith("y") and v[-2] not in "aeiou":
         return v[:-1] + "ied"
     # One syllable ending consonant-vowel-consonant doubles its last letter (stop, chop, pat).
-    if (len(_VOWELS.findall(v)) == 1 and len(v) >= 3 and v[-1] not in "aeiouwxy"
-            and v[-2] in "aeiou" and v[-3] not in "aeiou"):
+    if (
+        len(_VOWELS.findall(v)) == 1
+        and len(v) >= 3
+        and v[-1] not in "aeiouwxy"
+        and v[-2] in "aeiou"
+        and v[-3] not in "aeiou"
+    ):
         return v + v[-1] + "ed"
     return v + "ed"
 
 
 def _base_of_third_person(word: str) -> str:
     w = word.lower()
-    for suffix, repl in (("ies", "y"), ("shes", "sh"), ("ches", "ch"), ("sses", "ss"), ("xes", "x"), ("zes", "z"),
-                         ("oes", "o")):
+    for suffix, repl in (
+        ("ies", "y"),
+        ("shes", "sh"),
+        ("ches", "ch"),
+        ("sses", "ss"),
+        ("xes", "x"),
+        ("zes", "z"),
+        ("oes", "o"),
+    ):
         if w.endswith(suffix):
             return w[: -len(suffix)] + repl
     return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
@@ -219,8 +336,12 @@ def second_person(caption: str) -> str | None:
         return out if out[1:2].isupper() else out[0].lower() + out[1:]
     m = _SUBJECTS.match(s)
     if m:
-        rest = s[m.end():].split()
-        if len(rest) >= 2 and rest[0].lower() in ("is", "was", "are", "were") and rest[1].lower().endswith("ing"):
+        rest = s[m.end() :].split()
+        if (
+            len(rest) >= 2
+            and rest[0].lower() in ("is", "was", "are", "were")
+            and rest[1].lower().endswith("ing")
+        ):
             return "you were " + " ".join(rest[1:])
         clause = _past_clause(rest)
         return "you " + " ".join(clause) if clause else None
@@ -231,7 +352,7 @@ def second_person(caption: str) -> str | None:
     # "In a bowl, add the flour": a leading phrase, then the imperative.
     for i, w in enumerate(words[:-1]):
         if w.endswith(","):
-            clause = _past_clause(words[i + 1:])
+            clause = _past_clause(words[i + 1 :])
             if clause is not None:
                 lead = " ".join(words[: i + 1])
                 return f"{lead[0].lower()}{lead[1:]} you {' '.join(clause)}"

@@ -56,26 +56,43 @@ class ServiceModel:
         return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
     def to_json(self) -> dict[str, Any]:
-        return {"features": self.features, "pairs": [list(p) for p in self.pairs],
-                "mean": [round(float(x), 8) for x in self.mean], "scale": [round(float(x), 8) for x in self.scale],
-                "weights": [round(float(x), 8) for x in self.weights], "bias": round(float(self.bias), 8),
-                "thresholds": {k: round(float(v), 6) for k, v in self.thresholds.items()}}
+        return {
+            "features": self.features,
+            "pairs": [list(p) for p in self.pairs],
+            "mean": [round(float(x), 8) for x in self.mean],
+            "scale": [round(float(x), 8) for x in self.scale],
+            "weights": [round(float(x), 8) for x in self.weights],
+            "bias": round(float(self.bias), 8),
+            "thresholds": {k: round(float(v), 6) for k, v in self.thresholds.items()},
+        }
 
     @staticmethod
     def from_json(o: dict[str, Any], where: str) -> ServiceModel:
         try:
             feats = [str(x) for x in o["features"]]
             pairs = [(str(a), str(b)) for a, b in o.get("pairs", [])]
-            m = ServiceModel(feats, pairs, np.asarray(o["mean"], dtype=np.float64),
-                             np.asarray(o["scale"], dtype=np.float64), np.asarray(o["weights"], dtype=np.float64),
-                             float(o["bias"]), {str(k): float(v) for k, v in o.get("thresholds", {}).items()})
+            m = ServiceModel(
+                feats,
+                pairs,
+                np.asarray(o["mean"], dtype=np.float64),
+                np.asarray(o["scale"], dtype=np.float64),
+                np.asarray(o["weights"], dtype=np.float64),
+                float(o["bias"]),
+                {str(k): float(v) for k, v in o.get("thresholds", {}).items()},
+            )
         except (KeyError, TypeError, ValueError) as e:
-            raise ModelError(f"{where}: not a valid gate model ({e!r}); retrain it with `edge-assist gate train`") from None
+            raise ModelError(
+                f"{where}: not a valid gate model ({e!r}); retrain it with `edge-assist gate train`"
+            ) from None
         n = len(feats) + len(pairs)
         if not (len(m.mean) == len(m.scale) == len(m.weights) == n) or not np.all(np.isfinite(m.weights)):
-            raise ModelError(f"{where}: gate weights do not match its {n} features; retrain it with `edge-assist gate train`")
+            raise ModelError(
+                f"{where}: gate weights do not match its {n} features; retrain it with `edge-assist gate train`"
+            )
         if np.any(m.scale <= 0):
-            raise ModelError(f"{where}: gate scales must be positive; retrain it with `edge-assist gate train`")
+            raise ModelError(
+                f"{where}: gate scales must be positive; retrain it with `edge-assist gate train`"
+            )
         return m
 
 
@@ -92,21 +109,31 @@ class Gate:
         try:
             o = json.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ModelError(f"{p}: the gate model is missing; set reasoner.gate_file to a trained gate, "
-                             "or train one with `edge-assist gate train`") from None
+            raise ModelError(
+                f"{p}: the gate model is missing; set reasoner.gate_file to a trained gate, "
+                "or train one with `edge-assist gate train`"
+            ) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ModelError(f"{p}: the gate model is unreadable ({e}); retrain it with `edge-assist gate train`") from None
+            raise ModelError(
+                f"{p}: the gate model is unreadable ({e}); retrain it with `edge-assist gate train`"
+            ) from None
         if not isinstance(o, dict) or o.get("format") != FORMAT or not isinstance(o.get("services"), dict):
-            raise ModelError(f"{p}: not an edge-assist gate model (format {FORMAT}); retrain it with `edge-assist gate train`")
+            raise ModelError(
+                f"{p}: not an edge-assist gate model (format {FORMAT}); retrain it with `edge-assist gate train`"
+            )
         inputs = str(o.get("inputs", "features"))
         if inputs not in INPUTS:
-            raise ModelError(f"{p}: gate inputs {inputs!r} unknown (known: {', '.join(INPUTS)}); retrain it with "
-                             "`edge-assist gate train`")
+            raise ModelError(
+                f"{p}: gate inputs {inputs!r} unknown (known: {', '.join(INPUTS)}); retrain it with "
+                "`edge-assist gate train`"
+            )
         services = {str(k): ServiceModel.from_json(v, str(p)) for k, v in o["services"].items()}
         for name, m in services.items():
             missing = [c for c in CHATTINESS if c not in m.thresholds]
             if missing:
-                raise ModelError(f"{p}: service {name} has no {missing[0]!r} threshold; retrain it with `edge-assist gate train`")
+                raise ModelError(
+                    f"{p}: service {name} has no {missing[0]!r} threshold; retrain it with `edge-assist gate train`"
+                )
         return cls(services, dict(o.get("training", {})), str(p), inputs)
 
     def save(self, path: str | Path) -> Path:

@@ -62,8 +62,9 @@ def top_finding(state: TrackerState) -> Finding | None:
 
 
 class GateDecider:
-    def __init__(self, gate: Gate, hazards: HazardMatcher | None, *, chattiness: str, llm_too: bool,
-                 unsure_band: float) -> None:
+    def __init__(
+        self, gate: Gate, hazards: HazardMatcher | None, *, chattiness: str, llm_too: bool, unsure_band: float
+    ) -> None:
         self.gate = gate
         self.hazards = hazards
         self.chattiness = chattiness
@@ -71,8 +72,15 @@ class GateDecider:
         self.unsure_band = unsure_band
         self.clock = SessionClock()
 
-    def decide(self, session_id: str, t0: float, t1: float, state: TrackerState | None,
-               step_hazards: tuple[str, ...], caption_vec: np.ndarray) -> GateVerdict:
+    def decide(
+        self,
+        session_id: str,
+        t0: float,
+        t1: float,
+        state: TrackerState | None,
+        step_hazards: tuple[str, ...],
+        caption_vec: np.ndarray,
+    ) -> GateVerdict:
         timing = self.clock.update(session_id, state, t0, t1)
         hazard = self.hazards.match(caption_vec) if self.hazards is not None else None
         trace: dict[str, Any] = {"chattiness": self.chattiness}
@@ -94,8 +102,13 @@ class GateDecider:
         # captions may be the wrong one, so what it finds counts only as far as it is sure.
         p *= state.task_confidence
         thr = self.gate.threshold("ER", self.chattiness)
-        trace.update({"ER": round(p, 4), "threshold": round(thr, 4),
-                      "features": {k: round(v, 4) for k, v in feats.items()}})
+        trace.update(
+            {
+                "ER": round(p, 4),
+                "threshold": round(thr, 4),
+                "features": {k: round(v, 4) for k, v in feats.items()},
+            }
+        )
         finding = top_finding(state)
         if self.llm_too and abs(p - thr) < self.unsure_band:
             return GateVerdict("unsure", SubType.ERROR_RECOVERY, finding, None, p, thr, trace)

@@ -19,8 +19,14 @@ from edge_assist.tasks.findings import DEVIATION, ORDER, PREREQUISITE, REPEATED,
 
 GROUPS: dict[str, tuple[str, ...]] = {
     # Where the caption sits in the procedure's graph.
-    "graph order": ("prerequisite_missing", "missing_count", "order_violation", "repeated_step",
-                    "still_missing", "progress"),
+    "graph order": (
+        "prerequisite_missing",
+        "missing_count",
+        "order_violation",
+        "repeated_step",
+        "still_missing",
+        "progress",
+    ),
     # What differs from the step the caption is.
     "deviation": ("deviation_value", "deviation_tool_object", "deviation_count"),
     # How well the caption fits the task at all.
@@ -41,8 +47,9 @@ class StepTiming:
     first: bool  # the first caption of the session
 
 
-def features(state: TrackerState, timing: StepTiming, *, step_hazards: tuple[str, ...] = (),
-             hazard_cosine: float = 0.0) -> dict[str, float]:
+def features(
+    state: TrackerState, timing: StepTiming, *, step_hazards: tuple[str, ...] = (), hazard_cosine: float = 0.0
+) -> dict[str, float]:
     kinds = {f.kind for f in state.findings}
     pre = [f for f in state.findings if f.kind == PREREQUISITE]
     devs = [d for f in state.findings if f.kind == DEVIATION for d in f.differences]
@@ -94,8 +101,9 @@ class SessionClock:
         if step != self._step or not step:
             self._step, self._step_t0 = step, t0
         since = t1 - self._finding_t
-        timing = StepTiming(step_s=t1 - self._step_t0, since_finding_s=since, session_s=t1 - self._start,
-                            first=self._n == 0)
+        timing = StepTiming(
+            step_s=t1 - self._step_t0, since_finding_s=since, session_s=t1 - self._start, first=self._n == 0
+        )
         if state is not None and state.findings:
             self._finding_t = t1
         self._n += 1

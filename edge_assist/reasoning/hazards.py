@@ -44,39 +44,66 @@ class Hazard:
 
 
 class HazardMatcher:
-    def __init__(self, entries: list[tuple[str, str, str]], encoder: TextEncoder,
-                 image_encoder: ImageEncoder | None = None, threshold: float = TEXT_THRESHOLD,
-                 ordinary: list[str] | None = None, margin: float = 0.0) -> None:
+    def __init__(
+        self,
+        entries: list[tuple[str, str, str]],
+        encoder: TextEncoder,
+        image_encoder: ImageEncoder | None = None,
+        threshold: float = TEXT_THRESHOLD,
+        ordinary: list[str] | None = None,
+        margin: float = 0.0,
+    ) -> None:
         self.entries = entries  # (kind, phrase, say)
         self.threshold = threshold
         self.margin = margin
         self._vecs = np.asarray(encoder.encode([p for _, p, _ in entries]), dtype=np.float32)
         self._ordinary = np.asarray(encoder.encode(ordinary), dtype=np.float32) if ordinary else None
         self._encoder = encoder
-        self._image_vecs = (np.asarray(image_encoder.encode_texts([p for _, p, _ in entries]), dtype=np.float32)
-                            if image_encoder is not None else None)
+        self._image_vecs = (
+            np.asarray(image_encoder.encode_texts([p for _, p, _ in entries]), dtype=np.float32)
+            if image_encoder is not None
+            else None
+        )
 
     @classmethod
-    def load(cls, encoder: TextEncoder, path: str | Path = VOCABULARY, *,
-             image_encoder: ImageEncoder | None = None, threshold: float = TEXT_THRESHOLD) -> HazardMatcher:
+    def load(
+        cls,
+        encoder: TextEncoder,
+        path: str | Path = VOCABULARY,
+        *,
+        image_encoder: ImageEncoder | None = None,
+        threshold: float = TEXT_THRESHOLD,
+    ) -> HazardMatcher:
         p = Path(path)
         try:
             doc = tomllib.loads(p.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise ConfigError(f"{p}: the hazard vocabulary is missing; reinstall edge-assist or point to a copy") from None
+            raise ConfigError(
+                f"{p}: the hazard vocabulary is missing; reinstall edge-assist or point to a copy"
+            ) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
             raise ConfigError(f"{p}: not a valid hazard vocabulary ({e})") from None
         entries = []
         for i, h in enumerate(doc.get("hazard", []), start=1):
-            if not isinstance(h, dict) or not isinstance(h.get("kind"), str) or not isinstance(h.get("phrases"), list):
-                raise ConfigError(f"{p}: hazard {i} needs kind = \"...\" and phrases = [...]")
+            if (
+                not isinstance(h, dict)
+                or not isinstance(h.get("kind"), str)
+                or not isinstance(h.get("phrases"), list)
+            ):
+                raise ConfigError(f'{p}: hazard {i} needs kind = "..." and phrases = [...]')
             say = str(h.get("say") or f"Careful: {h['kind']} hazard.")
             entries += [(h["kind"], str(ph), say) for ph in h["phrases"]]
         if not entries:
             raise ConfigError(f"{p}: no [[hazard]] entries")
         ordinary = doc.get("ordinary", {})
-        return cls(entries, encoder, image_encoder, threshold, [str(x) for x in ordinary.get("phrases", [])],
-                   float(ordinary.get("margin", 0.0)))
+        return cls(
+            entries,
+            encoder,
+            image_encoder,
+            threshold,
+            [str(x) for x in ordinary.get("phrases", [])],
+            float(ordinary.get("margin", 0.0)),
+        )
 
     def cosine(self, vec: np.ndarray) -> float:
         """How much closer the caption is to a hazard than to the ordinary use (a gate feature)."""

@@ -48,7 +48,7 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
     if state is not None and state.missing:
         return skipped_sentence(state.text_of(state.missing[0]), before=state.step_text)
     if state is not None and state.step_text:
-        return f"Check this step: \"{state.step_text.rstrip('.')}\"."
+        return f'Check this step: "{state.step_text.rstrip(".")}".'
     return "Something may have gone wrong in this step."
 
 
@@ -78,8 +78,11 @@ def _facts(finding: Finding | None, state: TrackerState | None) -> str:
 
 
 def _schema() -> dict[str, Any]:
-    return {"type": "object", "properties": {"sentence": {"type": "string", "maxLength": SENTENCE_CHARS}},
-            "required": ["sentence"]}
+    return {
+        "type": "object",
+        "properties": {"sentence": {"type": "string", "maxLength": SENTENCE_CHARS}},
+        "required": ["sentence"],
+    }
 
 
 def _numbers(text: str) -> set[str]:
@@ -87,8 +90,15 @@ def _numbers(text: str) -> set[str]:
 
 
 class Phraser:
-    def __init__(self, llm: LLM | None, encoder: TextEncoder, clock: Clock, *, use_llm: bool = True,
-                 time_left_s: Callable[[], float | None] = lambda: None) -> None:
+    def __init__(
+        self,
+        llm: LLM | None,
+        encoder: TextEncoder,
+        clock: Clock,
+        *,
+        use_llm: bool = True,
+        time_left_s: Callable[[], float | None] = lambda: None,
+    ) -> None:
         # The step's remaining budget comes from whoever runs the step (the scheduler).
         self.time_left_s = time_left_s
         self.llm = llm
@@ -96,7 +106,9 @@ class Phraser:
         self.clock = clock
         self.use_llm = use_llm and llm is not None
 
-    async def phrase(self, finding: Finding | None, state: TrackerState | None, *, instant: bool = False) -> Phrased:
+    async def phrase(
+        self, finding: Finding | None, state: TrackerState | None, *, instant: bool = False
+    ) -> Phrased:
         base = template(finding, state)
         if not self.use_llm or self.llm is None:
             return Phrased(base, "template")
@@ -106,12 +118,21 @@ class Phraser:
         if left is not None and left < PHRASE_BUDGET_S:
             return Phrased(base, f"template (budget: {max(left, 0):.1f} s left)")
         start = time.perf_counter()
-        msgs = [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": _facts(finding, state) + f"\nPlain version: {base}\nYour sentence:"}]
-        res = await call_json(self.llm, self.clock, "phrasing", msgs, _schema(),
-                              lambda raw: " ".join(str(raw.get("sentence", "")).split()),
-                              max_tokens=PHRASE_MAX_TOKENS, attempts=1,
-                              setting="")  # a fixed allowance, and the template goes out anyway
+        msgs = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": _facts(finding, state) + f"\nPlain version: {base}\nYour sentence:"},
+        ]
+        res = await call_json(
+            self.llm,
+            self.clock,
+            "phrasing",
+            msgs,
+            _schema(),
+            lambda raw: " ".join(str(raw.get("sentence", "")).split()),
+            max_tokens=PHRASE_MAX_TOKENS,
+            attempts=1,
+            setting="",
+        )  # a fixed allowance, and the template goes out anyway
         took = time.perf_counter() - start
         text = res.value or ""
         why = await self.clock.run_blocking(unfaithful, text, base, _facts(finding, state), self.encoder)
@@ -124,8 +145,11 @@ def unfaithful(text: str, base: str, facts: str, encoder: TextEncoder) -> str:
     """Why a model's sentence may not be said instead of the template ("" when it may)."""
     if not text:
         return "no sentence from the model"
-    if len(text.split()) > MAX_WORDS or len([s for s in re.split(r"[.!?]+", text) if s.strip()]) > 1 \
-            or re.search(r"[{}\[\]<>]", text):
+    if (
+        len(text.split()) > MAX_WORDS
+        or len([s for s in re.split(r"[.!?]+", text) if s.strip()]) > 1
+        or re.search(r"[{}\[\]<>]", text)
+    ):
         return "the model wrote more than one plain sentence"
     if not _numbers(text) <= _numbers(base + " " + facts):
         return "the model added a number"

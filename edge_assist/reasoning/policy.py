@@ -48,7 +48,9 @@ def normalise(text: str) -> str:
 
 
 class InterventionPolicy:
-    def __init__(self, cfg: PolicyConfig, *, text_encoder: TextEncoder | None = None, clock: Clock | None = None):
+    def __init__(
+        self, cfg: PolicyConfig, *, text_encoder: TextEncoder | None = None, clock: Clock | None = None
+    ):
         self.cfg = cfg
         self._encoder = text_encoder
         self._clock = clock
@@ -72,7 +74,13 @@ class InterventionPolicy:
         return np.asarray(vecs[0], dtype=np.float32)
 
     async def admit(
-        self, *, session_id: str, sub_type: SubType, text: str, now_t: float, trigger: str = "proactive",
+        self,
+        *,
+        session_id: str,
+        sub_type: SubType,
+        text: str,
+        now_t: float,
+        trigger: str = "proactive",
         about: str = "",
     ) -> Verdict:
         """Decide whether this response may be spoken now; remember it when it is. `about`, when
@@ -99,12 +107,16 @@ class InterventionPolicy:
             last = next((s for s in reversed(self._spoken) if s.sub_type is sub_type), None)
             if last is not None and now_t - last.t < cooldown:
                 return Verdict(
-                    False, f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} s)"
+                    False,
+                    f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} s)",
                 )
             if self.cfg.max_per_hour > 0:
                 in_hour = sum(1 for s in self._spoken if s.t > now_t - HOUR_S)
                 if in_hour >= self.cfg.max_per_hour:
-                    return Verdict(False, f"max_per_hour ({in_hour} spoken in the last hour, cap {self.cfg.max_per_hour})")
+                    return Verdict(
+                        False,
+                        f"max_per_hour ({in_hour} spoken in the last hour, cap {self.cfg.max_per_hour})",
+                    )
 
         window = self.cfg.safety_repeat_window_s if safety else self.cfg.repeat_window_s
         norm = normalise(text)

@@ -141,7 +141,9 @@ def pass2_messages(
     return [{"role": "system", "content": PASS2_SYSTEM}, {"role": "user", "content": user}]
 
 
-def answer_messages(*, task: str, question: str, retrieved: str, choices: Sequence[str] = ()) -> list[Message]:
+def answer_messages(
+    *, task: str, question: str, retrieved: str, choices: Sequence[str] = ()
+) -> list[Message]:
     opts = ("\nOptions: " + " | ".join(choices) + "\nAnswer with one option exactly.") if choices else ""
     user = (
         f"Task: {clip(task, TASK_CHARS // 2) or 'unknown'}\n"

@@ -24,9 +24,7 @@ SAY_CHARS = 110  # what the glasses say
 
 # Pass 1 may speak only services the present can support; Episodic and Long-Term ones
 # need memory, so asking for them *is* a search (DESIGN.md, Services: "needs").
-PASS1_SUB_TYPES = tuple(
-    st.value for st in SubType if st.main_type in (MainType.INSTANT, MainType.SHORT_TERM)
-)
+PASS1_SUB_TYPES = tuple(st.value for st in SubType if st.main_type in (MainType.INSTANT, MainType.SHORT_TERM))
 ALL_SUB_TYPES = tuple(st.value for st in SubType)
 
 
@@ -160,7 +158,9 @@ def parse_pass1(raw: dict[str, Any]) -> FirstPass:
         st, say = _sub(raw.get("service")), _sentence(raw, "say")
         if st is None or not say:
             # A wish to speak with nothing to say or no service is no decision: stay silent.
-            return FirstPass("silent", why=f"respond without {'sub_type' if st is None else 'text'}", observation=obs)
+            return FirstPass(
+                "silent", why=f"respond without {'sub_type' if st is None else 'text'}", observation=obs
+            )
         return FirstPass("respond", sub_type=st, text=say, why=check, observation=obs)
     if action == "search":
         query = _text(raw, "search_query") or _text(raw, "say") or obs

@@ -29,7 +29,9 @@ class RetrievedContext:
     text: str = ""
     clips: list[CitedClip] = field(default_factory=list)  # time order
     spans: list[tuple[float, float, str]] = field(default_factory=list)  # (t0, t1, what) of every item used
-    span_notes: dict[tuple[float, float], str] = field(default_factory=dict)  # age of spans from earlier sessions
+    span_notes: dict[tuple[float, float], str] = field(
+        default_factory=dict
+    )  # age of spans from earlier sessions
 
     @property
     def empty(self) -> bool:
@@ -69,7 +71,8 @@ def fuse(
         order = {"session": 0, "activity": 1, "clip": 2}
         hits = sorted(text_hits, key=lambda h: (order.get(h.level, 3), ages.order(h.session_id), h.t0))
         lines = [
-            f"[{h.level} {ages.stamp(h.session_id, h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}" for h in hits
+            f"[{h.level} {ages.stamp(h.session_id, h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}"
+            for h in hits
         ]
         sections.append("From memory:\n" + "\n".join(lines))
         spans.extend((h.t0, h.t1, h.level) for h in hits)

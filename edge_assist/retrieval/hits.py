@@ -47,14 +47,25 @@ class PathResult:
             "start_s": round(self.start_s, 4),
             "end_s": round(self.end_s, 4),
             "clips": [
-                {"session_id": c.session_id, "clip_index": c.clip_index, "score": round(c.score, 4), "via": c.via}
+                {
+                    "session_id": c.session_id,
+                    "clip_index": c.clip_index,
+                    "score": round(c.score, 4),
+                    "via": c.via,
+                }
                 for c in self.best_clips(len(self.clips))
             ],
             **self.detail,
         }
         if self.text_hits:
             out["text_hits"] = [
-                {"level": h.level, "t0": round(h.t0, 2), "t1": round(h.t1, 2), "score": round(h.score, 4), "text": h.text}
+                {
+                    "level": h.level,
+                    "t0": round(h.t0, 2),
+                    "t1": round(h.t1, 2),
+                    "score": round(h.score, 4),
+                    "text": h.text,
+                }
                 for h in self.text_hits
             ]
         if self.error:

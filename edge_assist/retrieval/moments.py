@@ -46,15 +46,21 @@ async def candidate_moments(
     ages = SessionAges(starts, session_id, before_t)
     qvec = (await clock.run_blocking(encoder.encode, [focus]))[0]
     hits = await clock.run_blocking(
-        lambda: memory.search_text(qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id,
-                                   earlier_sessions=earlier)
+        lambda: memory.search_text(
+            qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id, earlier_sessions=earlier
+        )
     )
     if earlier:
         # This session's own best too, even when a week of closer captions fills the k: the
         # answerer puts today first when today answers (answering.py).
-        hits = [*hits, *await clock.run_blocking(
-            lambda: memory.search_text(qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id)
-        )]
+        hits = [
+            *hits,
+            *await clock.run_blocking(
+                lambda: memory.search_text(
+                    qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id
+                )
+            ),
+        ]
     records: dict[tuple[str, int], CaptionRecord] = {}
     scores: dict[tuple[str, int], float] = {}
     for h in hits:
@@ -63,8 +69,9 @@ async def candidate_moments(
             scores[(h.session_id, idx)] = h.score
     if graph and (names := query_terms(focus)):
         ents = await clock.run_blocking(
-            lambda: memory.graph_neighbourhood(names, before_t=before_t, k=k, session_id=session_id,
-                                               earlier_sessions=earlier)
+            lambda: memory.graph_neighbourhood(
+                names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier
+            )
         )
         by_session: dict[str, set[int]] = {}
         for e in ents:
@@ -88,13 +95,22 @@ async def candidate_moments(
     if earlier:  # and this session's best k, behind them (see above)
         ranked += [key for key in ordered[k:] if key[0] == session_id][:k]
     return [
-        Moment(records[key].session_id, records[key].clip_index, records[key].t0, records[key].t1,
-               records[key].text, round(scores[key], 4), ages.note(records[key].session_id, records[key].t0))
+        Moment(
+            records[key].session_id,
+            records[key].clip_index,
+            records[key].t0,
+            records[key].t1,
+            records[key].text,
+            round(scores[key], 4),
+            ages.note(records[key].session_id, records[key].t0),
+        )
         for key in ranked
     ]
 
 
-async def neighbour(memory: MemoryReader, clock: Clock, m: Moment, *, step: int, before_t: float) -> Moment | None:
+async def neighbour(
+    memory: MemoryReader, clock: Clock, m: Moment, *, step: int, before_t: float
+) -> Moment | None:
     """The clip right after (`step` = 1) or before (-1) `m` in its session, if memory holds it by now."""
     idx = m.clip_index + step
     if idx < 0:

@@ -61,15 +61,25 @@ class PathArgs:
 
 
 async def temporal_path(
-    out: PathResult, args: PathArgs, memory: MemoryReader, encoder: TextEncoder, clock: Clock, *, multiscale: bool
+    out: PathResult,
+    args: PathArgs,
+    memory: MemoryReader,
+    encoder: TextEncoder,
+    clock: Clock,
+    *,
+    multiscale: bool,
 ) -> None:
     levels = LEVELS if multiscale else ("clip",)
     out.detail["levels"] = list(levels)
     # Encoding and search in one hop to the worker thread (each hop costs ~0.15 ms of CPU).
     hits = await clock.run_blocking(
         lambda: memory.search_text(
-            encoder.encode([args.query])[0], k=args.top_k, before_t=args.before_t, levels=levels,
-            session_id=args.session_id, earlier_sessions=args.earlier,
+            encoder.encode([args.query])[0],
+            k=args.top_k,
+            before_t=args.before_t,
+            levels=levels,
+            session_id=args.session_id,
+            earlier_sessions=args.earlier,
         )
     )
     out.text_hits = list(hits)
@@ -85,12 +95,20 @@ async def graph_path(out: PathResult, args: PathArgs, memory: MemoryReader, cloc
         return
     hits = await clock.run_blocking(
         lambda: memory.graph_neighbourhood(
-            names, before_t=args.before_t, k=args.top_k, session_id=args.session_id, earlier_sessions=args.earlier
+            names,
+            before_t=args.before_t,
+            k=args.top_k,
+            session_id=args.session_id,
+            earlier_sessions=args.earlier,
         )
     )
     out.detail["entities"] = [
-        {"name": h.name, "kind": h.kind, "score": round(h.score, 4),
-         "neighbours": [f"{rel} {other}" for rel, other, _s, _t in h.neighbours[:6]]}
+        {
+            "name": h.name,
+            "kind": h.kind,
+            "score": round(h.score, 4),
+            "neighbours": [f"{rel} {other}" for rel, other, _s, _t in h.neighbours[:6]],
+        }
         for h in hits
     ]
     for h in hits:
@@ -114,8 +132,14 @@ async def visual_path(
     max_tokens: int,
 ) -> None:
     res = await call_json(
-        llm, clock, "visual rewrite", prompts.visual_messages(query=args.query), prompts.visual_rewrite_schema(),
-        lambda raw: " ".join(str(raw.get("looks_like", "")).split()), max_tokens=max_tokens, setting="",
+        llm,
+        clock,
+        "visual rewrite",
+        prompts.visual_messages(query=args.query),
+        prompts.visual_rewrite_schema(),
+        lambda raw: " ".join(str(raw.get("looks_like", "")).split()),
+        max_tokens=max_tokens,
+        setting="",
     )
     # A failed rewrite still leaves the query itself, which the text tower can embed.
     description = res.value or args.query
@@ -126,7 +150,11 @@ async def visual_path(
     vecs = await clock.run_blocking(image_encoder.encode_texts, [description])
     hits = await clock.run_blocking(
         lambda: memory.search_keyframes(
-            vecs[0], k=args.top_k, before_t=args.before_t, session_id=args.session_id, earlier_sessions=args.earlier
+            vecs[0],
+            k=args.top_k,
+            before_t=args.before_t,
+            session_id=args.session_id,
+            earlier_sessions=args.earlier,
         )
     )
     for h in hits:

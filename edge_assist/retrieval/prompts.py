@@ -31,6 +31,7 @@ VISUAL_SYSTEM = (
     "would show: objects, colours, places. No question words."
 )
 
+
 def clip_time(t0: float, t1: float) -> str:
     """Stream seconds as m:ss-m:ss (h:mm:ss past the first hour), the form answers cite."""
     return f"{stream_clock(t0)}-{stream_clock(t1)}"

@@ -27,7 +27,9 @@ class Recall:
         """Wall-clock start of every session, oldest first. Blocking."""
         return self._memory.session_starts()
 
-    def clips_in_period(self, session_id: str, t_from: float, t_to: float) -> tuple[list[CaptionRecord], np.ndarray]:
+    def clips_in_period(
+        self, session_id: str, t_from: float, t_to: float
+    ) -> tuple[list[CaptionRecord], np.ndarray]:
         """Clips that began in [t_from, t_to) of the session's stream, with their text vectors. Blocking."""
         return self._memory.clips_with_vectors(session_id, t_from, t_to)
 
@@ -39,7 +41,9 @@ class Recall:
         self, vector: np.ndarray, *, k: int, before_t: float, level: str, session_id: str | None = None
     ) -> list[TextHit]:
         """The `k` summaries of `level` closest to `vector`, written by `before_t`. Blocking."""
-        return list(self._memory.search_text(vector, k=k, before_t=before_t, levels=(level,), session_id=session_id))
+        return list(
+            self._memory.search_text(vector, k=k, before_t=before_t, levels=(level,), session_id=session_id)
+        )
 
     async def candidate_moments(
         self,
@@ -55,8 +59,16 @@ class Recall:
         graph: bool = True,
     ) -> list[Moment]:
         return await moments.candidate_moments(
-            self._memory, encoder, clock, focus, before_t=before_t, session_id=session_id, k=k,
-            past_sessions=past_sessions, extra=extra, graph=graph,
+            self._memory,
+            encoder,
+            clock,
+            focus,
+            before_t=before_t,
+            session_id=session_id,
+            k=k,
+            past_sessions=past_sessions,
+            extra=extra,
+            graph=graph,
         )
 
     async def neighbour(self, clock: Clock, m: Moment, *, step: int, before_t: float) -> Moment | None:

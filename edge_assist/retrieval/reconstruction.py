@@ -62,8 +62,11 @@ async def load_groups(
             wanted.setdefault(r.session_id, set()).add(r.clip_index)
 
     def read() -> dict[tuple[str, int], CaptionRecord]:
-        return {(c.session_id, c.clip_index): c
-                for sid, idxs in wanted.items() for c in memory.captions(sid, sorted(idxs))}
+        return {
+            (c.session_id, c.clip_index): c
+            for sid, idxs in wanted.items()
+            for c in memory.captions(sid, sorted(idxs))
+        }
 
     found = await clock.run_blocking(read) if wanted else {}
     out: dict[str, list[CaptionRecord]] = {}
@@ -75,7 +78,8 @@ async def load_groups(
 
 def caption_lines(records: Sequence[CaptionRecord], ages: SessionAges = NO_AGES) -> str:
     return "\n".join(
-        f"[{ages.stamp(r.session_id, r.t0, r.t1)}] {prompts.clip(r.text, prompts.LINE_CHARS)}" for r in records
+        f"[{ages.stamp(r.session_id, r.t0, r.t1)}] {prompts.clip(r.text, prompts.LINE_CHARS)}"
+        for r in records
     )
 
 
@@ -113,18 +117,30 @@ async def reconstruct(
             text = await clock.run_blocking(
                 lambda: vlm.describe(images, prompt, max_tokens=max_tokens, temperature=0.0)
             )
-            return GroupAccount(path, records, " ".join(text.split()), "vlm", time.perf_counter() - start, len(images))
+            return GroupAccount(
+                path, records, " ".join(text.split()), "vlm", time.perf_counter() - start, len(images)
+            )
     res = await call_json(
-        llm, clock, f"reconstruction ({path})", prompts.reconstruct_messages(query=query, captions=triples),
-        prompts.reconstruction_schema(), lambda raw: " ".join(str(raw.get("account", "")).split()),
+        llm,
+        clock,
+        f"reconstruction ({path})",
+        prompts.reconstruct_messages(query=query, captions=triples),
+        prompts.reconstruction_schema(),
+        lambda raw: " ".join(str(raw.get("account", "")).split()),
         # One attempt: when it fails the captions themselves are handed on, which beats
         # spending a second, longer generation on the step's budget.
-        max_tokens=max_tokens, attempts=1, setting="reasoner.reconstruction_max_tokens",
+        max_tokens=max_tokens,
+        attempts=1,
+        setting="reasoner.reconstruction_max_tokens",
     )
     if not res.value:
         # The captions themselves are still evidence; losing them would be worse than no account.
         return GroupAccount(
-            path, records, caption_lines(records, ages), "captions-fallback", res.seconds,
+            path,
+            records,
+            caption_lines(records, ages),
+            "captions-fallback",
+            res.seconds,
             error=res.error or "empty account",
         )
     # The account is prefixed with the clip times it was built from, so pass 2 can cite them.

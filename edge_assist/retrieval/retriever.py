@@ -52,8 +52,10 @@ class Retrieval:
             "earlier_sessions": self.earlier_sessions,
             "reconstruction": {a.path: a.trace() for a in self.accounts},
             "context": self.context.text,
-            "cited_clips": [[c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2), list(c.paths)]
-                            for c in self.context.clips],
+            "cited_clips": [
+                [c.session_id, c.clip_index, round(c.t0, 2), round(c.t1, 2), list(c.paths)]
+                for c in self.context.clips
+            ],
         }
 
 
@@ -134,14 +136,26 @@ class Retriever:
             earlier = tuple(sessions_before(starts, session_id))
         out.earlier_sessions = len(earlier)
         ages = SessionAges(starts, session_id, before_t)
-        args = PathArgs(query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id, earlier=earlier)
+        args = PathArgs(
+            query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id, earlier=earlier
+        )
         runners: dict[str, Callable[[PathResult], Awaitable[None]]] = {
             "temporal": lambda res: temporal_path(
-                res, args, self.memory, self.text_encoder, self.clock, multiscale=self.cfg.retrieval.multiscale
+                res,
+                args,
+                self.memory,
+                self.text_encoder,
+                self.clock,
+                multiscale=self.cfg.retrieval.multiscale,
             ),
             "graph": lambda res: graph_path(res, args, self.memory, self.clock),
             "visual": lambda res: visual_path(
-                res, args, self.memory, self.llm, self.image_encoder, self.clock,  # type: ignore[arg-type]
+                res,
+                args,
+                self.memory,
+                self.llm,
+                self.image_encoder,
+                self.clock,  # type: ignore[arg-type]
                 max_tokens=VISUAL_REWRITE_TOKENS,
             ),
         }
@@ -178,7 +192,8 @@ class Retriever:
         n = self.cfg.retrieval.max_clips_per_group
         temporal = out.paths.get("temporal")
         wanted: dict[str, Sequence[ClipRef]] = {
-            name: out.paths[name].best_clips(n) for name in ("temporal", "graph", "visual")
+            name: out.paths[name].best_clips(n)
+            for name in ("temporal", "graph", "visual")
             if name in out.paths and (name == "temporal" or out.paths[name].clips)
         }
         loaded = await load_groups(self.memory, self.clock, wanted)  # one hop for every group's captions
@@ -191,8 +206,16 @@ class Retriever:
 
         async def rebuild(name: str) -> None:
             accounts[name] = await reconstruct(
-                name, query, groups[name], memory=self.memory, llm=self.llm, clock=self.clock, vlm=self.vlm,
-                enabled=enabled, max_tokens=self.cfg.reasoner.reconstruction_max_tokens, ages=ages,
+                name,
+                query,
+                groups[name],
+                memory=self.memory,
+                llm=self.llm,
+                clock=self.clock,
+                vlm=self.vlm,
+                enabled=enabled,
+                max_tokens=self.cfg.reasoner.reconstruction_max_tokens,
+                ages=ages,
             )
 
         await gather_named({f"reconstruction.{g}": rebuild(g) for g in groups})
@@ -202,7 +225,10 @@ class Retriever:
                 out.timings_s[f"reconstruction.{name}"] = acc.seconds
         out.accounts = [accounts[g] for g in ("graph", "visual") if g in accounts]
         out.context = fuse(
-            temporal.text_hits if temporal is not None else [], out.accounts, temporal_records,
-            max_chars=self.cfg.retrieval.context_chars, ages=ages,
+            temporal.text_hits if temporal is not None else [],
+            out.accounts,
+            temporal_records,
+            max_chars=self.cfg.retrieval.context_chars,
+            ages=ages,
         )
         return out

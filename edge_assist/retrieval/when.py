@@ -34,7 +34,9 @@ class SessionAges:
     An unbounded `now_t` (a question over the whole of `current`, as `edge-assist ask` asks
     after the fact) measures ages from the wall clock now."""
 
-    def __init__(self, starts: Mapping[str, float], current: str | None, now_t: float, now_wall: float | None = None) -> None:
+    def __init__(
+        self, starts: Mapping[str, float], current: str | None, now_t: float, now_wall: float | None = None
+    ) -> None:
         self.starts = dict(starts)
         self.current = current
         if current is not None and current in self.starts and math.isfinite(now_t):

@@ -128,7 +128,16 @@ class Pipeline:
         self.inbox = StepInbox(STEP_QUEUE)
         self._supervisor: Any = None
 
-    def _collect(self, reasoner: Any, camera: Any, segmenter: Any, captioner_stage: Any, replay: Any, writer: Any, started: float) -> None:
+    def _collect(
+        self,
+        reasoner: Any,
+        camera: Any,
+        segmenter: Any,
+        captioner_stage: Any,
+        replay: Any,
+        writer: Any,
+        started: float,
+    ) -> None:
         self.stats.wall_s = time.perf_counter() - started
         self.stats.step_latency_s = reasoner.step_latencies_s
         if camera is not None:
@@ -142,8 +151,15 @@ class Pipeline:
             self.stats.captions = replay.captions
             self.stats.stream_start_s = replay.start_t
         # What was processed, not what was planned: up to the end of the last clip decided.
-        done_to = max((d.stream_t1 for d in self.decisions if d.clip_index >= 0), default=self.stats.stream_start_s)
-        if camera is not None and not self.stats.stopped_early and self.frames is not None and self.frames.duration_s:
+        done_to = max(
+            (d.stream_t1 for d in self.decisions if d.clip_index >= 0), default=self.stats.stream_start_s
+        )
+        if (
+            camera is not None
+            and not self.stats.stopped_early
+            and self.frames is not None
+            and self.frames.duration_s
+        ):
             done_to = max(done_to, self.frames.duration_s)  # a finished file was read to its end
         self.stats.stream_s = max(0.0, done_to - self.stats.stream_start_s)
         if writer is not None:
@@ -230,8 +246,12 @@ class Pipeline:
         if self.frames is not None:
             frame_q: DroppingQueue[Frame | StreamEnd] = DroppingQueue(self.frame_queue, drop="newest")
             clip_q: DroppingQueue[Clip | StreamEnd] = DroppingQueue(self.clip_queue, drop="oldest")
-            camera = CameraStage(self.clock, self.frames, frame_q, pace=self.pace, on_progress=self.on_progress)
-            builder = ClipBuilder(self.session_id, self.clip_s, self.keyframes_per_clip, self.scene_change_pick, first_index)
+            camera = CameraStage(
+                self.clock, self.frames, frame_q, pace=self.pace, on_progress=self.on_progress
+            )
+            builder = ClipBuilder(
+                self.session_id, self.clip_s, self.keyframes_per_clip, self.scene_change_pick, first_index
+            )
             segmenter = Segmenter(self.clock, builder, frame_q, clip_q)
             assert self.captioner is not None
             captioner_stage = CaptionerStage(self.clock, self.captioner, clip_q, self.inbox)  # type: ignore[arg-type]
@@ -242,7 +262,11 @@ class Pipeline:
         else:
             assert self.captions is not None
             replay = CaptionReplayStage(
-                self.clock, self.captions, self.inbox, first_index=first_index, on_progress=self.on_progress  # type: ignore[arg-type]
+                self.clock,
+                self.captions,
+                self.inbox,
+                first_index=first_index,
+                on_progress=self.on_progress,  # type: ignore[arg-type]
             )
             sup.start("caption-replay", replay.run(), source=True)
         sup.start("reasoner", reasoner.run())

@@ -36,7 +36,10 @@ def default_sinks(cfg: Config, *, console: bool | None = None, speech: bool = Tr
     from edge_assist.outputs.trace_format import TRACES_FILE
     from edge_assist.outputs.trace_log import TraceLog
 
-    sinks: list[OutputSink] = [DecisionLog(cfg.data_path(cfg.output.decision_log)), TraceLog(cfg.data_path(TRACES_FILE))]
+    sinks: list[OutputSink] = [
+        DecisionLog(cfg.data_path(cfg.output.decision_log)),
+        TraceLog(cfg.data_path(TRACES_FILE)),
+    ]
     if cfg.output.console if console is None else console:
         sinks.append(ConsoleOutput(show_silent=cfg.output.console_silent))
     if speech:
@@ -78,7 +81,9 @@ def open_camera(cfg: Config) -> FrameSource:
 
         s = cfg.source
         return PiCamera(s.width_px, s.height_px, s.fps, s.open_timeout_s)
-    raise SourceError(f"source.kind = {kind!r} is a file: use `edge-assist replay PATH` (or set source.kind to opencv or picamera2)")
+    raise SourceError(
+        f"source.kind = {kind!r} is a file: use `edge-assist replay PATH` (or set source.kind to opencv or picamera2)"
+    )
 
 
 @dataclass
@@ -96,7 +101,9 @@ def load_models(cfg: Config, arbiter: Any = None) -> Models:
     from edge_assist.runtime.scheduler import ScheduledLLM, ScheduledVLM
 
     llm = load_llm(cfg)
-    memory_llm = load_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
+    memory_llm = (
+        load_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
+    )
     vlm = load_vlm(cfg)
     if arbiter is not None:
         # Copies still share the one CPU: every copy goes through the same arbiter.
@@ -104,7 +111,11 @@ def load_models(cfg: Config, arbiter: Any = None) -> Models:
         llm = ScheduledLLM(llm, arbiter)
         vlm = ScheduledVLM(vlm, arbiter) if vlm is not None else None
     return Models(
-        llm=llm, text_encoder=load_text_encoder(cfg), vlm=vlm, image_encoder=load_image_encoder(cfg), memory_llm=memory_llm
+        llm=llm,
+        text_encoder=load_text_encoder(cfg),
+        vlm=vlm,
+        image_encoder=load_image_encoder(cfg),
+        memory_llm=memory_llm,
     )
 
 
@@ -149,7 +160,9 @@ def build_pipeline(
     captioner = None
     if frames is not None:
         if models.vlm is None:
-            raise EdgeAssistError("video needs a VLM to caption it: set models.vlm, or replay a caption stream")
+            raise EdgeAssistError(
+                "video needs a VLM to caption it: set models.vlm, or replay a caption stream"
+            )
         from edge_assist.perception.vlm_captioner import VLMCaptioner
 
         captioner = VLMCaptioner(models.vlm, cfg.captioner)
@@ -170,7 +183,13 @@ def build_pipeline(
         if memory is None:
             raise EdgeAssistError("the assistant needs memory; build the pipeline with with_memory=True")
         assistant = build_assistant(
-            cfg, models.llm, models.text_encoder, memory, vlm=models.vlm, image_encoder=models.image_encoder, clock=clock
+            cfg,
+            models.llm,
+            models.text_encoder,
+            memory,
+            vlm=models.vlm,
+            image_encoder=models.image_encoder,
+            clock=clock,
         )
     sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=live or cfg.source.realtime)
     # The glasses get decisions in every mode; a replay faster than real time waits for them
@@ -236,11 +255,20 @@ def run_replay(
             bar.update(max(0.0, t - bar.n))
 
     pipeline, close = build_pipeline(
-        cfg, live=False, path=path, assistant=assistant, sinks=sinks if sinks is not None else [], on_progress=on_progress,
+        cfg,
+        live=False,
+        path=path,
+        assistant=assistant,
+        sinks=sinks if sinks is not None else [],
+        on_progress=on_progress,
         with_memory=with_memory,
     )
     if bar is not None:
-        total = pipeline.captions.duration_s if pipeline.captions is not None else (pipeline.frames.duration_s if pipeline.frames else None)
+        total = (
+            pipeline.captions.duration_s
+            if pipeline.captions is not None
+            else (pipeline.frames.duration_s if pipeline.frames else None)
+        )
         bar.total = round(total, 1) if total else None
     try:
         return run_sync(_run_with_signals(pipeline))

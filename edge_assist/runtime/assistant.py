@@ -95,28 +95,47 @@ class EgoMemoAssistant:
         kinds = tuple(k.strip() for k in cfg.reasoner.cue_findings.split(",") if k.strip())
         bad = [k for k in kinds if k not in KINDS]
         if bad:
-            raise ConfigError(f"reasoner.cue_findings: unknown finding kind {bad[0]!r} (known: {', '.join(KINDS)})")
+            raise ConfigError(
+                f"reasoner.cue_findings: unknown finding kind {bad[0]!r} (known: {', '.join(KINDS)})"
+            )
         self.cue_kinds = kinds
         self.tasks = TaskSession(
-            library if library is not None else TaskLibrary.load([cfg.data_path("tasks")]), text_encoder, clock
+            library if library is not None else TaskLibrary.load([cfg.data_path("tasks")]),
+            text_encoder,
+            clock,
         )
         r = cfg.reasoner
         hazards = HazardMatcher.load(text_encoder) if r.hazards else None
         self.decider = None
         if r.decider != "llm":
             gate = Gate.load(r.gate_file or SHIPPED)
-            self.decider = GateDecider(gate, hazards, chattiness=cfg.policy.chattiness, llm_too=r.decider == "gate+llm",
-                                       unsure_band=r.unsure_band)
-        self.phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
+            self.decider = GateDecider(
+                gate,
+                hazards,
+                chattiness=cfg.policy.chattiness,
+                llm_too=r.decider == "gate+llm",
+                unsure_band=r.unsure_band,
+            )
+        self.phraser = Phraser(
+            llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s
+        )
         recall = Recall(memory)
-        self.grounded = GroundedAnswerer(cfg, llm, text_encoder, recall, clock=clock, library=self.tasks.library,
-                                         vectors=self.tasks.vectors)
+        self.grounded = GroundedAnswerer(
+            cfg,
+            llm,
+            text_encoder,
+            recall,
+            clock=clock,
+            library=self.tasks.library,
+            vectors=self.tasks.vectors,
+        )
         self.offline = OfflineAnswerer(cfg, llm, text_encoder, recall, clock, self.retriever, self.grounded)
 
     async def warm(self, task: str = "", task_context: str = "") -> None:
         """What the first step would otherwise pay for: the step vectors of the task."""
-        await self.clock.run_blocking(self.tasks.warm, task or self.cfg.reasoner.task,
-                                      task_context or self.cfg.reasoner.task_context)
+        await self.clock.run_blocking(
+            self.tasks.warm, task or self.cfg.reasoner.task, task_context or self.cfg.reasoner.task_context
+        )
 
     # -- one step ------------------------------------------------------------------
     async def step(self, ctx: StepContext, gate: SearchGate | None = None) -> Decision:
@@ -162,9 +181,14 @@ class EgoMemoAssistant:
     ) -> dict[str, Any]:
         r = self.cfg.reasoner
         start = time.perf_counter()
-        reading = await self.tasks.observe(ctx.session_id, ctx.caption.text, task_name=ctx.task or r.task,
-                                           task_context=self._task(ctx), index=ctx.caption.index,
-                                           earlier=tuple((c.index, c.text) for c in ctx.recent))
+        reading = await self.tasks.observe(
+            ctx.session_id,
+            ctx.caption.text,
+            task_name=ctx.task or r.task,
+            task_context=self._task(ctx),
+            index=ctx.caption.index,
+            earlier=tuple((c.index, c.text) for c in ctx.recent),
+        )
         timings["tracker"] = time.perf_counter() - start
         timings["tracker_cpu"] = self.tasks.last_cpu_s
         state = reading.state if reading is not None else None
@@ -175,8 +199,14 @@ class EgoMemoAssistant:
         if self.decider is not None:
             start, cpu = time.perf_counter(), time.thread_time()
             vec = self.tasks.vectors.get([ctx.caption.text])[0]
-            verdict = self.decider.decide(ctx.session_id, ctx.caption.t0, ctx.caption.t1, state,
-                                          self.tasks.step_hazards(state.step_id) if state is not None else (), vec)
+            verdict = self.decider.decide(
+                ctx.session_id,
+                ctx.caption.t0,
+                ctx.caption.t1,
+                state,
+                self.tasks.step_hazards(state.step_id) if state is not None else (),
+                vec,
+            )
             timings["gate"] = time.perf_counter() - start
             timings["gate_cpu"] = time.thread_time() - cpu
             trace["gate"] = verdict.trace | {"action": verdict.action}
@@ -191,18 +221,33 @@ class EgoMemoAssistant:
                     timings["phrasing"] = phrased.seconds
                     text, how = phrased.text, phrased.how
                 trace["phrasing"] = how
-                return await self._admit(ctx, verdict.sub_type, text, verdict.reason, timings, trace,
-                                         about=repeat_key(verdict.finding, state))
+                return await self._admit(
+                    ctx,
+                    verdict.sub_type,
+                    text,
+                    verdict.reason,
+                    timings,
+                    trace,
+                    about=repeat_key(verdict.finding, state),
+                )
             trace["gate"]["handed_to"] = "llm pass 1"
         recent = list(ctx.recent)[-PROGRESS_RECENT:] if state is not None else list(ctx.recent)
         msgs = prompts.pass1_messages(
-            task=self._task(ctx), activity_summary=ctx.activity_summary,
-            recent=[_triple(c) for c in recent], now=_triple(ctx.caption),
+            task=self._task(ctx),
+            activity_summary=ctx.activity_summary,
+            recent=[_triple(c) for c in recent],
+            now=_triple(ctx.caption),
             progress=state.prompt_text() if state is not None else "",
         )
         p1 = await call_json(
-            self.llm, self.clock, "pass 1", msgs, schemas.pass1_schema(), schemas.parse_pass1,
-            max_tokens=r.max_tokens, temperature=r.temperature,
+            self.llm,
+            self.clock,
+            "pass 1",
+            msgs,
+            schemas.pass1_schema(),
+            schemas.parse_pass1,
+            max_tokens=r.max_tokens,
+            temperature=r.temperature,
         )
         timings["pass1"] = p1.seconds
         trace["pass1"] = p1.trace()
@@ -211,14 +256,22 @@ class EgoMemoAssistant:
         first = p1.value
         trace["pass1"]["action"] = first.action
         if first.action == "silent":
-            finding = cue_finding(state.findings, self.cue_kinds) if state is not None and r.progress_cue == "speak" else None
+            finding = (
+                cue_finding(state.findings, self.cue_kinds)
+                if state is not None and r.progress_cue == "speak"
+                else None
+            )
             if finding is not None:
                 # The model had the findings in its prompt and did not act on them; the
                 # tracker's own verdict speaks instead (measured: benchmarks/eval_tracker.py).
                 trace["progress_cue"] = finding.to_json()
                 return await self._admit(
-                    ctx, SubType.ERROR_RECOVERY, finding.say(), f"progress cue: {finding.kind}: {finding.evidence}",
-                    timings, trace,
+                    ctx,
+                    SubType.ERROR_RECOVERY,
+                    finding.say(),
+                    f"progress cue: {finding.kind}: {finding.evidence}",
+                    timings,
+                    trace,
                 )
             return {"speak": False, "reason": f"pass 1: silent ({first.why or first.observation})"}
         if first.action == "respond":
@@ -229,12 +282,21 @@ class EgoMemoAssistant:
         if retrieval is None:
             return {"speak": False, "reason": trace["search"]["outcome"]}
         msgs = prompts.pass2_messages(
-            task=self._task(ctx), now=_triple(ctx.caption), query=first.query, why=first.why,
+            task=self._task(ctx),
+            now=_triple(ctx.caption),
+            query=first.query,
+            why=first.why,
             retrieved=retrieval.context.text,
         )
         p2 = await call_json(
-            self.llm, self.clock, "pass 2", msgs, schemas.pass2_schema(must_answer=False),
-            lambda raw: schemas.parse_pass2(raw, must_answer=False), max_tokens=r.max_tokens, temperature=r.temperature,
+            self.llm,
+            self.clock,
+            "pass 2",
+            msgs,
+            schemas.pass2_schema(must_answer=False),
+            lambda raw: schemas.parse_pass2(raw, must_answer=False),
+            max_tokens=r.max_tokens,
+            temperature=r.temperature,
         )
         timings["pass2"] = p2.seconds
         trace["pass2"] = p2.trace()
@@ -243,15 +305,28 @@ class EgoMemoAssistant:
         second = p2.value
         if not second.speak or second.sub_type is None:
             return {"speak": False, "reason": f"pass 2: silent ({second.evidence})"}
-        return await self._admit(ctx, second.sub_type, second.text, f"pass 2: {second.evidence}", timings, trace)
+        return await self._admit(
+            ctx, second.sub_type, second.text, f"pass 2: {second.evidence}", timings, trace
+        )
 
     async def _admit(
-        self, ctx: StepContext, sub_type: SubType, text: str, reason: str, timings: dict[str, float],
-        trace: dict[str, Any], *, about: str = "",
+        self,
+        ctx: StepContext,
+        sub_type: SubType,
+        text: str,
+        reason: str,
+        timings: dict[str, float],
+        trace: dict[str, Any],
+        *,
+        about: str = "",
     ) -> dict[str, Any]:
         start = time.perf_counter()
         verdict = await self.policy.admit(
-            session_id=ctx.session_id, sub_type=sub_type, text=text, now_t=ctx.caption.t1, trigger="proactive",
+            session_id=ctx.session_id,
+            sub_type=sub_type,
+            text=text,
+            now_t=ctx.caption.t1,
+            trigger="proactive",
             about=about,
         )
         timings["policy"] = time.perf_counter() - start
@@ -265,8 +340,15 @@ class EgoMemoAssistant:
         }
 
     async def _search(
-        self, ctx: StepContext, query: str, why: str, gate: SearchGate | None, timings: dict[str, float],
-        trace: dict[str, Any], *, instant: bool,
+        self,
+        ctx: StepContext,
+        query: str,
+        why: str,
+        gate: SearchGate | None,
+        timings: dict[str, float],
+        trace: dict[str, Any],
+        *,
+        instant: bool,
     ) -> Retrieval | None:
         """Ask the gate, then retrieve. None when the search is deferred or nothing may run."""
         plan = self.retriever.default_plan()
@@ -282,9 +364,15 @@ class EgoMemoAssistant:
                 note=granted.note,
             )
         trace["search"] = {
-            "query": query, "why": why,
-            "plan": {"paths": list(plan.paths), "top_k": plan.top_k, "reconstruction": plan.reconstruction,
-                     "deferred": plan.deferred, "note": plan.note},
+            "query": query,
+            "why": why,
+            "plan": {
+                "paths": list(plan.paths),
+                "top_k": plan.top_k,
+                "reconstruction": plan.reconstruction,
+                "deferred": plan.deferred,
+                "note": plan.note,
+            },
         }
         if plan.deferred:
             trace["search"]["outcome"] = f"search deferred by the scheduler ({plan.note or 'no budget now'})"
@@ -293,7 +381,10 @@ class EgoMemoAssistant:
         # sessions that began earlier (earlier hours, days) are wholly past and are searched
         # whole when retrieval.past_sessions is on.
         retrieval = await self.retriever.retrieve(
-            query, before_t=ctx.now_t, session_id=ctx.session_id, plan=plan,
+            query,
+            before_t=ctx.now_t,
+            session_id=ctx.session_id,
+            plan=plan,
             past_sessions=self.cfg.retrieval.past_sessions,
         )
         timings.update(retrieval.timings_s)
@@ -316,9 +407,14 @@ class EgoMemoAssistant:
             return self._answer_fields(told, "", "task tracker")
         if r.answerer == "grounded":
             # The captions in view count as memory too: the writer may not have stored them yet.
-            in_view = [CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)]
+            in_view = [
+                CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)
+            ]
             ga = await self.grounded.answer(
-                question, before_t=ctx.now_t, session_id=ctx.session_id, past_sessions=self.cfg.retrieval.past_sessions,
+                question,
+                before_t=ctx.now_t,
+                session_id=ctx.session_id,
+                past_sessions=self.cfg.retrieval.past_sessions,
                 in_view=in_view,
             )
             timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
@@ -329,12 +425,19 @@ class EgoMemoAssistant:
         why = "the wearer asked"
         if r.query_search == "auto":
             msgs = prompts.query_pass1_messages(
-                task=self._task(ctx), recent=[_triple(c) for c in ctx.recent], now=_triple(ctx.caption),
+                task=self._task(ctx),
+                recent=[_triple(c) for c in ctx.recent],
+                now=_triple(ctx.caption),
                 question=question,
             )
             p1 = await call_json(
-                self.llm, self.clock, "pass 1 (question)", msgs, schemas.query_pass1_schema(),
-                lambda raw: schemas.parse_query_pass1(raw, question), max_tokens=r.max_tokens,
+                self.llm,
+                self.clock,
+                "pass 1 (question)",
+                msgs,
+                schemas.query_pass1_schema(),
+                lambda raw: schemas.parse_query_pass1(raw, question),
+                max_tokens=r.max_tokens,
                 temperature=r.temperature,
             )
             timings["pass1"] = p1.seconds
@@ -352,14 +455,21 @@ class EgoMemoAssistant:
         context = retrieval.context if retrieval is not None else RetrievedContext()
         msgs = prompts.answer_messages(task=self._task(ctx), question=question, retrieved=context.text)
         p2 = await call_json(
-            self.llm, self.clock, "pass 2 (answer)", msgs, schemas.answer_schema(),
+            self.llm,
+            self.clock,
+            "pass 2 (answer)",
+            msgs,
+            schemas.answer_schema(),
             lambda raw: nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
-            max_tokens=r.max_tokens, temperature=r.temperature,
+            max_tokens=r.max_tokens,
+            temperature=r.temperature,
         )
         timings["pass2"] = p2.seconds
         trace["pass2"] = p2.trace()
         text = p2.value or NO_ANSWER
-        return self._answer_fields(text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer"))
+        return self._answer_fields(
+            text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer")
+        )
 
     @staticmethod
     def _answer_fields(text: str, citation: str, reason: str) -> dict[str, Any]:
@@ -380,8 +490,9 @@ class EgoMemoAssistant:
     ) -> Answer:
         """A question over what memory holds (`edge-assist ask`, `eval qa`): offline_answer.py.
         `past_sessions`: the sessions before `session_id` are searched too, as its past."""
-        return await self.offline.answer(question, choices=choices, before_t=before_t, session_id=session_id,
-                                         past_sessions=past_sessions)
+        return await self.offline.answer(
+            question, choices=choices, before_t=before_t, session_id=session_id, past_sessions=past_sessions
+        )
 
 
 def _time_left_s() -> float | None:

@@ -45,13 +45,17 @@ def device_tasks(
 
         link = BridgeLink.from_config(cfg, clock)
         b = cfg.bridge
-        sinks.append(HudOutput(
-            link,
-            min_duration_s=cfg.output.hud_min_duration_s,
-            wait_for_glasses_s=0.0 if paced else b.connect_wait_s,
-            drain_s=min(max(b.connect_wait_s, b.ack_timeout_s), b.ack_timeout_s * (b.max_retries + 1)),
-            where=f"{b.transport} {b.host}:{b.port}" if b.transport == "udp" else f"{b.transport} {b.serial_device}",
-        ))
+        sinks.append(
+            HudOutput(
+                link,
+                min_duration_s=cfg.output.hud_min_duration_s,
+                wait_for_glasses_s=0.0 if paced else b.connect_wait_s,
+                drain_s=min(max(b.connect_wait_s, b.ack_timeout_s), b.ack_timeout_s * (b.max_retries + 1)),
+                where=f"{b.transport} {b.host}:{b.port}"
+                if b.transport == "udp"
+                else f"{b.transport} {b.serial_device}",
+            )
+        )
 
         # "thanks" / "not now" on the glasses (or a spoken "stop") label the alert they answer.
         feedback = FeedbackLog(cfg.data_path(FEEDBACK_FILE))

@@ -166,7 +166,11 @@ class ReasonerStage:
             budget = sched.new_step(ctx, caption_latency_s=0.0 if deferred else ctx.caption.latency_s)
             CURRENT_STEP.set(budget)
             LANE.set(Lane.INSTANT)
-            gate: SearchGate = GrantedGate(SearchPlan(paths=sched.paths, top_k=sched.cfg.retrieval.top_k)) if deferred else sched
+            gate: SearchGate = (
+                GrantedGate(SearchPlan(paths=sched.paths, top_k=sched.cfg.retrieval.top_k))
+                if deferred
+                else sched
+            )
             sched.arbiter.step_started()
             try:
                 decision = await self.assistant.step(ctx, gate)
@@ -191,8 +195,14 @@ class ReasonerStage:
     def _silent(self, ctx: StepContext, reason: str) -> Decision:
         c = ctx.caption
         return Decision(
-            t=self.clock.now(), session_id=c.session_id, clip_index=c.index, stream_t0=c.t0, stream_t1=c.t1,
-            speak=False, reason=reason, trigger="query" if ctx.query else "proactive",
+            t=self.clock.now(),
+            session_id=c.session_id,
+            clip_index=c.index,
+            stream_t0=c.t0,
+            stream_t1=c.t1,
+            speak=False,
+            reason=reason,
+            trigger="query" if ctx.query else "proactive",
         )
 
     def _launch(self, ctx: StepContext, *, deferred: bool = False) -> None:
@@ -217,7 +227,12 @@ class ReasonerStage:
             await asyncio.wait(set(self._in_flight), return_when=asyncio.FIRST_COMPLETED)
 
     async def _run_deferred_when_idle(self) -> None:
-        while self.scheduler is not None and self.scheduler.deferred and not self._in_flight and self.inbox.qsize() == 0:
+        while (
+            self.scheduler is not None
+            and self.scheduler.deferred
+            and not self._in_flight
+            and self.inbox.qsize() == 0
+        ):
             ctx = self.scheduler.deferred.popleft()
             self._launch(ctx, deferred=True)
             await self._reap(below=1)
@@ -238,7 +253,11 @@ class ReasonerStage:
                 await self._reap(below=limit)
                 if isinstance(item, UserQuery):
                     caption = self._last or Caption(
-                        t=self.clock.now(), session_id="live", index=-1, t0=0.0, t1=item.stream_t or 0.0,
+                        t=self.clock.now(),
+                        session_id="live",
+                        index=-1,
+                        t0=0.0,
+                        t1=item.stream_t or 0.0,
                         text="(nothing seen yet)",
                     )
                     self._launch(self._context(caption, item))

@@ -42,13 +42,19 @@ class RunStats:
         return self.wall_s / self.stream_s if self.stream_s > 0 else 0.0
 
     def summary_lines(self) -> list[str]:
-        span = f" ({_mmss(self.stream_start_s)}-{_mmss(self.stream_start_s + self.stream_s)})" if self.stream_start_s else ""
+        span = (
+            f" ({_mmss(self.stream_start_s)}-{_mmss(self.stream_start_s + self.stream_s)})"
+            if self.stream_start_s
+            else ""
+        )
         lines = [
             f"session {self.session_id}: {self.stream_s:.0f} s of stream{span} in {self.wall_s:.1f} s "
             f"(real-time factor {self.real_time_factor:.3f})",
         ]
         if self.frames:
-            lines.append(f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})")
+            lines.append(
+                f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})"
+            )
         lines.append(
             f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
             f"{self.decisions - self.spoken - self.suppressed} silent, {self.suppressed} held back by the policy"
@@ -88,7 +94,10 @@ class RunStats:
             "wall_s": round(self.wall_s, 3),
             "stream_s": round(self.stream_s, 3),
             "real_time_factor": round(self.real_time_factor, 4),
-            "caption_latency_s": {"p50": pct(self.caption_latency_s, 0.5), "p95": pct(self.caption_latency_s, 0.95)},
+            "caption_latency_s": {
+                "p50": pct(self.caption_latency_s, 0.5),
+                "p95": pct(self.caption_latency_s, 0.95),
+            },
             "step_latency_s": {"p50": pct(self.step_latency_s, 0.5), "p95": pct(self.step_latency_s, 0.95)},
             "stopped_early": self.stopped_early,
             "resumed_at": self.resumed_at,

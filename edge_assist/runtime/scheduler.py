@@ -56,7 +56,9 @@ class Lane(IntEnum):
 
 
 LANE: contextvars.ContextVar[Lane] = contextvars.ContextVar("edge_assist_lane", default=Lane.BACKGROUND)
-CURRENT_STEP: contextvars.ContextVar[StepBudget | None] = contextvars.ContextVar("edge_assist_step", default=None)
+CURRENT_STEP: contextvars.ContextVar[StepBudget | None] = contextvars.ContextVar(
+    "edge_assist_step", default=None
+)
 
 # A background job (a roll-up) waits for an idle moment, but not forever: on a device
 # that is never idle the memory must still be written. After this long it runs anyway.
@@ -215,7 +217,14 @@ class ScheduledLLM:
     def chat(self, messages: Sequence[Message], *, stop: StopFlag | None = None, **kwargs: Any) -> str:
         return self._call(self.inner.chat, stop, messages=messages, **kwargs)
 
-    def chat_json(self, messages: Sequence[Message], schema: dict[str, Any], *, stop: StopFlag | None = None, **kwargs: Any) -> dict[str, Any]:
+    def chat_json(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any],
+        *,
+        stop: StopFlag | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
         return self._call(self.inner.chat_json, stop, messages=messages, schema=schema, **kwargs)
 
 
@@ -227,7 +236,9 @@ class ScheduledVLM:
         self.arbiter = arbiter
         self.name = vlm.name
 
-    def describe(self, images: Sequence[np.ndarray], prompt: str, *, stop: StopFlag | None = None, **kwargs: Any) -> str:
+    def describe(
+        self, images: Sequence[np.ndarray], prompt: str, *, stop: StopFlag | None = None, **kwargs: Any
+    ) -> str:
         lane = LANE.get()
         with self.arbiter.hold(lane) as ticket:
             try:
@@ -289,10 +300,16 @@ class Histogram:
 class Scheduler:
     """The SearchGate handed to the assistant, plus budgets, lanes and statistics."""
 
-    def __init__(self, cfg: Config, *, available_paths: Sequence[str] = PATHS, arbiter: ModelArbiter | None = None) -> None:
+    def __init__(
+        self, cfg: Config, *, available_paths: Sequence[str] = PATHS, arbiter: ModelArbiter | None = None
+    ) -> None:
         self.cfg = cfg
         self.arbiter = arbiter or ModelArbiter()
-        enabled = {"temporal": cfg.retrieval.temporal, "graph": cfg.retrieval.graph, "visual": cfg.retrieval.visual}
+        enabled = {
+            "temporal": cfg.retrieval.temporal,
+            "graph": cfg.retrieval.graph,
+            "visual": cfg.retrieval.visual,
+        }
         self.paths = tuple(p for p in PATHS if enabled[p] and p in available_paths)
         self.estimates = {
             "retrieval": cfg.scheduler.retrieval_estimate_s,
@@ -302,7 +319,15 @@ class Scheduler:
         # Fraction of the budget the glasses allow now (GlassesStatus.budget_factor: heat, battery).
         self.device_factor = 1.0
         self.histograms: dict[str, Histogram] = {}
-        self.counters = {"steps": 0, "granted": 0, "degraded": 0, "deferred": 0, "deferred_run": 0, "preempted_steps": 0, "over_budget": 0}
+        self.counters = {
+            "steps": 0,
+            "granted": 0,
+            "degraded": 0,
+            "deferred": 0,
+            "deferred_run": 0,
+            "preempted_steps": 0,
+            "over_budget": 0,
+        }
         self.deferred: deque[StepContext] = deque(maxlen=16)
         self.overhead_s = 0.0  # time spent inside the scheduler's own decisions
         self._timer: Callable[[], float] = time.perf_counter
@@ -376,7 +401,11 @@ class Scheduler:
         if self.price(full) <= remaining_s:
             return full
         if self.cfg.scheduler.search_policy == "defer" and not is_query:
-            return replace(full, deferred=True, note=f"deferred: needs ~{self.price(full):.1f} s, {remaining_s:.1f} s left")
+            return replace(
+                full,
+                deferred=True,
+                note=f"deferred: needs ~{self.price(full):.1f} s, {remaining_s:.1f} s left",
+            )
         # Degrade step by step: reconstruction is the dearest part, then the visual and
         # graph paths (temporal alone still finds the right moment), then fewer hits.
         order = [p for p in ("temporal", "graph", "visual") if p in self.paths]
@@ -387,11 +416,18 @@ class Scheduler:
             candidates.append(SearchPlan(paths=tuple(order[:1]), top_k=max(1, k // 2), reconstruction=False))
         for c in candidates:
             if self.price(c) <= remaining_s:
-                return replace(c, note=f"degraded to {'+'.join(c.paths)} k={c.top_k} reconstruction={c.reconstruction}: {remaining_s:.1f} s left")
+                return replace(
+                    c,
+                    note=f"degraded to {'+'.join(c.paths)} k={c.top_k} reconstruction={c.reconstruction}: {remaining_s:.1f} s left",
+                )
         if is_query:
             # A wearer waiting for an answer gets the smallest search rather than none.
-            return replace(candidates[-1], note=f"over budget for a question: smallest search, {remaining_s:.1f} s left")
-        return replace(full, deferred=True, note=f"deferred: even the smallest search does not fit {remaining_s:.1f} s")
+            return replace(
+                candidates[-1], note=f"over budget for a question: smallest search, {remaining_s:.1f} s left"
+            )
+        return replace(
+            full, deferred=True, note=f"deferred: even the smallest search does not fit {remaining_s:.1f} s"
+        )
 
     async def request(self, query: str, *, instant: bool = False) -> SearchPlan:
         t0 = time.perf_counter()
@@ -423,7 +459,10 @@ class Scheduler:
             "budget_s": round(self.budget_s(), 3),
             "estimates_s": {k: round(v, 4) for k, v in self.estimates.items()},
             "counters": dict(self.counters)
-            | {"model_preemptions": self.arbiter.preemptions, "background_forced": self.arbiter.background_forced},
+            | {
+                "model_preemptions": self.arbiter.preemptions,
+                "background_forced": self.arbiter.background_forced,
+            },
             "sections": {k: h.to_json() for k, h in sorted(self.histograms.items())},
             "overhead_s": round(self.overhead_s, 6),
         }

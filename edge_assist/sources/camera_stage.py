@@ -56,15 +56,20 @@ class CameraStage:
             try:
                 raw = await self.clock.run_blocking(self.source.read)
             except SourceError as e:
-                if (not self.source.live or not getattr(self.source, "reconnectable", True)
-                        or failed_in_a_row >= MAX_RECONNECTS_IN_A_ROW):
+                if (
+                    not self.source.live
+                    or not getattr(self.source, "reconnectable", True)
+                    or failed_in_a_row >= MAX_RECONNECTS_IN_A_ROW
+                ):
                     raise
                 failed_in_a_row += 1
                 lost_at = self.clock.now()
                 log.warning("camera %s lost (%s); reconnecting", self.source.name, e)
                 with contextlib.suppress(Exception):
                     self.source.close()
-                await self.clock.run_blocking(self.source.open)  # waits for it; SourceError if it never returns
+                await self.clock.run_blocking(
+                    self.source.open
+                )  # waits for it; SourceError if it never returns
                 gap = self.clock.now() - lost_at
                 self._offset_s = self._last_t + gap
                 self.reconnects += 1

@@ -50,7 +50,9 @@ def _srt_seconds(h: str, m: str, s: str, ms: str) -> float:
 
 
 def _bad(path: Path, line: int, what: str) -> SourceError:
-    return SourceError(f"{path}:{line}: {what}; fix or remove that line (format: one {{\"t0\", \"t1\", \"text\"}} per line)")
+    return SourceError(
+        f'{path}:{line}: {what}; fix or remove that line (format: one {{"t0", "t1", "text"}} per line)'
+    )
 
 
 def non_finite(value: Any, where: str = "") -> str | None:
@@ -116,7 +118,9 @@ def _checked(path: Path, n: int, t0: float, t1: float, text: str, before: list[C
     if t0 < 0 or t1 < t0:
         raise _bad(path, n, f"time window {t0}..{t1} is not 0 <= t0 <= t1")
     if before and t0 < before[-1].t0:
-        raise _bad(path, n, f"captions must be in time order (t0 {t0} comes before the previous {before[-1].t0})")
+        raise _bad(
+            path, n, f"captions must be in time order (t0 {t0} comes before the previous {before[-1].t0})"
+        )
     return CaptionLine(t0, t1, " ".join(text.split()))
 
 
@@ -132,7 +136,9 @@ def _parse_srt(path: Path, text: str) -> list[CaptionLine]:
         if lines[i].strip().isdigit():
             i += 1
         if i >= len(lines):
-            raise SourceError(f"{path}:{start + 1}: cue without a time line (truncated file?); fix or remove it")
+            raise SourceError(
+                f"{path}:{start + 1}: cue without a time line (truncated file?); fix or remove it"
+            )
         m = _SRT_TIME.search(lines[i])
         if not m:
             raise SourceError(f"{path}:{i + 1}: expected 'HH:MM:SS,mmm --> HH:MM:SS,mmm'; fix that cue")
@@ -168,7 +174,9 @@ def load_caption_stream(path: str | Path) -> CaptionStream:
     else:
         captions, meta = _parse_jsonl(p, text)
     if not captions:
-        raise SourceError(f"{p} holds no captions; a caption stream needs at least one {{\"t0\", \"t1\", \"text\"}} line")
+        raise SourceError(
+            f'{p} holds no captions; a caption stream needs at least one {{"t0", "t1", "text"}} line'
+        )
     session_id = str(meta.get("session_id") or p.stem)
     return CaptionStream(p, session_id, tuple(captions), str(meta.get("task_context", "")), meta)
 

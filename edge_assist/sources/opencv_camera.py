@@ -72,7 +72,9 @@ class OpenCVCamera:
         while True:
             ok, image = self._cap.read()
             if not ok or image is None:
-                raise SourceError(f"camera {self.device!r} stopped delivering frames; check the cable and power")
+                raise SourceError(
+                    f"camera {self.device!r} stopped delivering frames; check the cable and power"
+                )
             t = time.monotonic() - self._t_start
             if t + 1e-6 >= self._next_t:
                 self._next_t = t + 1.0 / self._fps

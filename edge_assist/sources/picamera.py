@@ -31,7 +31,7 @@ class PiCamera:
             raise SourceError(
                 "picamera2 is not installed: on Raspberry Pi OS run `sudo apt install python3-picamera2` "
                 "and create the venv with --system-site-packages (or `pip install 'edge-assist[pi]'`); "
-                "elsewhere use source.kind = \"opencv\""
+                'elsewhere use source.kind = "opencv"'
             ) from None
         deadline = time.monotonic() + self._open_timeout_s
         while True:
@@ -47,7 +47,9 @@ class PiCamera:
                 break
             except (RuntimeError, IndexError) as e:
                 if time.monotonic() >= deadline:
-                    raise SourceError(f"cannot start the Pi camera ({e}); check the ribbon cable and `rpicam-hello`") from None
+                    raise SourceError(
+                        f"cannot start the Pi camera ({e}); check the ribbon cable and `rpicam-hello`"
+                    ) from None
                 time.sleep(0.5)
         self._t_start = time.monotonic()
 

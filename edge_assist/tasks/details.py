@@ -17,27 +17,78 @@ from dataclasses import dataclass, field
 from edge_assist.text.units import UNITS as _UNITS
 
 _WORD_NUMBERS = {
-    "zero": 0, "one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "couple": 2, "three": 3, "four": 4, "five": 5,
-    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
-    "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60, "ninety": 90,
-    "hundred": 100, "half": 0.5, "quarter": 0.25, "third": 1 / 3, "dozen": 12,
+    "zero": 0,
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "single": 1,
+    "two": 2,
+    "couple": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "forty-five": 45,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+    "hundred": 100,
+    "half": 0.5,
+    "quarter": 0.25,
+    "third": 1 / 3,
+    "dozen": 12,
 }
 _FRACTION_CHARS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
 
 # Ordered settings: a step "on high" done "on medium" is a deviation (temperature/setting).
-_LEVELS = {"low": 1, "medium-low": 2, "low-medium": 2, "medium": 3, "medium-high": 4, "high": 5, "max": 6, "full": 6}
+_LEVELS = {
+    "low": 1,
+    "medium-low": 2,
+    "low-medium": 2,
+    "medium": 3,
+    "medium-high": 4,
+    "high": 5,
+    "max": 6,
+    "full": 6,
+}
 _LEVEL_CONTEXT = re.compile(
     r"\b(?:on|at|to|over|set\s+(?:to|on)|power(?:\s+level)?)\s+(?:a\s+)?"
     r"(low-medium|medium-low|medium-high|low|medium|high|max|full)\b(?:\s+(heat|power|flame|setting|speed))?"
     r"|\b(low-medium|medium-low|medium-high|low|medium|high)[\s-]+(heat|power|flame|setting|speed)\b",
     re.IGNORECASE,
 )
-_TEMPERATURE_WORDS = re.compile(r"\b(cold|cool|lukewarm|warm|hot|boiling|room[- ]temperature|frozen|chilled)\b", re.IGNORECASE)
-_TEMP_ORDER = {"frozen": 0, "cold": 1, "chilled": 1, "cool": 2, "room temperature": 3, "room-temperature": 3,
-               "lukewarm": 4, "warm": 5, "hot": 6, "boiling": 7}
+_TEMPERATURE_WORDS = re.compile(
+    r"\b(cold|cool|lukewarm|warm|hot|boiling|room[- ]temperature|frozen|chilled)\b", re.IGNORECASE
+)
+_TEMP_ORDER = {
+    "frozen": 0,
+    "cold": 1,
+    "chilled": 1,
+    "cool": 2,
+    "room temperature": 3,
+    "room-temperature": 3,
+    "lukewarm": 4,
+    "warm": 5,
+    "hot": 6,
+    "boiling": 7,
+}
 
 _NUM = r"(?:\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|[½¼¾⅓⅔⅛])"
-_WORDNUM = r"(?:" + "|".join(sorted((w for w in _WORD_NUMBERS if w not in ("a", "an")), key=len, reverse=True)) + r")"
+_WORDNUM = (
+    r"(?:"
+    + "|".join(sorted((w for w in _WORD_NUMBERS if w not in ("a", "an")), key=len, reverse=True))
+    + r")"
+)
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _AMOUNT = re.compile(
     rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:[\s-]+(?:and\s+a\s+)?(?:half|quarter))?|an?|"
@@ -134,7 +185,7 @@ def parse_number(text: str) -> float | None:
 
 
 def _range_value(num: str) -> float | None:
-    """"15-30" or "2 to 3": the middle; a reader compares ranges by overlap, see `differs`."""
+    """ "15-30" or "2 to 3": the middle; a reader compares ranges by overlap, see `differs`."""
     parts = re.split(r"\s*(?:-|–|\bto\b|\bor\b)\s*", num.strip()) if re.search(r"\d", num) else [num]
     vals = [parse_number(p) for p in parts if p.strip()]
     if not vals or any(v is None for v in vals):
@@ -158,7 +209,9 @@ def parse_details(text: str) -> Details:
     for m in _AMOUNT.finditer(text):
         unit = m.group("unit").lower()
         dim, factor = _UNITS[unit]
-        if unit in ("c", "f", "m", "l", "s", "h", "g", "w", '"', "in.") and not re.match(r"[\d½¼¾⅓⅔⅛]", m.group("num")):
+        if unit in ("c", "f", "m", "l", "s", "h", "g", "w", '"', "in.") and not re.match(
+            r"[\d½¼¾⅓⅔⅛]", m.group("num")
+        ):
             continue  # a one-letter unit after a word ("a g...") is not a quantity
         num = m.group("num")
         v = _range_value(num)
@@ -176,21 +229,26 @@ def parse_details(text: str) -> Details:
         if any(a <= m.start() < b for a, b in taken):
             continue
         v = parse_number(m.group("num"))
-        if v is not None and not re.match(r"\s*(?:-|–)\s*\w", text[m.end():]):
+        if v is not None and not re.match(r"\s*(?:-|–)\s*\w", text[m.end() :]):
             amounts.append(Amount("count", v, f"{m.group('num')} {m.group('noun')}"))
     levels = []
     for m in _LEVEL_CONTEXT.finditer(text):
         word = (m.group(1) or m.group(3) or "").lower()
         if word in _LEVELS:
             levels.append((word, _LEVELS[word]))
-    temps = [(w.lower().replace("-", " "), _TEMP_ORDER[w.lower().replace("-", " ")])
-             for w in _TEMPERATURE_WORDS.findall(text) if w.lower().replace("-", " ") in _TEMP_ORDER]
+    temps = [
+        (w.lower().replace("-", " "), _TEMP_ORDER[w.lower().replace("-", " ")])
+        for w in _TEMPERATURE_WORDS.findall(text)
+        if w.lower().replace("-", " ") in _TEMP_ORDER
+    ]
     tools = []
     for m in _TOOL.finditer(text):
         tool = re.sub(rf"^(?:{_WORDNUM}|\d+)\s+", "", m.group("tool").strip().lower())
         if tool and not _AMOUNT.fullmatch(tool) and tool not in ("it", "them", "this", "that", "care"):
             tools.append(tool)
-    return Details(tuple(amounts), tuple(dict.fromkeys(levels)), tuple(dict.fromkeys(temps)), tuple(dict.fromkeys(tools)))
+    return Details(
+        tuple(amounts), tuple(dict.fromkeys(levels)), tuple(dict.fromkeys(temps)), tuple(dict.fromkeys(tools))
+    )
 
 
 @dataclass(frozen=True)
@@ -208,8 +266,15 @@ class Difference:
         return f"{self.observed} instead of {self.expected}"
 
 
-_DIM_KIND = {"time": "duration", "temperature_c": "temperature", "temperature_f": "temperature", "power": "setting",
-             "rate": "setting", "pressure": "setting", "torque": "setting"}
+_DIM_KIND = {
+    "time": "duration",
+    "temperature_c": "temperature",
+    "temperature_f": "temperature",
+    "power": "setting",
+    "rate": "setting",
+    "pressure": "setting",
+    "torque": "setting",
+}
 # Two amounts of one dimension are the same when they are within this ratio: "about 10
 # seconds" read as 12 is not a mistake, 30 instead of 60 is.
 SAME_RATIO = 1.25

@@ -25,12 +25,19 @@ class Finding:
     step_text: str
     confidence: float  # posterior of the step assignment it rests on, 0..1
     evidence: str  # one readable sentence: what was seen against what the task says
-    missing: tuple[str, ...] = ()  # prerequisite texts not done (PREREQUISITE), or the steps it came after (ORDER)
+    missing: tuple[
+        str, ...
+    ] = ()  # prerequisite texts not done (PREREQUISITE), or the steps it came after (ORDER)
     differences: tuple[Difference, ...] = ()  # DEVIATION
 
     def to_json(self) -> dict:
-        out: dict = {"kind": self.kind, "step": self.step_id, "step_text": self.step_text,
-                     "confidence": round(self.confidence, 3), "evidence": self.evidence}
+        out: dict = {
+            "kind": self.kind,
+            "step": self.step_id,
+            "step_text": self.step_text,
+            "confidence": round(self.confidence, 3),
+            "evidence": self.evidence,
+        }
         if self.missing:
             out["missing"] = list(self.missing)
         if self.differences:
@@ -45,13 +52,13 @@ class Finding:
         if self.kind == PREREQUISITE and self.missing:
             return skipped_sentence(self.missing[0], before=self.step_text)
         if self.kind == ORDER and self.missing:
-            return f"\"{_short(self.step_text)}\" was meant to come before \"{_short(self.missing[0])}\", not after it."
+            return f'"{_short(self.step_text)}" was meant to come before "{_short(self.missing[0])}", not after it.'
         if self.kind == DEVIATION and self.differences:
             d = self.differences[0]
             said = d.say()
-            return f"{said[:1].upper()}{said[1:]}? The step says \"{_short(self.step_text)}\"."
+            return f'{said[:1].upper()}{said[1:]}? The step says "{_short(self.step_text)}".'
         if self.kind == REPEATED:
-            return f"You already did \"{_short(self.step_text)}\" earlier."
+            return f'You already did "{_short(self.step_text)}" earlier.'
         return "That does not look like a step of this task."
 
 
@@ -59,8 +66,8 @@ def skipped_sentence(step_text: str, before: str = "") -> str:
     """One wording for a missing step: a second alert about the same step is then nearly the
     same advice, which the intervention policy holds back as a repeat (encoder cosine)."""
     if before:
-        return f"Did you skip \"{_short(step_text)}\"? It comes before \"{_short(before)}\"."
-    return f"Did you skip \"{_short(step_text)}\"? It comes before this step."
+        return f'Did you skip "{_short(step_text)}"? It comes before "{_short(before)}".'
+    return f'Did you skip "{_short(step_text)}"? It comes before this step.'
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -99,10 +106,17 @@ class TrackerState:
 
     def to_json(self) -> dict:
         return {
-            "task": self.task, "task_confidence": round(self.task_confidence, 3),
-            "step": self.step_id, "step_text": self.step_text, "confidence": round(self.confidence, 3),
-            "similarity": round(self.similarity, 3), "margin": round(self.margin, 3),
-            "done": list(self.done), "available": list(self.available), "k": self.k, "n": self.n_steps,
+            "task": self.task,
+            "task_confidence": round(self.task_confidence, 3),
+            "step": self.step_id,
+            "step_text": self.step_text,
+            "confidence": round(self.confidence, 3),
+            "similarity": round(self.similarity, 3),
+            "margin": round(self.margin, 3),
+            "done": list(self.done),
+            "available": list(self.available),
+            "k": self.k,
+            "n": self.n_steps,
             "missing": list(self.missing),
             "findings": [f.to_json() for f in self.findings],
         }
@@ -115,7 +129,10 @@ class TrackerState:
     def prompt_text(self) -> str:
         lines = [f"Task: {self.task_title} ({self.k} of {self.n_steps} steps done)"]
         lines.append("Done: " + ("; ".join(_short(self.text_of(s), 50) for s in self.done) or "(none)"))
-        lines.append("Next possible: " + ("; ".join(_short(self.text_of(s), 50) for s in self.available[:3]) or "(none)"))
+        lines.append(
+            "Next possible: "
+            + ("; ".join(_short(self.text_of(s), 50) for s in self.available[:3]) or "(none)")
+        )
         if self.step_text:
             lines.append(f"NOW is the step: {_short(self.step_text, 70)} (confidence {self.confidence:.2f})")
         else:

@@ -41,7 +41,7 @@ _TASK_KEYS = {"name", "title", "source", "kind"}
 _HAZARD_WORDS = {
     "sharp": r"\b(knife|knives|cut|cuts|slice|slices|chop|mince|dice|peel|trim|grate|blade|scissors|julienne)\b",
     "hot": r"\b(microwave|heat|heated|boil|boiling|fry|toast|bake|oven|stove|pan|skillet|simmer|saute|sauté|"
-           r"hot|melt|kettle|steam|cook|roast|grill)\b",
+    r"hot|melt|kettle|steam|cook|roast|grill)\b",
     "electric": r"\b(blender|blend|mixer|toaster|kettle|microwave)\b",
 }
 
@@ -80,13 +80,17 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
     unknown = set(doc) - {"task", "step"}
     if unknown:
         key = sorted(unknown)[0]
-        raise TaskFileError(f"{p}:{_line_of(text, key) or '?'}: unknown table or key {key!r}; use [task] and [[step]]")
+        raise TaskFileError(
+            f"{p}:{_line_of(text, key) or '?'}: unknown table or key {key!r}; use [task] and [[step]]"
+        )
     head = doc.get("task")
     if not isinstance(head, dict):
-        raise TaskFileError(f"{p}: the [task] table is missing; add [task] with name = \"...\"")
+        raise TaskFileError(f'{p}: the [task] table is missing; add [task] with name = "..."')
     for k in head:
         if k not in _TASK_KEYS:
-            raise TaskFileError(f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} (known: {', '.join(sorted(_TASK_KEYS))})")
+            raise TaskFileError(
+                f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} (known: {', '.join(sorted(_TASK_KEYS))})"
+            )
     for k in _TASK_KEYS:
         if k in head and not isinstance(head[k], str):
             raise TaskFileError(f"{p}:{_line_of(text, k) or '?'}: task.{k} must be a string")
@@ -98,7 +102,11 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         if not isinstance(s, dict):
             raise TaskFileError(f"{p}: step {i} is not a table; write each step as [[step]]")
         sid = s.get("id")
-        at = f"{p}:{_line_of(text, f'id = {json.dumps(sid)}') or '?'}: step {i}" if isinstance(sid, str) else f"{p}: step {i}"
+        at = (
+            f"{p}:{_line_of(text, f'id = {json.dumps(sid)}') or '?'}: step {i}"
+            if isinstance(sid, str)
+            else f"{p}: step {i}"
+        )
         for k in s:
             if k not in _STEP_KEYS:
                 raise TaskFileError(f"{at}: unknown key {k!r} (known: {', '.join(sorted(_STEP_KEYS))})")
@@ -107,18 +115,36 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         txt = s.get("text")
         if not isinstance(txt, str) or not txt.strip():
             raise TaskFileError(f"{at} ({sid}): the field 'text' is missing or empty")
-        fields = {k: _strings(s.get(k, []), f"{at} ({sid}): {k}") for k in ("after", "tools", "objects", "amounts", "hazards")}
-        steps.append(make_step(sid.strip(), txt, fields["after"], tools=fields["tools"], objects=fields["objects"],
-                               amounts=fields["amounts"], hazards=fields["hazards"]))
+        fields = {
+            k: _strings(s.get(k, []), f"{at} ({sid}): {k}")
+            for k in ("after", "tools", "objects", "amounts", "hazards")
+        }
+        steps.append(
+            make_step(
+                sid.strip(),
+                txt,
+                fields["after"],
+                tools=fields["tools"],
+                objects=fields["objects"],
+                amounts=fields["amounts"],
+                hazards=fields["hazards"],
+            )
+        )
     try:
-        return Task.build(head.get("name", ""), head.get("title", ""), steps, source=head.get("source", str(p)),
-                          kind=head.get("kind", "procedure"), where=str(p))
+        return Task.build(
+            head.get("name", ""),
+            head.get("title", ""),
+            steps,
+            source=head.get("source", str(p)),
+            kind=head.get("kind", "procedure"),
+            where=str(p),
+        )
     except TaskFileError as e:
         msg = str(e)
         m = re.search(r"step id '([^']+)'|step '([^']+)'", msg)
         line = _line_of(text, f'"{m.group(1) or m.group(2)}"') if m else None
         if line is not None and msg.startswith(f"{p}: "):
-            raise TaskFileError(f"{p}:{line}: " + msg[len(f"{p}: "):]) from None
+            raise TaskFileError(f"{p}:{line}: " + msg[len(f"{p}: ") :]) from None
         raise
 
 
@@ -130,7 +156,7 @@ def clean_step(text: str) -> str:
     t = " ".join(text.split())
     m = _PREFIX.match(t)
     if m and len(m.group(0).split()) <= 4:
-        rest = t[m.end():].strip()
+        rest = t[m.end() :].strip()
         if rest:
             # A leading "(Drop)" note says what went wrong: keep it, after the action.
             note = re.match(r"^\s*(\([^)]*\))", m.group(0))
@@ -155,7 +181,11 @@ def load_captaincook_json(path: str | Path, *, name: str | None = None, source: 
 def from_captaincook(doc: Any, name: str, *, source: str = "", where: str = "") -> Task:
     """A task from a parsed CaptainCook4D task graph (START and END are anchors, not steps)."""
     p = where or name
-    if not isinstance(doc, dict) or not isinstance(doc.get("steps"), dict) or not isinstance(doc.get("edges"), list):
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("steps"), dict)
+        or not isinstance(doc.get("edges"), list)
+    ):
         raise TaskFileError(f"{p}: a CaptainCook4D task graph needs 'steps' (an object) and 'edges' (a list)")
     texts: dict[str, str] = {}
     for k, v in doc["steps"].items():
@@ -184,6 +214,7 @@ def from_captaincook(doc: Any, name: str, *, source: str = "", where: str = "") 
 
 def dump_toml(task: Task) -> str:
     """The task as a TOML file `load_toml` reads back to the same task."""
+
     def q(s: str) -> str:
         return json.dumps(s, ensure_ascii=False)
 

@@ -43,7 +43,9 @@ def parse_listed_steps(task: str) -> tuple[str, tuple[str, ...]]:
     else:
         body, head = task, ""
     parts = re.split(r";|\n", body)
-    steps = tuple(s for s in (re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", p).strip().rstrip(".") for p in parts) if s)
+    steps = tuple(
+        s for s in (re.sub(r"^\s*(\d+[.)]|[-*•])\s*", "", p).strip().rstrip(".") for p in parts) if s
+    )
     if len(steps) < 2:
         return task.strip(), ()
     return head, steps
@@ -118,7 +120,9 @@ class TaskLibrary:
         if listed:
             # Only a list: each step after the one listed before it.
             steps = [make_step(str(i + 1), s, [str(i)] if i else []) for i, s in enumerate(listed)]
-            return Task.build("ad-hoc", heading or "the task in the stream's context", steps, source="task context")
+            return Task.build(
+                "ad-hoc", heading or "the task in the stream's context", steps, source="task context"
+            )
         return None
 
 

@@ -15,7 +15,19 @@ from dataclasses import dataclass, field
 from edge_assist.errors import EdgeAssistError
 from edge_assist.tasks.details import Details, parse_details
 
-HAZARDS = ("hot", "sharp", "electric", "chemical", "fall", "traffic", "fire", "spill", "pinch", "pressure", "biohazard")
+HAZARDS = (
+    "hot",
+    "sharp",
+    "electric",
+    "chemical",
+    "fall",
+    "traffic",
+    "fire",
+    "spill",
+    "pinch",
+    "pressure",
+    "biohazard",
+)
 
 
 class TaskFileError(EdgeAssistError):
@@ -52,26 +64,39 @@ class Task:
 
     # -- construction --------------------------------------------------------------
     @staticmethod
-    def build(name: str, title: str, steps: Sequence[Step], *, source: str = "", kind: str = "procedure",
-              where: str = "") -> Task:
+    def build(
+        name: str,
+        title: str,
+        steps: Sequence[Step],
+        *,
+        source: str = "",
+        kind: str = "procedure",
+        where: str = "",
+    ) -> Task:
         """Validate and freeze. `where` (a file name) prefixes every error."""
         at = f"{where}: " if where else ""
         if not name or not name.strip():
             raise TaskFileError(f"{at}task.name is missing; give the task a short name")
         if len(steps) < 2:
-            raise TaskFileError(f"{at}task {name!r} has {len(steps)} step(s); a task needs at least two [[step]] tables")
+            raise TaskFileError(
+                f"{at}task {name!r} has {len(steps)} step(s); a task needs at least two [[step]] tables"
+            )
         ids: dict[str, int] = {}
         for i, s in enumerate(steps):
             if not s.id:
-                raise TaskFileError(f"{at}step {i + 1} has no id; add id = \"...\"")
+                raise TaskFileError(f'{at}step {i + 1} has no id; add id = "..."')
             if not s.text.strip():
-                raise TaskFileError(f"{at}step {s.id!r} has no text; add text = \"...\"")
+                raise TaskFileError(f'{at}step {s.id!r} has no text; add text = "..."')
             if s.id in ids:
-                raise TaskFileError(f"{at}step id {s.id!r} is used twice (steps {ids[s.id] + 1} and {i + 1}); ids must be unique")
+                raise TaskFileError(
+                    f"{at}step id {s.id!r} is used twice (steps {ids[s.id] + 1} and {i + 1}); ids must be unique"
+                )
             ids[s.id] = i
             for h in s.hazards:
                 if h not in HAZARDS:
-                    raise TaskFileError(f"{at}step {s.id!r}: unknown hazard {h!r} (known: {', '.join(HAZARDS)})")
+                    raise TaskFileError(
+                        f"{at}step {s.id!r}: unknown hazard {h!r} (known: {', '.join(HAZARDS)})"
+                    )
         for s in steps:
             for a in s.after:
                 if a not in ids:
@@ -81,7 +106,9 @@ class Task:
         task = Task(name.strip(), title.strip() or name.strip(), tuple(steps), source, kind)
         cycle = task._find_cycle()
         if cycle:
-            raise TaskFileError(f"{at}the steps form a cycle ({' -> '.join(cycle)}); 'after' must describe an order")
+            raise TaskFileError(
+                f"{at}the steps form a cycle ({' -> '.join(cycle)}); 'after' must describe an order"
+            )
         return task
 
     def _find_cycle(self) -> list[str]:
@@ -158,12 +185,25 @@ class Task:
         return order
 
     def to_json(self) -> dict:
-        return {"name": self.name, "title": self.title, "kind": self.kind, "source": self.source,
-                "steps": [s.to_json() for s in self.steps]}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "kind": self.kind,
+            "source": self.source,
+            "steps": [s.to_json() for s in self.steps],
+        }
 
 
-def make_step(id: str, text: str, after: Sequence[str] = (), *, tools: Sequence[str] = (),
-              objects: Sequence[str] = (), amounts: Sequence[str] = (), hazards: Sequence[str] = ()) -> Step:
+def make_step(
+    id: str,
+    text: str,
+    after: Sequence[str] = (),
+    *,
+    tools: Sequence[str] = (),
+    objects: Sequence[str] = (),
+    amounts: Sequence[str] = (),
+    hazards: Sequence[str] = (),
+) -> Step:
     """A step whose details are parsed from its text, plus any written out explicitly."""
     parsed = parse_details(text)
     extra = parse_details(" ; ".join(amounts)) if amounts else Details()

@@ -41,18 +41,28 @@ class Recognition:
     ranking: tuple[tuple[str, float], ...]  # the best few (name, confidence)
 
     def to_json(self) -> dict:
-        return {"task": self.task or None, "confidence": round(self.confidence, 3), "switched": self.switched,
-                "ranking": [[n, round(c, 3)] for n, c in self.ranking]}
+        return {
+            "task": self.task or None,
+            "confidence": round(self.confidence, 3),
+            "switched": self.switched,
+            "ranking": [[n, round(c, 3)] for n, c in self.ranking],
+        }
 
 
 class TaskRecognizer:
-    def __init__(self, tasks: list[Task], vectors: VectorCache, params: RecognitionParams | None = None) -> None:
+    def __init__(
+        self, tasks: list[Task], vectors: VectorCache, params: RecognitionParams | None = None
+    ) -> None:
         self.p = params or RecognitionParams()
         self.names = [t.name for t in tasks]
         self._mats = [vectors.get([s.text for s in t.steps]) for t in tasks]
         # One matrix for all steps of all tasks: a caption costs one product, not one per task.
         self._all = np.concatenate(self._mats) if self._mats else np.zeros((0, 1), dtype=np.float32)
-        self._owner = np.concatenate([np.full(m.shape[0], i) for i, m in enumerate(self._mats)]) if self._mats else np.zeros(0)
+        self._owner = (
+            np.concatenate([np.full(m.shape[0], i) for i, m in enumerate(self._mats)])
+            if self._mats
+            else np.zeros(0)
+        )
         self._evidence = np.zeros(len(tasks) + 1)  # last: none
         self._recent: deque[np.ndarray] = deque(maxlen=self.p.window)
         self.current = NONE
@@ -79,7 +89,11 @@ class TaskRecognizer:
             cur = self.names.index(self.current)
             window = np.sum(self._recent, axis=0)
             rival = int(np.argmax(window))
-            if rival != cur and window[rival] - window[cur] >= self.p.switch_margin and len(self._recent) == self.p.window:
+            if (
+                rival != cur
+                and window[rival] - window[cur] >= self.p.switch_margin
+                and len(self._recent) == self.p.window
+            ):
                 # Start the new task's evidence from the window that showed it.
                 self._evidence = window.copy()
                 conf = _softmax(self._evidence / self.p.tau)

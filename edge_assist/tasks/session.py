@@ -29,7 +29,13 @@ log = logging.getLogger(__name__)
 # Questions the tracker answers at once, by what they ask (matched by encoder cosine to
 # these phrasings, so "what do I do now?" finds "next").
 INTENTS = {
-    "next": ("what is the next step", "what's next", "what do I do next", "what comes next", "what should I do now"),
+    "next": (
+        "what is the next step",
+        "what's next",
+        "what do I do next",
+        "what comes next",
+        "what should I do now",
+    ),
     "missed": ("what did I miss", "did I skip a step", "did I forget anything", "what have I not done yet"),
     "progress": ("how far am I", "how many steps are left", "how much is left to do", "am I almost done"),
 }
@@ -56,8 +62,9 @@ class TaskReading:
 
 
 class TaskSession:
-    def __init__(self, library: TaskLibrary, encoder: TextEncoder, clock: Clock,
-                 params: TrackerParams | None = None) -> None:
+    def __init__(
+        self, library: TaskLibrary, encoder: TextEncoder, clock: Clock, params: TrackerParams | None = None
+    ) -> None:
         self.library = library
         self.clock = clock
         self.params = params or TrackerParams()
@@ -92,14 +99,29 @@ class TaskSession:
         self.vectors.get([s.text for t in tasks for s in t.steps])
 
     def _reset(self, session_id: str) -> None:
-        self._session, self._tracker, self._recognizer, self._source, self._task_key = session_id, None, None, "", ""
+        self._session, self._tracker, self._recognizer, self._source, self._task_key = (
+            session_id,
+            None,
+            None,
+            "",
+            "",
+        )
         self.last = None
         self._last_index = -1
 
-    async def observe(self, session_id: str, text: str, *, task_name: str = "", task_context: str = "",
-                      index: int | None = None, earlier: tuple[tuple[int, str], ...] = ()) -> TaskReading | None:
+    async def observe(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        task_name: str = "",
+        task_context: str = "",
+        index: int | None = None,
+        earlier: tuple[tuple[int, str], ...] = (),
+    ) -> TaskReading | None:
         """Feed one caption (and any `earlier` (index, text) captions not seen yet, e.g. after a
         resume or when steps start mid-session) and read the tracker."""
+
         def run() -> TaskReading | None:
             cpu = time.thread_time()
             try:
@@ -139,12 +161,18 @@ class TaskSession:
             recognition = self._recognizer.observe(vec)
             if recognition.switched or (self._tracker is None and recognition.task):
                 task = self.library.get(recognition.task) if recognition.task else None
-                self._tracker = (StepTracker(task, self.vectors.get, params=self.params, vectors=self.vectors,
-                                             picked_up=True)
-                                 if task is not None else None)
+                self._tracker = (
+                    StepTracker(
+                        task, self.vectors.get, params=self.params, vectors=self.vectors, picked_up=True
+                    )
+                    if task is not None
+                    else None
+                )
                 self._source = "recognised"
                 if recognition.switched:
-                    log.info("task now %s (confidence %.2f)", recognition.task or "none", recognition.confidence)
+                    log.info(
+                        "task now %s (confidence %.2f)", recognition.task or "none", recognition.confidence
+                    )
         if self._tracker is None:
             self.last = None
             return None
@@ -183,7 +211,11 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
     if intent == "next":
         avail = [s for s in st.available if s != st.step_id]
         if not avail:
-            return f"That was the last step of {title}." if st.k >= st.n_steps else "Finish the step you are on first."
+            return (
+                f"That was the last step of {title}."
+                if st.k >= st.n_steps
+                else "Finish the step you are on first."
+            )
         first = st.text_of(avail[0])
         more = f" (or: {st.text_of(avail[1])})" if len(avail) > 1 else ""
         return f"Next: {first}.{more}"
@@ -192,9 +224,11 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
         # Missed = not done although a step that must come after it is done (graph, not list).
         idx = task.index()
         anc = task.ancestor_masks()
-        missed = [task.steps[i].text for i in task.topological()
-                  if task.steps[i].id not in done
-                  and any(anc[idx[d]] >> i & 1 for d in done)]
+        missed = [
+            task.steps[i].text
+            for i in task.topological()
+            if task.steps[i].id not in done and any(anc[idx[d]] >> i & 1 for d in done)
+        ]
         if not missed:
             return "Nothing so far: every step that should be done by now is done."
         return "Not done yet, though later steps are: " + "; ".join(missed[:3]) + "."

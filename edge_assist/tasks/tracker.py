@@ -69,7 +69,8 @@ class TrackerParams:
     object_gone_cos: float = 0.35  # a step word this far from every caption word is missing
 
 
-_STOP = set("""
+_STOP = set(
+    """
 a an the i i'm im me my mine we our you your he she it its they them their this that these those there here
 is am are was were be been being do does did doing have has had having will would shall should can could may might
 must now then just also again still so too very really quite about over under into onto in on at to of for from
@@ -79,7 +80,8 @@ until again further per one two three four five six seven eight nine ten half qu
 hand hands left right side sides bit little piece pieces it's i've i'll let's using use uses used take taking took
 taken making make made put putting get getting got go going gone start starting begin beginning continue continuing
 carefully gently slowly quickly well place placing placed set setting another thing things way
-""".split())
+""".split()
+)
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
@@ -104,8 +106,15 @@ class _Hyp:
 class StepTracker:
     """One task, one session: feed it captions in order."""
 
-    def __init__(self, task: Task, encode: Encode, *, params: TrackerParams | None = None,
-                 vectors: VectorCache | None = None, picked_up: bool = False) -> None:
+    def __init__(
+        self,
+        task: Task,
+        encode: Encode,
+        *,
+        params: TrackerParams | None = None,
+        vectors: VectorCache | None = None,
+        picked_up: bool = False,
+    ) -> None:
         self.task = task
         # A task recognised from the captions was picked up mid-way: what must come before the
         # first step seen is presumed done before the glasses saw it, not reported skipped.
@@ -145,7 +154,9 @@ class StepTracker:
                         trans = p.repeat_logp
                     else:
                         missing = self._anc[j] & ~h.done
-                        trans = p.skip_logp + p.skip_each_logp * (bin(missing).count("1") - 1) if missing else 0.0
+                        trans = (
+                            p.skip_logp + p.skip_each_logp * (bin(missing).count("1") - 1) if missing else 0.0
+                        )
                     s = h.score + emit[j] + trans
                     key = (h.done | bit, j)
                 old = best.get(key)
@@ -154,8 +165,12 @@ class StepTracker:
         ranked = sorted(best.values(), key=lambda h: -h.score)[: p.beam]
         if self._presume_before_first and ranked[0].cur >= 0:
             self._presume_before_first = False
-            ranked = [replace(h, done=h.done | self._anc[h.cur], prev_done=h.prev_done | self._anc[h.cur])
-                      if h.cur >= 0 else h for h in ranked]
+            ranked = [
+                replace(h, done=h.done | self._anc[h.cur], prev_done=h.prev_done | self._anc[h.cur])
+                if h.cur >= 0
+                else h
+                for h in ranked
+            ]
         top = ranked[0].score
         # Keep scores bounded over a long session: only differences matter.
         self._beam = [replace(h, score=h.score - top) for h in ranked]
@@ -187,50 +202,87 @@ class StepTracker:
                 missing = self._anc[j] & ~h.prev_done
                 # Each missing step is a finding once, where it was first due; later steps
                 # that also depend on it do not repeat it (the state still lists it).
-                miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
+                miss = [
+                    i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing
+                ]
                 for i in miss:
                     self._flagged_missing[i] = j
                 if miss:
-                    findings.append(Finding(
-                        PREREQUISITE, steps[j].id, steps[j].text, conf,
-                        f"\"{steps[j].text}\" began, but {_list(steps[i].text for i in miss)} "
-                        f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
-                        missing=tuple(steps[i].text for i in miss),
-                    ))
+                    findings.append(
+                        Finding(
+                            PREREQUISITE,
+                            steps[j].id,
+                            steps[j].text,
+                            conf,
+                            f'"{steps[j].text}" began, but {_list(steps[i].text for i in miss)} '
+                            f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
+                            missing=tuple(steps[i].text for i in miss),
+                        )
+                    )
                 if j in self._flagged_missing:
                     later = self._flagged_missing.pop(j)
-                    findings.append(Finding(
-                        ORDER, steps[j].id, steps[j].text, conf,
-                        f"\"{steps[j].text}\" was done after \"{steps[later].text}\", which it must precede",
-                        missing=(steps[later].text,),
-                    ))
+                    findings.append(
+                        Finding(
+                            ORDER,
+                            steps[j].id,
+                            steps[j].text,
+                            conf,
+                            f'"{steps[j].text}" was done after "{steps[later].text}", which it must precede',
+                            missing=(steps[later].text,),
+                        )
+                    )
             elif j != h.prev_cur:
-                findings.append(Finding(REPEATED, steps[j].id, steps[j].text, conf,
-                                        f"\"{steps[j].text}\" was already done and began again"))
+                findings.append(
+                    Finding(
+                        REPEATED,
+                        steps[j].id,
+                        steps[j].text,
+                        conf,
+                        f'"{steps[j].text}" was already done and began again',
+                    )
+                )
             if sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf:
                 diffs = self.differences(j, text)
                 if diffs:
-                    findings.append(Finding(
-                        DEVIATION, steps[j].id, steps[j].text, conf,
-                        f"the step says {diffs[0].expected}; seen: {diffs[0].observed}",
-                        differences=tuple(diffs),
-                    ))
+                    findings.append(
+                        Finding(
+                            DEVIATION,
+                            steps[j].id,
+                            steps[j].text,
+                            conf,
+                            f"the step says {diffs[0].expected}; seen: {diffs[0].observed}",
+                            differences=tuple(diffs),
+                        )
+                    )
         else:
-            findings.append(Finding(
-                UNMATCHED, "", "", post.get(-1, 0.0),
-                f"matches no step (nearest: \"{steps[nearest].text}\", cosine {float(sims[nearest]):.2f})",
-            ))
+            findings.append(
+                Finding(
+                    UNMATCHED,
+                    "",
+                    "",
+                    post.get(-1, 0.0),
+                    f'matches no step (nearest: "{steps[nearest].text}", cosine {float(sims[nearest]):.2f})',
+                )
+            )
         # Steps presumed done (before a picked-up task was seen) first, then in the order done.
         presumed = [i for i in self.task.topological() if h.done >> i & 1 and i not in self._order]
         done_ids = [steps[i].id for i in [*presumed, *self._order] if h.done >> i & 1]
         still_missing = tuple(steps[i].id for i in self._flagged_missing if not (h.done >> i & 1))
-        available = [s.id for i, s in enumerate(steps)
-                     if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0]
+        available = [
+            s.id for i, s in enumerate(steps) if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0
+        ]
         return TrackerState(
-            task=self.task.name, task_title=self.task.title,
-            step_id=steps[j].id if j >= 0 else "", step_text=steps[j].text if j >= 0 else "",
-            confidence=conf, similarity=float(sims[j] if j >= 0 else sims[nearest]), margin=margin,
-            done=tuple(done_ids), available=tuple(available), n_steps=self.task.n, findings=tuple(findings),
+            task=self.task.name,
+            task_title=self.task.title,
+            step_id=steps[j].id if j >= 0 else "",
+            step_text=steps[j].text if j >= 0 else "",
+            confidence=conf,
+            similarity=float(sims[j] if j >= 0 else sims[nearest]),
+            margin=margin,
+            done=tuple(done_ids),
+            available=tuple(available),
+            n_steps=self.task.n,
+            findings=tuple(findings),
             missing=still_missing,
             step_texts={s.id: s.text for s in steps},
         )
@@ -242,8 +294,15 @@ class StepTracker:
         diffs = value_differences(step.details, cap)
         # Every word vector the comparisons below read, in one encoder call: each call has a
         # fixed cost (~3 ms here) that a batch of a few words pays once.
-        self._vectors.get([*step.details.tools, *cap.tools, *(step.details.objects or self._step_words[j]),
-                           *content_words(text), *content_words(step.text)])
+        self._vectors.get(
+            [
+                *step.details.tools,
+                *cap.tools,
+                *(step.details.objects or self._step_words[j]),
+                *content_words(text),
+                *content_words(step.text),
+            ]
+        )
         if step.details.tools and cap.tools:
             sv = self._vectors.get(list(step.details.tools))
             cv = self._vectors.get(list(cap.tools))
@@ -279,7 +338,7 @@ class StepTracker:
 
 
 def _list(items: Iterable[str]) -> str:
-    xs = [f"\"{x}\"" for x in items]
+    xs = [f'"{x}"' for x in items]
     return xs[0] if len(xs) == 1 else ", ".join(xs[:-1]) + " and " + xs[-1]
 
 

@@ -40,7 +40,28 @@ _add("power", 1.0, "w", "watt", "watts")
 _add("pressure", 1.0, "psi", "bar")
 _add("torque", 1.0, "nm", "newton metres", "newton meters")
 _add("rate", 1.0, "rpm", "g-force", "xg", "× g", "x g")
-_add("count", 1.0, "piece", "pieces", "slice", "slices", "clove", "cloves", "pinch", "pinches", "drop", "drops",
-     "times", "scoop", "scoops", "sheet", "sheets", "pinwheel", "pinwheels", "toothpick", "toothpicks")
+_add(
+    "count",
+    1.0,
+    "piece",
+    "pieces",
+    "slice",
+    "slices",
+    "clove",
+    "cloves",
+    "pinch",
+    "pinches",
+    "drop",
+    "drops",
+    "times",
+    "scoop",
+    "scoops",
+    "sheet",
+    "sheets",
+    "pinwheel",
+    "pinwheels",
+    "toothpick",
+    "toothpicks",
+)
 
 UNIT_NAMES = frozenset(UNITS)

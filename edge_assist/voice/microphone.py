@@ -105,13 +105,19 @@ class PyAudioMicrophone:
             index = find_input_device(self._pa, self.device)
         try:
             self._stream = self._pa.open(
-                format=pyaudio.paInt16, channels=1, rate=SAMPLE_RATE, input=True,
-                frames_per_buffer=CHUNK, input_device_index=index,
+                format=pyaudio.paInt16,
+                channels=1,
+                rate=SAMPLE_RATE,
+                input=True,
+                frames_per_buffer=CHUNK,
+                input_device_index=index,
             )
         except OSError as e:
             self._pa.terminate()
             self._pa = None
-            raise EdgeAssistError(f"cannot open the microphone ({e}); check voice.mic_device and `arecord -l`") from None
+            raise EdgeAssistError(
+                f"cannot open the microphone ({e}); check voice.mic_device and `arecord -l`"
+            ) from None
 
     async def chunks(self) -> AsyncIterator[np.ndarray]:
         if self._stream is None:
@@ -142,7 +148,9 @@ def find_input_device(pa: Any, wanted: str) -> int:
         names.append(str(info.get("name")))
         if wanted == str(i) or wanted.lower() in str(info.get("name", "")).lower():
             return i
-    raise EdgeAssistError(f"no input device matches voice.mic_device={wanted!r}; inputs: {', '.join(names) or 'none'}")
+    raise EdgeAssistError(
+        f"no input device matches voice.mic_device={wanted!r}; inputs: {', '.join(names) or 'none'}"
+    )
 
 
 def list_input_devices() -> list[str]:

@@ -115,18 +115,38 @@ class VoiceQuestions:
 
 
 def build_voice_questions(
-    cfg: Config, clock: Clock, *, buttons: asyncio.Queue[ButtonEvent] | None = None, mic: AudioSource | None = None
+    cfg: Config,
+    clock: Clock,
+    *,
+    buttons: asyncio.Queue[ButtonEvent] | None = None,
+    mic: AudioSource | None = None,
 ) -> VoiceQuestions:
     """The stage as configured. `buttons` (from `link.subscribe(ButtonEvent)`) is required for push-to-talk."""
     v = cfg.voice
     if v.stt == "off":
-        raise EdgeAssistError("voice.stt is off: set voice.stt = \"remote\" and voice.stt_base_url to transcribe questions")
+        raise EdgeAssistError(
+            'voice.stt is off: set voice.stt = "remote" and voice.stt_base_url to transcribe questions'
+        )
     if v.push_to_talk and buttons is None:
-        raise EdgeAssistError("voice.push_to_talk needs the glasses: set bridge.transport (or voice.push_to_talk = false)")
-    stt = OpenAITranscriber(v.stt_base_url, v.stt_model, api_key_env=v.stt_api_key_env, language=v.language,
-                            timeout_s=v.stt_timeout_s)
-    segmenter = SpeechSegmenter(v.vad_threshold, min_silence_ms=v.min_silence_ms, max_utterance_s=v.max_utterance_s)
+        raise EdgeAssistError(
+            "voice.push_to_talk needs the glasses: set bridge.transport (or voice.push_to_talk = false)"
+        )
+    stt = OpenAITranscriber(
+        v.stt_base_url,
+        v.stt_model,
+        api_key_env=v.stt_api_key_env,
+        language=v.language,
+        timeout_s=v.stt_timeout_s,
+    )
+    segmenter = SpeechSegmenter(
+        v.vad_threshold, min_silence_ms=v.min_silence_ms, max_utterance_s=v.max_utterance_s
+    )
     return VoiceQuestions(
-        mic or PyAudioMicrophone(v.mic_device), SileroVad(v.vad_model), stt, clock,
-        segmenter=segmenter, buttons=buttons if v.push_to_talk else None, max_utterance_s=v.max_utterance_s,
+        mic or PyAudioMicrophone(v.mic_device),
+        SileroVad(v.vad_model),
+        stt,
+        clock,
+        segmenter=segmenter,
+        buttons=buttons if v.push_to_talk else None,
+        max_utterance_s=v.max_utterance_s,
     )

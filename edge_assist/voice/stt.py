@@ -44,14 +44,18 @@ def to_wav_bytes(audio: np.ndarray, rate: int = SAMPLE_RATE) -> bytes:
     return buf.getvalue()
 
 
-def _multipart(fields: dict[str, str], file_field: str, filename: str, data: bytes, ctype: str) -> tuple[bytes, str]:
+def _multipart(
+    fields: dict[str, str], file_field: str, filename: str, data: bytes, ctype: str
+) -> tuple[bytes, str]:
     boundary = "edge-assist-" + secrets.token_hex(12)
     parts: list[bytes] = []
     for k, v in fields.items():
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode())
     parts.append(
         f'--{boundary}\r\nContent-Disposition: form-data; name="{file_field}"; filename="{filename}"\r\n'
-        f"Content-Type: {ctype}\r\n\r\n".encode() + data + b"\r\n"
+        f"Content-Type: {ctype}\r\n\r\n".encode()
+        + data
+        + b"\r\n"
     )
     parts.append(f"--{boundary}--\r\n".encode())
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
@@ -60,7 +64,9 @@ def _multipart(fields: dict[str, str], file_field: str, filename: str, data: byt
 class OpenAITranscriber:
     """POST a WAV to `<base_url>/audio/transcriptions` and read `text` from the JSON."""
 
-    def __init__(self, base_url: str, model: str, *, api_key_env: str = "", language: str = "", timeout_s: float = 30.0) -> None:
+    def __init__(
+        self, base_url: str, model: str, *, api_key_env: str = "", language: str = "", timeout_s: float = 30.0
+    ) -> None:
         self.url = base_url.rstrip("/") + "/audio/transcriptions"
         self.model = model
         self.api_key_env = api_key_env
@@ -82,7 +88,9 @@ class OpenAITranscriber:
                 payload = resp.read()
         except urllib.error.HTTPError as e:
             detail = e.read()[:200].decode(errors="replace").strip()
-            raise EdgeAssistError(f"transcription server {self.url} answered {e.code}: {detail}; check voice.stt_model") from None
+            raise EdgeAssistError(
+                f"transcription server {self.url} answered {e.code}: {detail}; check voice.stt_model"
+            ) from None
         except (urllib.error.URLError, TimeoutError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise EdgeAssistError(
@@ -91,5 +99,7 @@ class OpenAITranscriber:
         try:
             text = json.loads(payload)["text"]
         except (ValueError, KeyError, TypeError):
-            raise EdgeAssistError(f"transcription server {self.url} did not return JSON with a 'text' field") from None
+            raise EdgeAssistError(
+                f"transcription server {self.url} did not return JSON with a 'text' field"
+            ) from None
         return str(text).strip()
