@@ -121,8 +121,10 @@ def test_the_faithfulness_check(text_encoder: TextEncoder) -> None:
 
 
 async def test_an_unfaithful_rephrasing_is_not_said(
-    mem: Built, server: Server, text_encoder: TextEncoder
-) -> None:  # noqa: F811
+    mem: Built,
+    server: Server,  # noqa: F811
+    text_encoder: TextEncoder,
+) -> None:
     rephrasings = iter(
         [
             "At 0:41 you buttered the English muffin and toasted it.",

@@ -154,8 +154,8 @@ class Retriever:
                 args,
                 self.memory,
                 self.llm,
-                self.image_encoder,
-                self.clock,  # type: ignore[arg-type]
+                self.image_encoder,  # type: ignore[arg-type]
+                self.clock,
                 max_tokens=VISUAL_REWRITE_TOKENS,
             ),
         }

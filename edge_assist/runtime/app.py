@@ -264,9 +264,9 @@ class Pipeline:
             replay = CaptionReplayStage(
                 self.clock,
                 self.captions,
-                self.inbox,
+                self.inbox,  # type: ignore[arg-type]
                 first_index=first_index,
-                on_progress=self.on_progress,  # type: ignore[arg-type]
+                on_progress=self.on_progress,
             )
             sup.start("caption-replay", replay.run(), source=True)
         sup.start("reasoner", reasoner.run())
