@@ -10,10 +10,10 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import time
 import tty
 
+from benchmarks.percentiles import percentile
 from edge_assist.outputs.glasses_link import BridgeLink
 from firmware_bridge import crypto
 from firmware_bridge.endpoint import Timing
@@ -25,13 +25,12 @@ from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_t
 TIMING = Timing(ack_timeout_s=0.2, max_retries=5, heartbeat_s=1.0, reopen_s=0.05)
 
 
-def _summary(samples_ms: list[float]) -> dict[str, float]:
-    s = sorted(samples_ms)
+def _summary(samples_ms: list[float]) -> dict[str, float | None]:
     return {
-        "n": len(s),
-        "p50_ms": round(statistics.median(s), 3),
-        "p95_ms": round(s[int(0.95 * (len(s) - 1))], 3),
-        "max_ms": round(s[-1], 3),
+        "n": len(samples_ms),
+        "p50_ms": percentile(samples_ms, 50, 3),
+        "p95_ms": percentile(samples_ms, 95, 3),
+        "max_ms": round(max(samples_ms), 3),
     }
 
 

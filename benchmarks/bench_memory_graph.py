@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
+from benchmarks.percentiles import percentile
 from benchmarks.results_io import machine, write
 from edge_assist.memory.graph import EntityGraph, adjacency_path, clip_id
 from edge_assist.retrieval.paths import query_terms
@@ -184,11 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         "days": days,
         "queries": len(qtexts),
         "k": args.k,
-        "neighbourhood_p50_ms": round(float(np.percentile(ms, 50)), 2),
-        "neighbourhood_p95_ms": round(float(np.percentile(ms, 95)), 2),
+        "neighbourhood_p50_ms": percentile(ms, 50, 2),
+        "neighbourhood_p95_ms": percentile(ms, 95, 2),
         "neighbourhood_max_ms": round(float(ms.max()), 2),
-        "neighbourhood_cpu_p50_ms": round(float(np.percentile(cms, 50)), 2),
-        "neighbourhood_cpu_p95_ms": round(float(np.percentile(cms, 95)), 2),
+        "neighbourhood_cpu_p50_ms": percentile(cms, 50, 2),
+        "neighbourhood_cpu_p95_ms": percentile(cms, 95, 2),
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "mean_hits": round(float(np.mean(hits)), 2),
         "mean_clip_refs": round(float(np.mean(clips)), 1),

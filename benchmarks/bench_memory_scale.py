@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
+from benchmarks.percentiles import percentile
 from benchmarks.results_io import machine, write
 from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.store import MemoryStore, Windows
@@ -46,8 +47,9 @@ K = 10
 WINDOWS = Windows(10.0, 60.0, 300.0)
 
 
-def pct(xs: list[float], p: float) -> float:
-    return float(np.percentile(np.asarray(xs) * 1000.0, p))
+def pct(xs: list[float], p: float) -> float | None:
+    """The p-th percentile of xs (seconds) in ms."""
+    return percentile((1000.0 * x for x in xs), p)
 
 
 def fill(store: MemoryStore, data: np.ndarray, start: int, stop: int) -> float:

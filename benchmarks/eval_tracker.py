@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.percentiles import percentile
 from benchmarks.results_io import machine, write
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
@@ -229,13 +229,9 @@ def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, 
             dec.append(t1 - t)
             both.append(t2 - t)
 
-    def stats(xs: list[float]) -> dict[str, float]:
-        xs = sorted(xs)
-        return {
-            "median_ms": round(1000 * statistics.median(xs), 3),
-            "p95_ms": round(1000 * xs[int(0.95 * (len(xs) - 1))], 3),
-            "n": len(xs),
-        }
+    def stats(xs: list[float]) -> dict[str, float | None]:
+        ms = [1000 * x for x in xs]
+        return {"median_ms": percentile(ms, 50, 3), "p95_ms": percentile(ms, 95, 3), "n": len(xs)}
 
     # Wall time includes waiting for the CPU when other processes run; thread CPU time does not.
     return {

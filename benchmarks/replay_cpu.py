@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.percentiles import p50_p95
 from benchmarks.soak_probes import rss_mb
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
@@ -36,18 +37,10 @@ from edge_assist.runtime.assembly import build_pipeline
 from edge_assist.runtime.reasoner_stage import StepInbox
 
 
-def pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 4)
-
-
 def dist(xs: list[float]) -> dict[str, Any]:
     return {
         "n": len(xs),
-        "p50": pct(xs, 0.5),
-        "p95": pct(xs, 0.95),
+        **p50_p95(xs, 4),
         "mean": round(statistics.fmean(xs), 4) if xs else None,
     }
 
