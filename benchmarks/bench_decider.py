@@ -25,7 +25,7 @@ from typing import Any
 
 from benchmarks.bench_pipeline import first_audio_s
 from benchmarks.percentiles import p50_p95
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
@@ -92,9 +92,6 @@ def main() -> None:
         r["first_word_p50_ratio_to_llm_pass1"] = round(p50 / base, 3) if p50 and base else None
     res = {
         "benchmark": "bench_decider",
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(),
-        "command": "python -m benchmarks.bench_decider",
         "recording": STREAM.name,
         "rows": rows,
     }

@@ -22,7 +22,6 @@ import csv
 import json
 import os
 import re
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -33,7 +32,7 @@ import numpy as np
 
 from benchmarks import caption_vectors
 from benchmarks.percentiles import percentile
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.graph import EntityGraph, adjacency_path, clip_id
 from edge_assist.retrieval.paths import query_terms
 
@@ -178,9 +177,6 @@ def main(argv: list[str] | None = None) -> int:
     cms = np.asarray(cpu) * 1000
     out = {
         "benchmark": "bench_memory_graph",
-        "command": "python -m benchmarks.bench_memory_graph "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
         "graph": built,
         "days": days,
         "queries": len(qtexts),
@@ -195,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "mean_clip_refs": round(float(np.mean(clips)), 1),
         "total_s": round(time.perf_counter() - t0, 1),
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(json.dumps(out))
     return 0
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.commands.memory import read_caption_file
 from edge_assist.config import Config
 from edge_assist.events import Caption
@@ -211,7 +211,6 @@ def main(argv: list[str] | None = None) -> int:
         "threads": args.threads,
         "entity_batch": args.batch,
         "default_entity_extractor": default,
-        "machine": machine(),
         "total_s": round(time.perf_counter() - t0, 1),
         "share_of_realtime": {k: r["per_hour"]["compute_share_of_realtime"] for k, r in rows.items()},
         "ratio_over_llm": {
@@ -228,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         # run_all reads runs[0] (the default path) and runs[1] (no graph).
         "runs": [on] + ([off] if off else []) + [r for r in rows.values() if r is not on and r is not off],
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ import numpy as np
 
 from benchmarks import caption_vectors
 from benchmarks.percentiles import percentile
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.store import MemoryStore, Windows
 
@@ -222,16 +221,13 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     out = {
         "benchmark": "bench_memory_scale",
-        "command": "python -m benchmarks.bench_memory_scale "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
         "data": "real MiniLM caption vectors of edge_assist/data/captaincook4d grown by benchmarks.caption_vectors",
         "real_captions": int(len(base)),
         "settings": {**settings.__dict__, "probe": probes},
         "total_s": round(time.perf_counter() - t0, 1),
         "rows": rows,
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

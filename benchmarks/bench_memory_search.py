@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.sqlite import connect
 
 K = 10
@@ -183,12 +183,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(r), flush=True)
     out = {
         "benchmark": "bench_memory_search",
-        "machine": machine(),
         "oversample": args.oversample,
         "total_s": round(time.perf_counter() - t0, 1),
         "rows": rows,
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

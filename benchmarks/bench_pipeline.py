@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.percentiles import p50_p95
+from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
 from edge_assist.runtime.app import run_sync
@@ -170,7 +171,6 @@ def main() -> None:
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     results: dict[str, Any] = {
-        "machine": {"cpus": __import__("os").cpu_count()},
         "scheduler_overhead": scheduler_overhead(200 if args.quick else args.iterations),
         "arbiter_around_llm_call": arbiter_around_llm(5 if args.quick else 20),
     }
@@ -182,8 +182,7 @@ def main() -> None:
     a = with_r["clip_end_to_first_word_s"]["p50"]
     b = without_r["clip_end_to_first_word_s"]["p50"]
     results["end_to_end"]["p50_ratio_with_over_without"] = round(a / b, 3) if a and b else None
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2))
+    write(args.out, results)
     print(json.dumps({k: v for k, v in results.items() if k != "end_to_end"}, indent=2))
     for name in ("with_retrieval", "without_retrieval"):
         r = results["end_to_end"][name]

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.percentiles import percentile
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import stamp, write
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
 from edge_assist.evaluation.captaincook import load_raw
@@ -341,10 +341,8 @@ def main() -> int:
     vc = VectorCache(enc.encode, max_items=10**7)
     params = fit(ds, raw, lib, vc) if args.fit else TrackerParams()
     res: dict[str, Any] = {
+        **stamp(),  # first, as `write` puts it: the report names the machine too
         "benchmark": "eval_tracker",
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(),
-        "command": "python -m benchmarks.eval_tracker" + (" --fit" if args.fit else ""),
         "params": params.__dict__,
         "splits": [],
         "recognition": [],

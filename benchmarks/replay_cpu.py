@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.percentiles import p50_p95
+from benchmarks.results_io import command_line, write
 from benchmarks.soak_probes import rss_mb
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
@@ -133,11 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{path}: no such caption stream")
     out = replay(path, cfg, sorted(parse_ask(a) for a in args.ask), args.wall_start)
     out["overrides"] = {k: v for k, v in over.items() if k != "general.data_dir"}
-    text = json.dumps(out, indent=1)
     if args.out:
-        Path(args.out).write_text(text + "\n")
+        write(args.out, out, command_line(argv), indent=1)
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(json.dumps(out, indent=1) + "\n")
     return 0
 
 

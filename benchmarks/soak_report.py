@@ -15,7 +15,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results_io import machine
+from benchmarks import results_io
 
 FLAT = 1.2
 DISK_MB_PER_H = 5.0
@@ -208,7 +208,6 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
     held["all"] = all(held.values())
     return {
         "benchmark": "soak",
-        "machine": machine(),
         "days": args.days,
         "hours_per_day": args.hours,
         "session_h": args.session_h,
@@ -239,8 +238,8 @@ def _f(x: Any) -> str:
 
 
 def write_report(out: Path, s: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(s, indent=1) + "\n")
+    s = {**results_io.stamp(s.get("command")), **s}  # the Markdown names the machine too
+    results_io.write(out / "summary.json", s, indent=1)
     part = f" — PARTIAL: {s.get('completed_days')} of {s['days']} days done" if s.get("partial") else ""
     L = [
         f"# Soak: {s['days']} simulated days of {s['hours_per_day']:g} h ({s['stream_hours']:.4g} h of stream){part}",
@@ -388,8 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         keyframe_every=old["keyframe_every"],
     )
     new = summarise(_Replay(old), args, old["wall_s"], old["rss"]["bulk_peak_mb"])
-    new["machine"] = old["machine"]  # the run's machine and load, not this one's
-    for k in ("command", "completed_days", "partial"):
+    # The run's stamp (its machine and load, its commit), not this one's.
+    for k in (*results_io.STAMP_KEYS, "completed_days", "partial"):
         if k in old:
             new[k] = old[k]
     write_report(Path(a.out), new)

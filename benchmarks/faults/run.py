@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     merged = json.loads(previous.read_text(encoding="utf-8"))["faults"] if previous.exists() else {}
     merged.update(results)
     commands = sorted({r.get("command", command) for r in merged.values()})
-    results_io.write(previous, {"commands": commands, "machine": results_io.machine(), "faults": merged})
+    results_io.write(previous, {"commands": commands, "faults": merged}, command)
     (out / "report.md").write_text(report(commands, merged), encoding="utf-8")
     print(f"wrote {out}/results.json and report.md")
     return 0 if all(r["held"] for r in results.values()) else 1
