@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import results_io
-from benchmarks.faults import injections
+from benchmarks.faults import hardware, injections
 from benchmarks.faults.kill_loop import kill_loop
 
 
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="edge-assist-faults-"))
     faults: dict[str, Callable[[], dict[str, Any]]] = {
-        "camera": injections.camera_reconnects,
-        "camera-gone": injections.camera_never_returns,
-        "glasses-link": injections.glasses_link_drops,
+        "camera": hardware.camera_reconnects,
+        "camera-gone": hardware.camera_never_returns,
+        "glasses-link": hardware.glasses_link_drops,
         "corrupt-keyframe": lambda: injections.corrupt_keyframe(work / "keyframe"),
         "clock-backwards": lambda: injections.clock_backwards(work / "clock"),
         "full-disk": lambda: injections.full_disk(work / "disk"),
