@@ -94,6 +94,40 @@ def list_order_fires(step_vecs: np.ndarray, cap_vecs: np.ndarray) -> list[tuple[
     return out
 
 
+# Who would speak, besides the tracker's speakers: the list-order cue and every caption.
+OTHER_SPEAKERS = ("list-order, newly skipped", "list-order, any skipped (replaced)", "every caption")
+
+
+def _kinds(st: Any) -> set[str]:
+    """The kinds of finding one tracker step raised (a deviation by what differs)."""
+    kinds = {f.kind for f in st.findings}
+    if st.missing:
+        kinds.add("still_missing")
+    for f in st.findings:
+        for d in f.differences:
+            kinds.add("deviation:words" if d.kind in ("tool", "object") else "deviation:values")
+    return kinds
+
+
+def _speaker_scores(ds: Dataset, split: str, recs: list[str], preds: dict[str, list[Prediction]]) -> Any:
+    """Each speaker's ER precision, recall, F1 and false alarms per hour; and the GT count."""
+    gt, _ = ds.ground_truth(split, recs)
+    durations = {ds.session_id(r): ds.duration_s(r) for r in recs}
+    rows = {}
+    for name, ps in preds.items():
+        sc, _ = score(gt, ps, ds.delta_s)
+        er = sc.to_json()["per_sub_type"].get("ER", {})
+        fa = false_alarms_per_hour(ps, gt, durations)
+        rows[name] = {
+            "predictions": len(ps),
+            "precision": round(100 * er.get("precision", 0.0), 1),
+            "recall": round(100 * er.get("recall", 0.0), 1),
+            "f1": round(100 * er.get("f1", 0.0), 1),
+            "false_alarms_per_hour": fa["per_hour"],
+        }
+    return rows, len(gt)
+
+
 def run_split(
     ds: Dataset,
     raw: Any,
@@ -107,15 +141,7 @@ def run_split(
 ) -> dict[str, Any]:
     recs = ds.recordings(split)
     n = hit_tracker = hit_nearest = 0
-    preds: dict[str, list[Prediction]] = {
-        k: []
-        for k in [
-            *SPEAKERS,
-            "list-order, newly skipped",
-            "list-order, any skipped (replaced)",
-            "every caption",
-        ]
-    }
+    preds: dict[str, list[Prediction]] = {k: [] for k in [*SPEAKERS, *OTHER_SPEAKERS]}
     fired_kinds: dict[str, int] = {}
     for rid in recs:
         caps = ds.captions(split, variant, rid)
@@ -135,12 +161,7 @@ def run_split(
             hit_tracker += st.step_id == lab
             sims = tr._step_vecs @ v
             hit_nearest += task.steps[int(np.argmax(sims))].id == lab
-            kinds = {f.kind for f in st.findings}
-            if st.missing:
-                kinds.add("still_missing")
-            for f in st.findings:
-                for d in f.differences:
-                    kinds.add("deviation:words" if d.kind in ("tool", "object") else "deviation:values")
+            kinds = _kinds(st)
             for k in kinds:
                 fired_kinds[k] = fired_kinds.get(k, 0) + 1
             if not speakers:
@@ -163,22 +184,7 @@ def run_split(
         "finding_counts": fired_kinds,
     }
     if speakers:
-        gt, _ = ds.ground_truth(split, recs)
-        durations = {ds.session_id(r): ds.duration_s(r) for r in recs}
-        rows = {}
-        for name, ps in preds.items():
-            sc, _ = score(gt, ps, ds.delta_s)
-            er = sc.to_json()["per_sub_type"].get("ER", {})
-            fa = false_alarms_per_hour(ps, gt, durations)
-            rows[name] = {
-                "predictions": len(ps),
-                "precision": round(100 * er.get("precision", 0.0), 1),
-                "recall": round(100 * er.get("recall", 0.0), 1),
-                "f1": round(100 * er.get("f1", 0.0), 1),
-                "false_alarms_per_hour": fa["per_hour"],
-            }
-        out["speakers"] = rows
-        out["gt_events"] = len(gt)
+        out["speakers"], out["gt_events"] = _speaker_scores(ds, split, recs, preds)
     return out
 
 
