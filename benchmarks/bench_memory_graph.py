@@ -44,11 +44,12 @@ RELATIONS = ("on", "in", "with", "near", "cut with", "poured into")
 
 # Caption words that are not objects: function words and the verbs of the recipes.
 _NOT_OBJECTS = frozenset(
-    "the a an and or of to in on into onto with from for by at over under off out up down then now one two three "
-    "four half it its this that these those some all any each both more less until while after before again also "
-    "place put add take cut pour use mix stir spread scoop remove open close turn set get let make cook heat "
-    "microwave wipe clean wash slice chop peel fold roll press transfer serve season sprinkle cover cool bake boil "
-    "fry drain whisk beat rinse dry keep hold leave move insert break measure repeat continue start finish wait "
+    "the a an and or of to in on into onto with from for by at over under off out up down then now "
+    "one two three four half it its this that these those some all any each both more less until while "
+    "after before again also place put add take cut pour use mix stir spread scoop remove open close turn "
+    "set get let make cook heat microwave wipe clean wash slice chop peel fold roll press transfer serve "
+    "season sprinkle cover cool bake boil fry drain whisk beat rinse dry keep hold leave move insert break "
+    "measure repeat continue start finish wait "
     "high low medium about inch inches cup cups minute minutes second seconds".split()
 )
 

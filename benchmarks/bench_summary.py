@@ -237,8 +237,8 @@ def _quantised_md(rows: list[dict[str, Any]]) -> list[str]:
         return []
     L = [
         "",
-        "## sqlite-vec brute force: float32, int8 and bit columns with re-ranking (synthetic clustered vectors, "
-        "median ms)",
+        "## sqlite-vec brute force: float32, int8 and bit columns with re-ranking "
+        "(synthetic clustered vectors, median ms)",
         "",
         "| n | dim | numpy | float | int8+rescore (recall) | bit+rescore (recall) | float / numpy |",
         "|---|---|---|---|---|---|---|",
@@ -262,7 +262,8 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
         "",
         f"`{head['command']}` at {head.get('commit') or 'an unknown commit'} — {m['cpus']} CPUs "
         f"({m.get('cpu_model') or 'model unknown'}), {m['platform']}, Python {m.get('python')}, "
-        f"load {head['load_start']:.1f} at start, {head['total_s']:.0f} s in all. Raw JSON and logs: `raw.tar.gz`.",
+        f"load {head['load_start']:.1f} at start, {head['total_s']:.0f} s in all. "
+        "Raw JSON and logs: `raw.tar.gz`.",
         "",
         "## Latency per stage (ms)",
         "",

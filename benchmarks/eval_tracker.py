@@ -15,7 +15,8 @@
 
 Needs the raw annotations for the step labels (../shared/data/captaincook4d):
 
-    python -m benchmarks.eval_tracker [--data ../shared/data/captaincook4d] [--fit] [--out benchmarks/results/tracker]
+    python -m benchmarks.eval_tracker [--data ../shared/data/captaincook4d] [--fit]
+        [--out benchmarks/results/tracker]
 
 `--fit` grid-searches the tracker's parameters on train (alignment accuracy) and prints
 the best; the defaults in `edge_assist/tasks/tracker.py` are what it chose.
@@ -288,7 +289,8 @@ def report(res: dict[str, Any]) -> str:
     for r in res["splits"]:
         a = r["alignment"]
         lines.append(
-            f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % | {100 * a['nearest_step']:.1f} % |"
+            f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % "
+            f"| {100 * a['nearest_step']:.1f} % |"
         )
     lines += [
         "",
@@ -304,7 +306,8 @@ def report(res: dict[str, Any]) -> str:
         ]
         for name, s in r["speakers"].items():
             lines.append(
-                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} | {s['false_alarms_per_hour']} |"
+                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} "
+                f"| {s['false_alarms_per_hour']} |"
             )
         lines.append("")
     lines += [
@@ -318,8 +321,9 @@ def report(res: dict[str, Any]) -> str:
     ]
     for r in res["recognition"]:
         lines.append(
-            f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % | {100 * r['guess_after_2']:.1f} % "
-            f"| {100 * r['guess_after_3']:.1f} % | {100 * r['after_3']:.1f} % |"
+            f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % "
+            f"| {100 * r['guess_after_2']:.1f} % | {100 * r['guess_after_3']:.1f} % "
+            f"| {100 * r['after_3']:.1f} % |"
         )
     c = res["cost"]
     lines += [

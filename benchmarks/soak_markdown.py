@@ -71,8 +71,8 @@ def _checkpoints(s: dict[str, Any]) -> list[str]:
         "",
         "## Checkpoints: an hour through the full default pipeline",
         "",
-        "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) | answers p50 / p95 (s) | "
-        "retrieval p50 (s) | peak RSS (MB) |",
+        "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) "
+        "| answers p50 / p95 (s) | retrieval p50 (s) | peak RSS (MB) |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in s["checkpoints"]:
@@ -100,7 +100,8 @@ def _rss(r: dict[str, Any]) -> list[str]:
         f"- bulk process by day end: {r['bulk_process_mb_by_day']}",
         f"- last day max / first day max: {_f(r['bulk_last_day_max'])} / {_f(r['bulk_first_day_max'])} "
         f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
-        f"- growth in the second half of the week: {_f(r.get('mb_per_day_second_half'))} MB per simulated day",
+        "- growth in the second half of the week: "
+        f"{_f(r.get('mb_per_day_second_half'))} MB per simulated day",
         f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}",
     ]
     if r.get("harness_encoder_cache_mb") is not None:

@@ -137,7 +137,8 @@ def _disk(soak: Any, dayn: list[dict[str, Any]]) -> dict[str, Any]:
         "store_plus_graph_bytes_end": end_disk,
         "keyframe_bytes_end": last["disk"]["keyframes"],
         "mb_per_hour": round(end_disk / 1e6 / total_h, 3),
-        # Apart: Kùzu preallocates ~24 MB in its first few hundred clips (a fixed cost a short run overstates).
+        # Apart: Kùzu preallocates ~24 MB in its first few hundred clips (a fixed cost a short run
+        # overstates).
         "store_mb_per_hour": round(last["disk"]["store"] / 1e6 / total_h, 3),
         "graph_mb_per_hour": round(last["disk"]["graph"] / 1e6 / total_h, 3),
     }

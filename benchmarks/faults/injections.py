@@ -97,7 +97,8 @@ def full_disk(work: Path, *, limit_bytes: int = 1_900_000, recordings: int = 3) 
     )
     return {
         "fault": "full disk",
-        "injected": f"RLIMIT_FSIZE {limit_bytes} bytes on the replay process (writes past it fail with EFBIG)",
+        "injected": f"RLIMIT_FSIZE {limit_bytes} bytes on the replay process "
+        "(writes past it fail with EFBIG)",
         "log_lines": err[-3:],
         "outcome": {
             "first_run_exit_code": first.returncode,
@@ -181,7 +182,8 @@ def model_disappears(work: Path) -> dict[str, Any]:
     held = proc.returncode == 0 and during["clips_at_end"] == total and again.returncode != 0 and one_line
     return {
         "fault": "model file disappears at run time",
-        "injected": "the LLM's GGUF deleted after the first caption was stored; then the replay started again",
+        "injected": "the LLM's GGUF deleted after the first caption was stored; "
+        "then the replay started again",
         "log_lines": err2,
         "outcome": {"run_in_progress": during, "restart_exit_code": again.returncode, "captions": total},
         "held": held,
@@ -227,7 +229,8 @@ def corrupt_keyframe(work: Path) -> dict[str, Any]:
     held = all(stored) and len(paths) == 1 and images == [] and check["ok"] and len(lines) == 3
     return {
         "fault": "corrupt keyframe",
-        "injected": "two captions each with one empty/float keyframe beside a good one; then a stored JPEG overwritten",
+        "injected": "two captions each with one empty/float keyframe beside a good one; "
+        "then a stored JPEG overwritten",
         "log_lines": lines,
         "outcome": {
             "captions_stored": sum(stored),
@@ -236,7 +239,8 @@ def corrupt_keyframe(work: Path) -> dict[str, Any]:
             "consistency": check,
         },
         "held": held,
-        "how_it_ended": "captions stored without the broken picture; reading the damaged file logs and goes on"
+        "how_it_ended": "captions stored without the broken picture; "
+        "reading the damaged file logs and goes on"
         if held
         else "see outcome",
     }
@@ -279,7 +283,8 @@ def clock_backwards(work: Path, *, jump_s: float = 6 * 3600) -> dict[str, Any]:
     held = earlier == ["monday"] and order == ["monday", "tuesday"] and stream_ok and len(lines) == 1
     return {
         "fault": "wall clock jumps backwards",
-        "injected": f"the wall clock the store reads set back {jump_s:.0f} s between two sessions (live clock running)",
+        "injected": f"the wall clock the store reads set back {jump_s:.0f} s between two sessions "
+        "(live clock running)",
         "log_lines": lines,
         "outcome": {
             "session_order": order,

@@ -26,8 +26,8 @@ def _kill(work: Path, kills: int, seed: int) -> dict[str, Any]:
     r = kill_loop(work, kills=kills, seed=seed)
     return {
         "fault": f"kill -9 at random points of ingest, {r['kills']} times",
-        "injected": f"SIGKILL to `edge-assist replay` 0-8 s (random) after it stored a new caption, {r['kills']} rounds, "
-        "then a run to the end",
+        "injected": "SIGKILL to `edge-assist replay` 0-8 s (random) after it stored a new caption, "
+        f"{r['kills']} rounds, then a run to the end",
         "log_lines": [],
         "outcome": r,
         "held": r["held"],
@@ -109,8 +109,9 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
             "",
             "## Kill loop",
             "",
-            f"{kill['kills']} SIGKILLs over {kill['captions_in_stream']} captions (three real CaptainCook4D recordings "
-            "stitched into one session), then one run to the end; after it:",
+            f"{kill['kills']} SIGKILLs over {kill['captions_in_stream']} captions "
+            "(three real CaptainCook4D recordings stitched into one session), "
+            "then one run to the end; after it:",
             "",
             "```",
             json.dumps(kill["consistency"], indent=1),
@@ -119,8 +120,8 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
             "| round | first new clip after (s) | killed after a further (s) | clips before | clips after |",
             "|---|---|---|---|---|",
             *[
-                f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} | {r['clips_before']} "
-                f"| {r['clips_after']} |"
+                f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} "
+                f"| {r['clips_before']} | {r['clips_after']} |"
                 for r in kill["rounds"]
             ],
         ]
