@@ -273,6 +273,28 @@ def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache) -> TrackerPara
     return best
 
 
+def _speakers_md(splits: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)",
+        "",
+    ]
+    for r in splits:
+        lines += [
+            f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)",
+            "",
+            "| speaker | predictions | P | R | F1 | false alarms / h |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, s in r["speakers"].items():
+            lines.append(
+                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} "
+                f"| {s['false_alarms_per_hour']} |"
+            )
+        lines.append("")
+    return lines
+
+
 def report(res: dict[str, Any]) -> str:
     lines = [
         "# Step tracker on CaptainCook4D",
@@ -292,24 +314,7 @@ def report(res: dict[str, Any]) -> str:
             f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % "
             f"| {100 * a['nearest_step']:.1f} % |"
         )
-    lines += [
-        "",
-        "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)",
-        "",
-    ]
-    for r in res["splits"]:
-        lines += [
-            f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)",
-            "",
-            "| speaker | predictions | P | R | F1 | false alarms / h |",
-            "|---|---|---|---|---|---|",
-        ]
-        for name, s in r["speakers"].items():
-            lines.append(
-                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} "
-                f"| {s['false_alarms_per_hour']} |"
-            )
-        lines.append("")
+    lines += _speakers_md(res["splits"])
     lines += [
         "## Task recognition (task context removed; all library tasks)",
         "",
