@@ -163,7 +163,7 @@ def _shares(d: dict[str, dict[str, Any]], rtf: dict[str, Any]) -> None:
 
 
 def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
-    """The figures the issue asks for, from the benchmarks' own JSON; None where a benchmark failed."""
+    """The run's figures, from the benchmarks' own JSON; left out where a benchmark failed."""
     d = {k: v.get("data", {}) for k, v in runs.items()}
     s: dict[str, Any] = {
         "latency_ms": {},
