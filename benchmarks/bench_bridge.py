@@ -1,7 +1,7 @@
 """Glasses-link latency: HUD text from `send_hud()` to the glasses' ACK, over UDP loopback
-and a pty serial pair, plus the CPU cost of sealing one frame. Prints JSON.
+and a pty serial pair, plus the CPU cost of sealing one frame. Prints JSON, and writes it to --out.
 
-    python -m benchmarks.bench_bridge [--n 200]
+    python -m benchmarks.bench_bridge [--n 200] [--out FILE]
 """
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import time
 import tty
 
+from benchmarks.percentiles import percentile
+from benchmarks.results_io import write
 from edge_assist.outputs.glasses_link import BridgeLink
 from firmware_bridge import crypto
 from firmware_bridge.endpoint import Timing
@@ -25,13 +26,12 @@ from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_t
 TIMING = Timing(ack_timeout_s=0.2, max_retries=5, heartbeat_s=1.0, reopen_s=0.05)
 
 
-def _summary(samples_ms: list[float]) -> dict[str, float]:
-    s = sorted(samples_ms)
+def _summary(samples_ms: list[float]) -> dict[str, float | None]:
     return {
-        "n": len(s),
-        "p50_ms": round(statistics.median(s), 3),
-        "p95_ms": round(s[int(0.95 * (len(s) - 1))], 3),
-        "max_ms": round(s[-1], 3),
+        "n": len(samples_ms),
+        "p50_ms": percentile(samples_ms, 50, 3),
+        "p95_ms": percentile(samples_ms, 95, 3),
+        "max_ms": round(max(samples_ms), 3),
     }
 
 
@@ -98,12 +98,15 @@ def bench_seal(n: int) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=200, help="HUD messages per transport")
+    ap.add_argument("--out", default="", help="also write the JSON here")
     args = ap.parse_args()
     out = {
         "hud_ack_udp": asyncio.run(bench_udp(args.n)),
         "hud_ack_serial_pty": asyncio.run(bench_serial(args.n)),
         "seal_frame": bench_seal(5000),
     }
+    if args.out:
+        write(args.out, out)
     print(json.dumps(out, indent=2))
 
 

@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_pipeline import first_audio_s, pct
-from benchmarks.results_io import machine, write
+from benchmarks.bench_pipeline import first_audio_s
+from benchmarks.percentiles import p50_p95
+from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
@@ -69,22 +70,15 @@ def run(overrides: dict[str, Any]) -> dict[str, Any]:
         "overrides": overrides,
         "steps": len(result.decisions),
         "alerts": len(spoken),
-        "decision_without_llm_ms": {"p50": _ms(pct(decide, 0.5)), "p95": _ms(pct(decide, 0.95))},
+        "decision_without_llm_ms": p50_p95(decide, 2, scale=1000.0),
         # The same work in CPU time of the threads doing it: what the wall clock shows minus
         # waiting for a core (the memory writer's LLM runs beside; other jobs may too).
-        "decision_without_llm_cpu_ms": {"p50": _ms(pct(decide_cpu, 0.5)), "p95": _ms(pct(decide_cpu, 0.95))},
-        "step_latency_s": {
-            "p50": pct([d.latency_s for d in result.decisions], 0.5),
-            "p95": pct([d.latency_s for d in result.decisions], 0.95),
-        },
-        "clip_end_to_first_word_of_alert_s": {"p50": pct(e2e, 0.5), "p95": pct(e2e, 0.95)},
+        "decision_without_llm_cpu_ms": p50_p95(decide_cpu, 2, scale=1000.0),
+        "step_latency_s": p50_p95([d.latency_s for d in result.decisions], 4),
+        "clip_end_to_first_word_of_alert_s": p50_p95(e2e, 4),
         "wall_s": round(wall, 1),
         "stream_s": round(stream.duration_s, 1),
     }
-
-
-def _ms(x: float | None) -> float | None:
-    return round(1000 * x, 2) if x is not None else None
 
 
 def main() -> None:
@@ -98,9 +92,6 @@ def main() -> None:
         r["first_word_p50_ratio_to_llm_pass1"] = round(p50 / base, 3) if p50 and base else None
     res = {
         "benchmark": "bench_decider",
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(),
-        "command": "python -m benchmarks.bench_decider",
         "recording": STREAM.name,
         "rows": rows,
     }

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import tempfile
 import time
@@ -25,6 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from benchmarks.results_io import command_line, write
 from edge_assist.config import Config, load_config
 from edge_assist.events import Clip, Keyframe
 from edge_assist.inference.base import LLM, VLM, ImageEncoder, Message, TextEncoder
@@ -212,11 +212,6 @@ def main(argv: list[str] | None = None) -> int:
     cfg = load_config(args.config)
     repeats, min_s, gen_tokens = (1, 0.5, 16) if args.quick else (3, 3.0, 64)
     result: dict[str, Any] = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "python": platform.python_version(),
-        },
         "config": {
             "llm": cfg.models.llm,
             "text_encoder": cfg.models.text_encoder,
@@ -263,9 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             else None
         ),
     }
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    out = write(args.out, result, command_line(argv))
     print(json.dumps(result, indent=2))
     print(f"wrote {out}")
     return 0

@@ -22,7 +22,6 @@ import csv
 import json
 import os
 import re
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -32,7 +31,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
-from benchmarks.results_io import machine, write
+from benchmarks.percentiles import percentile
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.graph import EntityGraph, adjacency_path, clip_id
 from edge_assist.retrieval.paths import query_terms
 
@@ -44,11 +44,12 @@ RELATIONS = ("on", "in", "with", "near", "cut with", "poured into")
 
 # Caption words that are not objects: function words and the verbs of the recipes.
 _NOT_OBJECTS = frozenset(
-    "the a an and or of to in on into onto with from for by at over under off out up down then now one two three "
-    "four half it its this that these those some all any each both more less until while after before again also "
-    "place put add take cut pour use mix stir spread scoop remove open close turn set get let make cook heat "
-    "microwave wipe clean wash slice chop peel fold roll press transfer serve season sprinkle cover cool bake boil "
-    "fry drain whisk beat rinse dry keep hold leave move insert break measure repeat continue start finish wait "
+    "the a an and or of to in on into onto with from for by at over under off out up down then now "
+    "one two three four half it its this that these those some all any each both more less until while "
+    "after before again also place put add take cut pour use mix stir spread scoop remove open close turn "
+    "set get let make cook heat microwave wipe clean wash slice chop peel fold roll press transfer serve "
+    "season sprinkle cover cool bake boil fry drain whisk beat rinse dry keep hold leave move insert break "
+    "measure repeat continue start finish wait "
     "high low medium about inch inches cup cups minute minutes second seconds".split()
 )
 
@@ -177,24 +178,21 @@ def main(argv: list[str] | None = None) -> int:
     cms = np.asarray(cpu) * 1000
     out = {
         "benchmark": "bench_memory_graph",
-        "command": "python -m benchmarks.bench_memory_graph "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
         "graph": built,
         "days": days,
         "queries": len(qtexts),
         "k": args.k,
-        "neighbourhood_p50_ms": round(float(np.percentile(ms, 50)), 2),
-        "neighbourhood_p95_ms": round(float(np.percentile(ms, 95)), 2),
+        "neighbourhood_p50_ms": percentile(ms, 50, 2),
+        "neighbourhood_p95_ms": percentile(ms, 95, 2),
         "neighbourhood_max_ms": round(float(ms.max()), 2),
-        "neighbourhood_cpu_p50_ms": round(float(np.percentile(cms, 50)), 2),
-        "neighbourhood_cpu_p95_ms": round(float(np.percentile(cms, 95)), 2),
+        "neighbourhood_cpu_p50_ms": percentile(cms, 50, 2),
+        "neighbourhood_cpu_p95_ms": percentile(cms, 95, 2),
         "load_avg_1m": round(os.getloadavg()[0], 2),
         "mean_hits": round(float(np.mean(hits)), 2),
         "mean_clip_refs": round(float(np.mean(clips)), 1),
         "total_s": round(time.perf_counter() - t0, 1),
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(json.dumps(out))
     return 0
 

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.commands.memory import read_caption_file
 from edge_assist.config import Config
 from edge_assist.events import Caption
@@ -143,7 +143,7 @@ def compare(rows: dict[str, dict[str, Any]]) -> None:
         r.pop("graph_answers", None)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--recording", default=str(DEFAULT_RECORDING))
     ap.add_argument("--clip-s", type=float, default=10.0)
@@ -160,6 +160,46 @@ def main(argv: list[str] | None = None) -> int:
         "--batch", type=int, default=Config().memory.entity_batch, help="captions per llm-batch call"
     )
     ap.add_argument("--out", default=str(RESULTS))
+    return ap
+
+
+def _ask_llm_names(rows: dict[str, dict[str, Any]], caps: list[Caption], base: Config, models: Any) -> None:
+    """Ask each graph the llm path's names: what the llm graph answers, does this one answer too?"""
+    names = rows["llm"]["entity_keys"]
+    for opt, r in rows.items():
+        if opt in ("llm", "none"):
+            continue
+        with tempfile.TemporaryDirectory(prefix="bench_memory_ingest_q_") as d:
+            cfg = base.replace(**{"general.data_dir": d, "memory.entity_extractor": opt})
+            with Memory.open(cfg, models[0], models[1]) as mem:
+                for c in caps:
+                    mem.store_caption(c)
+                mem.update_graph(force=True)
+                r["graph_answers_for_llm_names"] = sorted(graph_answers(mem, names))
+    compare(rows)
+
+
+def _ratios(
+    rows: dict[str, dict[str, Any]], on: dict[str, Any], off: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {
+        "share_of_realtime": {k: r["per_hour"]["compute_share_of_realtime"] for k, r in rows.items()},
+        "ratio_over_llm": {
+            k: round(r["per_hour"]["compute_s"] / rows["llm"]["per_hour"]["compute_s"], 3)
+            for k, r in rows.items()
+        }
+        if "llm" in rows
+        else {},
+        "entity_graph_cost_ratio": round(
+            on["per_hour"]["compute_s"] / max(1e-9, off["per_hour"]["compute_s"]), 2
+        )
+        if off
+        else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
     args = ap.parse_args(argv)
     options = [o.strip() for o in args.options.split(",") if o.strip()]
     bad = [o for o in options if o not in OPTIONS]
@@ -184,20 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                 json.dumps({k: v for k, v in r.items() if k not in ("entity_keys", "graph_answers")}),
                 flush=True,
             )
-    # Ask each graph the llm path's names: what the llm graph answers, does this one answer too?
     if "llm" in rows:
-        names = rows["llm"]["entity_keys"]
-        for opt, r in rows.items():
-            if opt in ("llm", "none"):
-                continue
-            with tempfile.TemporaryDirectory(prefix="bench_memory_ingest_q_") as d:
-                cfg = base.replace(**{"general.data_dir": d, "memory.entity_extractor": opt})
-                with Memory.open(cfg, models[0], models[1]) as mem:
-                    for c in caps:
-                        mem.store_caption(c)
-                    mem.update_graph(force=True)
-                    r["graph_answers_for_llm_names"] = sorted(graph_answers(mem, names))
-        compare(rows)
+        _ask_llm_names(rows, caps, base, models)
     default = Config().memory.entity_extractor
     on = rows.get(default) or next(iter(rows.values()))
     off = rows.get("none")
@@ -211,24 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         "threads": args.threads,
         "entity_batch": args.batch,
         "default_entity_extractor": default,
-        "machine": machine(),
         "total_s": round(time.perf_counter() - t0, 1),
-        "share_of_realtime": {k: r["per_hour"]["compute_share_of_realtime"] for k, r in rows.items()},
-        "ratio_over_llm": {
-            k: round(r["per_hour"]["compute_s"] / rows["llm"]["per_hour"]["compute_s"], 3)
-            for k, r in rows.items()
-        }
-        if "llm" in rows
-        else {},
-        "entity_graph_cost_ratio": round(
-            on["per_hour"]["compute_s"] / max(1e-9, off["per_hour"]["compute_s"]), 2
-        )
-        if off
-        else None,
+        **_ratios(rows, on, off),
         # run_all reads runs[0] (the default path) and runs[1] (no graph).
         "runs": [on] + ([off] if off else []) + [r for r in rows.values() if r is not on and r is not off],
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -35,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
-from benchmarks.results_io import machine, write
+from benchmarks.percentiles import percentile
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.store import MemoryStore, Windows
 
@@ -46,8 +46,9 @@ K = 10
 WINDOWS = Windows(10.0, 60.0, 300.0)
 
 
-def pct(xs: list[float], p: float) -> float:
-    return float(np.percentile(np.asarray(xs) * 1000.0, p))
+def pct(xs: list[float], p: float) -> float | None:
+    """The p-th percentile of xs (seconds) in ms."""
+    return percentile((1000.0 * x for x in xs), p)
 
 
 def fill(store: MemoryStore, data: np.ndarray, start: int, stop: int) -> float:
@@ -71,6 +72,42 @@ def fill(store: MemoryStore, data: np.ndarray, start: int, stop: int) -> float:
     return idle
 
 
+def _numpy_exact(
+    scope: np.ndarray, scope_idx: np.ndarray, qs: np.ndarray, lat: list[float], cpu: list[float]
+) -> list[set[tuple[str, int]]]:
+    """The exact top K of each query by numpy over the rows in scope: the recall reference,
+    and the brute-force baseline's latency (process CPU time: its BLAS product uses other threads)."""
+    exact: list[set[tuple[str, int]]] = []
+    for q in qs:
+        t, c = time.perf_counter(), time.process_time()
+        s = scope @ q
+        top = np.argpartition(-s, K)[:K]
+        top = top[np.argsort(-s[top])]
+        lat.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+        exact.append({(f"day-{int(scope_idx[i]) // DAY:04d}", int(scope_idx[i]) % DAY) for i in top})
+    return exact
+
+
+def _latencies(
+    row: dict[str, Any], lat: dict[str, list[float]], cpu: dict[str, list[float]], probes: list[int]
+) -> None:
+    """p50 / p95 of each search (wall and CPU, ms) and each probe count's ratio to the baselines."""
+    for name, xs in lat.items():
+        row[f"{name}_p50_ms"] = pct(xs, 50)
+        row[f"{name}_p95_ms"] = pct(xs, 95)
+        row[f"{name}_cpu_p50_ms"] = pct(cpu[name], 50)
+        row[f"{name}_cpu_p95_ms"] = pct(cpu[name], 95)
+    for p in probes:
+        row[f"ivf_probe{p}_vs_numpy_p95"] = row[f"ivf_probe{p}_p95_ms"] / row["numpy_p95_ms"]
+        row[f"ivf_probe{p}_vs_sqlite_vec_exact_p95"] = (
+            row[f"ivf_probe{p}_p95_ms"] / row["sqlite_vec_exact_p95_ms"]
+        )
+    # The configured probe count (the first) also under the plain `ivf_` names the bench summary reads.
+    first = f"ivf_probe{probes[0]}_"
+    row.update({"ivf_" + k[len(first) :]: v for k, v in list(row.items()) if k.startswith(first)})
+
+
 def measure(
     stores: dict[int, MemoryStore],
     exact_store: MemoryStore,
@@ -88,25 +125,12 @@ def measure(
     in_scope = (rows < cur_day * DAY) | ((rows >= cur_day * DAY) & (10.0 * (rows % DAY + 1) <= before_t))
     scope_idx = np.flatnonzero(in_scope)
     scope = data[scope_idx]
-
-    def key(j: int) -> tuple[str, int]:
-        return (f"day-{j // DAY:04d}", j % DAY)
-
     names = ["numpy", *(f"ivf_probe{p}" for p in stores), "sqlite_vec_exact"]
     lat: dict[str, list[float]] = {k: [] for k in names}
     # CPU seconds of the calling thread per query: what the wall time would be without other
-    # load (SQLite runs in the calling thread). numpy's BLAS product also uses other threads,
-    # so for numpy the process CPU time is reported.
+    # load (SQLite runs in the calling thread).
     cpu: dict[str, list[float]] = {k: [] for k in names}
-    exact: list[set[tuple[str, int]]] = []
-    for q in qs:
-        t, c = time.perf_counter(), time.process_time()
-        s = scope @ q
-        top = np.argpartition(-s, K)[:K]
-        top = top[np.argsort(-s[top])]
-        lat["numpy"].append(time.perf_counter() - t)
-        cpu["numpy"].append(time.process_time() - c)
-        exact.append({key(int(scope_idx[i])) for i in top})
+    exact = _numpy_exact(scope, scope_idx, qs, lat["numpy"], cpu["numpy"])
 
     def run(st: MemoryStore, name: str, nq: int) -> float:
         rec = []
@@ -132,25 +156,13 @@ def measure(
         row[f"ivf_probe{p}_recall10"] = run(st, f"ivf_probe{p}", len(qs))
     row["sqlite_vec_exact_recall10"] = run(exact_store, "sqlite_vec_exact", n_slow)
     row["sqlite_vec_exact_queries"] = n_slow
-    for name, xs in lat.items():
-        row[f"{name}_p50_ms"] = pct(xs, 50)
-        row[f"{name}_p95_ms"] = pct(xs, 95)
-        row[f"{name}_cpu_p50_ms"] = pct(cpu[name], 50)
-        row[f"{name}_cpu_p95_ms"] = pct(cpu[name], 95)
-    for p in stores:
-        row[f"ivf_probe{p}_vs_numpy_p95"] = row[f"ivf_probe{p}_p95_ms"] / row["numpy_p95_ms"]
-        row[f"ivf_probe{p}_vs_sqlite_vec_exact_p95"] = (
-            row[f"ivf_probe{p}_p95_ms"] / row["sqlite_vec_exact_p95_ms"]
-        )
-    # The configured probe count (the first) also under the plain `ivf_` names the bench summary reads.
-    first = f"ivf_probe{next(iter(stores))}_"
-    row.update({"ivf_" + k[len(first) :]: v for k, v in list(row.items()) if k.startswith(first)})
+    _latencies(row, lat, cpu, list(stores))
     row["load_avg_1m"] = os.getloadavg()[0]
     row["index"] = next(iter(stores.values())).stats()["text_index"]
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--queries", type=int, default=100)
@@ -169,7 +181,37 @@ def main(argv: list[str] | None = None) -> int:
         "--workdir", default=None, help="where the store is built (default: a temporary directory)"
     )
     ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args(argv)
+    return ap
+
+
+def _at_size(
+    store: MemoryStore, path: Path, data: np.ndarray, n: int, qs: np.ndarray, probes: list[int], args: Any
+) -> dict[str, Any]:
+    """One row: the store as filled so far, searched through each probe count and exactly."""
+    dim = data.shape[1]
+    exact_store = MemoryStore.open(path, text_encoder="bench", text_dim=dim, ivf=IvfSettings(min_items=0))
+    # The same file through other probe counts: one run, the same data and load.
+    others = {
+        p: MemoryStore.open(
+            path,
+            text_encoder="bench",
+            text_dim=dim,
+            ivf=IvfSettings(min_items=args.min_items, list_size=args.list_size, probe=p),
+        )
+        for p in probes[1:]
+    }
+    try:
+        return measure(
+            {probes[0]: store, **others}, exact_store, data, n, qs, min(args.slow_queries, len(qs))
+        )
+    finally:
+        exact_store.close()
+        for o in others.values():
+            o.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     sizes = sorted(int(x) for x in args.sizes.split(","))
     t0 = time.perf_counter()
     base, qv = caption_vectors.load(Path(args.cache))
@@ -188,27 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             idle_s += fill(store, data, have, n)
             fill_s += time.perf_counter() - t
             have = n
-            exact_store = MemoryStore.open(
-                path, text_encoder="bench", text_dim=data.shape[1], ivf=IvfSettings(min_items=0)
-            )
-            # The same file through other probe counts: one run, the same data and load.
-            others = {
-                p: MemoryStore.open(
-                    path,
-                    text_encoder="bench",
-                    text_dim=data.shape[1],
-                    ivf=IvfSettings(min_items=args.min_items, list_size=args.list_size, probe=p),
-                )
-                for p in probes[1:]
-            }
-            try:
-                r = measure(
-                    {probes[0]: store, **others}, exact_store, data, n, qs, min(args.slow_queries, len(qs))
-                )
-            finally:
-                exact_store.close()
-                for o in others.values():
-                    o.close()
+            r = _at_size(store, path, data, n, qs, probes, args)
             r["fill_s_cumulative"] = round(fill_s, 1)
             r["index_idle_s_cumulative"] = round(idle_s, 1)
             # Index upkeep runs in transactions that ingest waits behind; k-means runs outside them.
@@ -220,16 +242,14 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
     out = {
         "benchmark": "bench_memory_scale",
-        "command": "python -m benchmarks.bench_memory_scale "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
-        "data": "real MiniLM caption vectors of edge_assist/data/captaincook4d grown by benchmarks.caption_vectors",
+        "data": "real MiniLM caption vectors of edge_assist/data/captaincook4d grown by "
+        "benchmarks.caption_vectors",
         "real_captions": int(len(base)),
         "settings": {**settings.__dict__, "probe": probes},
         "total_s": round(time.perf_counter() - t0, 1),
         "rows": rows,
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

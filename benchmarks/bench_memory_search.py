@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.sqlite import connect
 
 K = 10
@@ -90,8 +90,25 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
 
     lat, exact = timed(lambda q: numpy_topk(data, visible, q, K), qs)
     row["numpy_ms"] = lat * 1000
+    conn = _load(workdir / f"vec_{n}_{dim}.sqlite", data, t1, row)
+    nq_slow = nq if n <= 100_000 else max(5, nq // 4)  # 1M-row scans take seconds each
+    for name, fn in _searches(conn, before_t, oversample).items():
+        lat, got = timed(fn, qs[:nq_slow])
+        row[f"{name}_ms"] = lat * 1000
+        row[f"{name}_recall10"] = recall(got, exact[:nq_slow])
+    conn.close()
+    for p in workdir.glob(f"vec_{n}_{dim}.sqlite*"):
+        p.unlink()
+    for name in ("sqlite_vec_float", "sqlite_vec_int8_rescore", "sqlite_vec_bit_rescore"):
+        row[f"{name}_vs_numpy"] = row[f"{name}_ms"] / row["numpy_ms"]
+    row["bit_rescore_vs_float"] = row["sqlite_vec_bit_rescore_ms"] / row["sqlite_vec_float_ms"]
+    row["int8_rescore_vs_float"] = row["sqlite_vec_int8_rescore_ms"] / row["sqlite_vec_float_ms"]
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
 
-    path = workdir / f"vec_{n}_{dim}.sqlite"
+
+def _load(path: Path, data: np.ndarray, t1: np.ndarray, row: dict[str, Any]) -> Any:
+    """The vectors into float32, int8 and bit vec0 tables; insert rates, load time and size into row."""
+    n, dim = data.shape
     conn = connect(str(path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=OFF")  # bulk load only; the store itself runs with FULL
@@ -115,6 +132,11 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
     row["load_s"] = time.perf_counter() - t
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     row["db_mb"] = round(path.stat().st_size / 2**20, 1)
+    return conn
+
+
+def _searches(conn: Any, before_t: float, oversample: int) -> dict[str, Any]:
+    """Each sqlite-vec search, plain and with the int8 / bit candidates re-ranked on float vectors."""
 
     def knn(table: str, expr: str, k: int) -> Any:
         sql = (
@@ -142,25 +164,13 @@ def bench_one(n: int, dim: int, nq: int, oversample: int, workdir: Path) -> dict
 
         return run
 
-    nq_slow = nq if n <= 100_000 else max(5, nq // 4)  # 1M-row scans take seconds each
-    for name, fn in (
-        ("sqlite_vec_float", knn("f", "?", K)),
-        ("sqlite_vec_int8", knn("i8", "vec_quantize_int8(?, 'unit')", K)),
-        ("sqlite_vec_int8_rescore", rescored("i8", "vec_quantize_int8(?, 'unit')")),
-        ("sqlite_vec_bit", knn("b", "vec_quantize_binary(?)", K)),
-        ("sqlite_vec_bit_rescore", rescored("b", "vec_quantize_binary(?)")),
-    ):
-        lat, got = timed(fn, qs[:nq_slow])
-        row[f"{name}_ms"] = lat * 1000
-        row[f"{name}_recall10"] = recall(got, exact[:nq_slow])
-    conn.close()
-    for p in workdir.glob(f"vec_{n}_{dim}.sqlite*"):
-        p.unlink()
-    for name in ("sqlite_vec_float", "sqlite_vec_int8_rescore", "sqlite_vec_bit_rescore"):
-        row[f"{name}_vs_numpy"] = row[f"{name}_ms"] / row["numpy_ms"]
-    row["bit_rescore_vs_float"] = row["sqlite_vec_bit_rescore_ms"] / row["sqlite_vec_float_ms"]
-    row["int8_rescore_vs_float"] = row["sqlite_vec_int8_rescore_ms"] / row["sqlite_vec_float_ms"]
-    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
+    return {
+        "sqlite_vec_float": knn("f", "?", K),
+        "sqlite_vec_int8": knn("i8", "vec_quantize_int8(?, 'unit')", K),
+        "sqlite_vec_int8_rescore": rescored("i8", "vec_quantize_int8(?, 'unit')"),
+        "sqlite_vec_bit": knn("b", "vec_quantize_binary(?)", K),
+        "sqlite_vec_bit_rescore": rescored("b", "vec_quantize_binary(?)"),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -183,12 +193,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(r), flush=True)
     out = {
         "benchmark": "bench_memory_search",
-        "machine": machine(),
         "oversample": args.oversample,
         "total_s": round(time.perf_counter() - t0, 1),
         "rows": rows,
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out} in {out['total_s']} s")
     return 0
 

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.percentiles import p50_p95
+from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
 from edge_assist.runtime.app import run_sync
@@ -56,13 +58,6 @@ def first_audio_s(text: str) -> float | None:
     proc.kill()
     proc.wait()
     return t
-
-
-def pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 4)
 
 
 def replay_latency(overrides: dict[str, Any]) -> dict[str, Any]:
@@ -98,14 +93,10 @@ def replay_latency(overrides: dict[str, Any]) -> dict[str, Any]:
         "answers": sum(1 for d in spoken if d.trigger == "query"),
         "steps_that_searched": searched,
         "clip_end_to_first_word_s": {
-            "p50": pct(e2e, 0.5),
-            "p95": pct(e2e, 0.95),
+            **p50_p95(e2e, 4),
             "mean": round(statistics.fmean(e2e), 4) if e2e else None,
         },
-        "step_latency_s": {
-            "p50": pct([d.latency_s for d in result.decisions], 0.5),
-            "p95": pct([d.latency_s for d in result.decisions], 0.95),
-        },
+        "step_latency_s": p50_p95([d.latency_s for d in result.decisions], 4),
         "wall_s": round(wall, 2),
         "stream_s": round(stream.duration_s, 1),
         "scheduler": pipeline.scheduler.stats() if pipeline.scheduler else None,
@@ -180,7 +171,6 @@ def main() -> None:
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args()
     results: dict[str, Any] = {
-        "machine": {"cpus": __import__("os").cpu_count()},
         "scheduler_overhead": scheduler_overhead(200 if args.quick else args.iterations),
         "arbiter_around_llm_call": arbiter_around_llm(5 if args.quick else 20),
     }
@@ -192,8 +182,7 @@ def main() -> None:
     a = with_r["clip_end_to_first_word_s"]["p50"]
     b = without_r["clip_end_to_first_word_s"]["p50"]
     results["end_to_end"]["p50_ratio_with_over_without"] = round(a / b, 3) if a and b else None
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=2))
+    write(args.out, results)
     print(json.dumps({k: v for k, v in results.items() if k != "end_to_end"}, indent=2))
     for name in ("with_retrieval", "without_retrieval"):
         r = results["end_to_end"][name]

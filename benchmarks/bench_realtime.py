@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_memory_ingest import clips
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
@@ -112,7 +112,6 @@ def main(argv: list[str] | None = None) -> int:
         if ROOT in Path(args.recording).resolve().parents
         else args.recording,
         "clip_s": args.clip_s,
-        "machine": machine(),
         "total_s": round(time.perf_counter() - t0, 1),
         "cpu_share_of_realtime": {n: r["cpu_share_of_realtime"] for n, r in runs.items()},
         "target": 0.5,
@@ -120,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if "after" in runs and "before" in runs:
         out["ratio_after_over_before"] = round(runs["after"]["cpu_s"] / runs["before"]["cpu_s"], 3)
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(f"wrote {args.out}")
     return 0
 

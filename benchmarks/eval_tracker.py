@@ -15,7 +15,8 @@
 
 Needs the raw annotations for the step labels (../shared/data/captaincook4d):
 
-    python -m benchmarks.eval_tracker [--data ../shared/data/captaincook4d] [--fit] [--out benchmarks/results/tracker]
+    python -m benchmarks.eval_tracker [--data ../shared/data/captaincook4d] [--fit]
+        [--out benchmarks/results/tracker]
 
 `--fit` grid-searches the tracker's parameters on train (alignment accuracy) and prints
 the best; the defaults in `edge_assist/tasks/tracker.py` are what it chose.
@@ -26,7 +27,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import statistics
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.results_io import machine, write
+from benchmarks.percentiles import percentile
+from benchmarks.results_io import stamp, write
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
 from edge_assist.evaluation.captaincook import load_raw
@@ -94,6 +95,40 @@ def list_order_fires(step_vecs: np.ndarray, cap_vecs: np.ndarray) -> list[tuple[
     return out
 
 
+# Who would speak, besides the tracker's speakers: the list-order cue and every caption.
+OTHER_SPEAKERS = ("list-order, newly skipped", "list-order, any skipped (replaced)", "every caption")
+
+
+def _kinds(st: Any) -> set[str]:
+    """The kinds of finding one tracker step raised (a deviation by what differs)."""
+    kinds = {f.kind for f in st.findings}
+    if st.missing:
+        kinds.add("still_missing")
+    for f in st.findings:
+        for d in f.differences:
+            kinds.add("deviation:words" if d.kind in ("tool", "object") else "deviation:values")
+    return kinds
+
+
+def _speaker_scores(ds: Dataset, split: str, recs: list[str], preds: dict[str, list[Prediction]]) -> Any:
+    """Each speaker's ER precision, recall, F1 and false alarms per hour; and the GT count."""
+    gt, _ = ds.ground_truth(split, recs)
+    durations = {ds.session_id(r): ds.duration_s(r) for r in recs}
+    rows = {}
+    for name, ps in preds.items():
+        sc, _ = score(gt, ps, ds.delta_s)
+        er = sc.to_json()["per_sub_type"].get("ER", {})
+        fa = false_alarms_per_hour(ps, gt, durations)
+        rows[name] = {
+            "predictions": len(ps),
+            "precision": round(100 * er.get("precision", 0.0), 1),
+            "recall": round(100 * er.get("recall", 0.0), 1),
+            "f1": round(100 * er.get("f1", 0.0), 1),
+            "false_alarms_per_hour": fa["per_hour"],
+        }
+    return rows, len(gt)
+
+
 def run_split(
     ds: Dataset,
     raw: Any,
@@ -107,15 +142,7 @@ def run_split(
 ) -> dict[str, Any]:
     recs = ds.recordings(split)
     n = hit_tracker = hit_nearest = 0
-    preds: dict[str, list[Prediction]] = {
-        k: []
-        for k in [
-            *SPEAKERS,
-            "list-order, newly skipped",
-            "list-order, any skipped (replaced)",
-            "every caption",
-        ]
-    }
+    preds: dict[str, list[Prediction]] = {k: [] for k in [*SPEAKERS, *OTHER_SPEAKERS]}
     fired_kinds: dict[str, int] = {}
     for rid in recs:
         caps = ds.captions(split, variant, rid)
@@ -135,12 +162,7 @@ def run_split(
             hit_tracker += st.step_id == lab
             sims = tr._step_vecs @ v
             hit_nearest += task.steps[int(np.argmax(sims))].id == lab
-            kinds = {f.kind for f in st.findings}
-            if st.missing:
-                kinds.add("still_missing")
-            for f in st.findings:
-                for d in f.differences:
-                    kinds.add("deviation:words" if d.kind in ("tool", "object") else "deviation:values")
+            kinds = _kinds(st)
             for k in kinds:
                 fired_kinds[k] = fired_kinds.get(k, 0) + 1
             if not speakers:
@@ -163,22 +185,7 @@ def run_split(
         "finding_counts": fired_kinds,
     }
     if speakers:
-        gt, _ = ds.ground_truth(split, recs)
-        durations = {ds.session_id(r): ds.duration_s(r) for r in recs}
-        rows = {}
-        for name, ps in preds.items():
-            sc, _ = score(gt, ps, ds.delta_s)
-            er = sc.to_json()["per_sub_type"].get("ER", {})
-            fa = false_alarms_per_hour(ps, gt, durations)
-            rows[name] = {
-                "predictions": len(ps),
-                "precision": round(100 * er.get("precision", 0.0), 1),
-                "recall": round(100 * er.get("recall", 0.0), 1),
-                "f1": round(100 * er.get("f1", 0.0), 1),
-                "false_alarms_per_hour": fa["per_hour"],
-            }
-        out["speakers"] = rows
-        out["gt_events"] = len(gt)
+        out["speakers"], out["gt_events"] = _speaker_scores(ds, split, recs, preds)
     return out
 
 
@@ -229,13 +236,9 @@ def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, 
             dec.append(t1 - t)
             both.append(t2 - t)
 
-    def stats(xs: list[float]) -> dict[str, float]:
-        xs = sorted(xs)
-        return {
-            "median_ms": round(1000 * statistics.median(xs), 3),
-            "p95_ms": round(1000 * xs[int(0.95 * (len(xs) - 1))], 3),
-            "n": len(xs),
-        }
+    def stats(xs: list[float]) -> dict[str, float | None]:
+        ms = [1000 * x for x in xs]
+        return {"median_ms": percentile(ms, 50, 3), "p95_ms": percentile(ms, 95, 3), "n": len(xs)}
 
     # Wall time includes waiting for the CPU when other processes run; thread CPU time does not.
     return {
@@ -270,6 +273,28 @@ def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache) -> TrackerPara
     return best
 
 
+def _speakers_md(splits: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)",
+        "",
+    ]
+    for r in splits:
+        lines += [
+            f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)",
+            "",
+            "| speaker | predictions | P | R | F1 | false alarms / h |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, s in r["speakers"].items():
+            lines.append(
+                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} "
+                f"| {s['false_alarms_per_hour']} |"
+            )
+        lines.append("")
+    return lines
+
+
 def report(res: dict[str, Any]) -> str:
     lines = [
         "# Step tracker on CaptainCook4D",
@@ -286,25 +311,10 @@ def report(res: dict[str, Any]) -> str:
     for r in res["splits"]:
         a = r["alignment"]
         lines.append(
-            f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % | {100 * a['nearest_step']:.1f} % |"
+            f"| {r['split']} | {r['variant']} | {r['captions']} | {100 * a['tracker']:.1f} % "
+            f"| {100 * a['nearest_step']:.1f} % |"
         )
-    lines += [
-        "",
-        "## Findings as speakers (Error Recovery where the finding fires; EgoServe scorer, δ = 25 s)",
-        "",
-    ]
-    for r in res["splits"]:
-        lines += [
-            f"### {r['split']}, {r['variant']} ({r['gt_events']} GT events)",
-            "",
-            "| speaker | predictions | P | R | F1 | false alarms / h |",
-            "|---|---|---|---|---|---|",
-        ]
-        for name, s in r["speakers"].items():
-            lines.append(
-                f"| {name} | {s['predictions']} | {s['precision']} | {s['recall']} | {s['f1']} | {s['false_alarms_per_hour']} |"
-            )
-        lines.append("")
+    lines += _speakers_md(res["splits"])
     lines += [
         "## Task recognition (task context removed; all library tasks)",
         "",
@@ -316,8 +326,9 @@ def report(res: dict[str, Any]) -> str:
     ]
     for r in res["recognition"]:
         lines.append(
-            f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % | {100 * r['guess_after_2']:.1f} % "
-            f"| {100 * r['guess_after_3']:.1f} % | {100 * r['after_3']:.1f} % |"
+            f"| {r['split']} | {r['variant']} | {100 * r['guess_after_1']:.1f} % "
+            f"| {100 * r['guess_after_2']:.1f} % | {100 * r['guess_after_3']:.1f} % "
+            f"| {100 * r['after_3']:.1f} % |"
         )
     c = res["cost"]
     lines += [
@@ -345,10 +356,8 @@ def main() -> int:
     vc = VectorCache(enc.encode, max_items=10**7)
     params = fit(ds, raw, lib, vc) if args.fit else TrackerParams()
     res: dict[str, Any] = {
+        **stamp(),  # first, as `write` puts it: the report names the machine too
         "benchmark": "eval_tracker",
-        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(),
-        "command": "python -m benchmarks.eval_tracker" + (" --fit" if args.fit else ""),
         "params": params.__dict__,
         "splits": [],
         "recognition": [],

@@ -81,9 +81,6 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     out = {
-        "command": "python -m benchmarks.fuzz_parsers "
-        + " ".join(argv if argv is not None else sys.argv[1:]),
-        "machine": results_io.machine(),
         "examples_per_target": args.examples,
         "targets": results,
         "not_fuzzed": {
@@ -91,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             "to TARGETS in benchmarks/fuzz_targets.py (one line)"
         },
     }
-    path = results_io.write(Path(args.out) / "results.json", out)
+    path = results_io.write(Path(args.out) / "results.json", out, results_io.command_line(argv))
     print(f"wrote {path}")
     return 1 if any(r["failure"] for r in results.values()) else 0
 

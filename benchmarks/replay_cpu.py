@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.percentiles import p50_p95
+from benchmarks.results_io import command_line, write
 from benchmarks.soak_probes import rss_mb
 from edge_assist.config import Config, parse_override
 from edge_assist.events import UserQuery
@@ -36,18 +38,10 @@ from edge_assist.runtime.assembly import build_pipeline
 from edge_assist.runtime.reasoner_stage import StepInbox
 
 
-def pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 4)
-
-
 def dist(xs: list[float]) -> dict[str, Any]:
     return {
         "n": len(xs),
-        "p50": pct(xs, 0.5),
-        "p95": pct(xs, 0.95),
+        **p50_p95(xs, 4),
         "mean": round(statistics.fmean(xs), 4) if xs else None,
     }
 
@@ -140,11 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{path}: no such caption stream")
     out = replay(path, cfg, sorted(parse_ask(a) for a in args.ask), args.wall_start)
     out["overrides"] = {k: v for k, v in over.items() if k != "general.data_dir"}
-    text = json.dumps(out, indent=1)
     if args.out:
-        Path(args.out).write_text(text + "\n")
+        write(args.out, out, command_line(argv), indent=1)
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(json.dumps(out, indent=1) + "\n")
     return 0
 
 

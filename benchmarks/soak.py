@@ -142,7 +142,8 @@ def checkpoint(
     r["process_wall_s"] = round(time.perf_counter() - t0, 1)
     r["command"] = shlex.join(cmd[1:])
     print(
-        f"checkpoint {label}: {json.dumps({k: r[k] for k in ('captions', 'cpu_share_of_realtime', 'proactive_latency_s')})}",
+        f"checkpoint {label}: "
+        + json.dumps({k: r[k] for k in ("captions", "cpu_share_of_realtime", "proactive_latency_s")}),
         flush=True,
     )
     return r
@@ -250,7 +251,8 @@ class Soak:
         print(json.dumps(row), flush=True)
 
     def run_session(self, s: Session, ck: str | None) -> None:
-        """A session: bulk, or its first / last `--checkpoint-h` through the pipeline; a probe at each part's end."""
+        """A session: bulk, or its first / last `--checkpoint-h` through the pipeline; a probe at each
+        part's end."""
         self.wall_starts[s.session_id] = s.wall_start
         ck_s = self.args.checkpoint_h * 3600.0
         cut = ck_s if ck != "last" else s.length_s - ck_s
@@ -360,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         write_report(Path(args.out), summary)
         return summary
 
-    heap.tune()  # as `edge-assist` does at start (edge_assist/memory/heap.py): the bulk process is the device's
+    # As `edge-assist` does at start (edge_assist/memory/heap.py): the bulk process is the device's.
+    heap.tune()
     soak = Soak(args)
     soak.on_day = report
     soak.run()

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from benchmarks.percentiles import percentile
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
@@ -141,13 +142,6 @@ def disk_bytes(cfg: Config) -> dict[str, int]:
     return {"store": store, "graph": graph, "keyframes": size(p.keyframes)}
 
 
-def pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    s = sorted(xs)
-    return round(s[min(len(s) - 1, int(q * len(s)))], 5)
-
-
 # Each probe asks every question this many times: a median of 36 searches, not 12, so one
 # hour's figure is not one slow question (the flatness ratios compare single hours).
 ROUNDS = 3
@@ -192,14 +186,14 @@ def search_probe(mem: Memory, cfg: Config, enc: TextEncoder, session_id: str, no
         enc_cpu.append(c1 - c0)
         knn_cpu.append(time.thread_time() - c1)
     return {
-        "wall_p50": pct(wall, 0.5),
-        "wall_p95": pct(wall, 0.95),
-        "cpu_p50": pct(cpu, 0.5),
-        "cpu_p95": pct(cpu, 0.95),
-        "temporal_p50": pct(temporal, 0.5),
-        "graph_p50": pct(graph, 0.5),
-        "encode_cpu_p50": pct(enc_cpu, 0.5),
-        "knn_cpu_p50": pct(knn_cpu, 0.5),
+        "wall_p50": percentile(wall, 50, 5),
+        "wall_p95": percentile(wall, 95, 5),
+        "cpu_p50": percentile(cpu, 50, 5),
+        "cpu_p95": percentile(cpu, 95, 5),
+        "temporal_p50": percentile(temporal, 50, 5),
+        "graph_p50": percentile(graph, 50, 5),
+        "encode_cpu_p50": percentile(enc_cpu, 50, 5),
+        "knn_cpu_p50": percentile(knn_cpu, 50, 5),
         "answered": found // ROUNDS,
         "asked": len(QUERIES),
     }

@@ -15,7 +15,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from benchmarks.results_io import machine
+from benchmarks import results_io
+from benchmarks.soak_markdown import markdown
 
 FLAT = 1.2
 DISK_MB_PER_H = 5.0
@@ -54,13 +55,15 @@ def _parts(
     dayn: list[dict[str, Any]],
     keys: tuple[str, ...],
     get: Any,
+    keep_empty: bool = False,
 ) -> dict[str, Any]:
-    """First / last hour and first / last day mean of each key (rows without it are skipped)."""
+    """First / last hour and first / last day mean of each key (rows without it are skipped;
+    a key no first hour or first day has is left out, unless keep_empty)."""
     out: dict[str, Any] = {}
     for key in keys:
         first, last = get(hours[0], key), get(hours[-1], key)
         d1, dn = _mean([get(h, key) for h in day1]), _mean([get(h, key) for h in dayn])
-        if first is None and d1 is None:
+        if first is None and d1 is None and not keep_empty:
             continue
         out[key] = {
             "first_hour": first,
@@ -73,23 +76,18 @@ def _parts(
     return out
 
 
-def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str, Any]:
-    hours = soak.hours
-    first, last = hours[0], hours[-1]
-    day1 = [h for h in hours if h["day"] == hours[0]["day"]]
-    dayn = [h for h in hours if h["day"] == hours[-1]["day"]]
-    search = {}
-    for key in ("cpu_p50", "cpu_p95", "wall_p50", "wall_p95"):
-        search[key] = {
-            "first_hour": first["search"][key],
-            "last_hour": last["search"][key],
-            "ratio_last_over_first_hour": _ratio(last["search"][key], first["search"][key]),
-            "first_day_mean": _mean([h["search"][key] for h in day1]),
-            "last_day_mean": _mean([h["search"][key] for h in dayn]),
-        }
-        search[key]["ratio_last_over_first_day"] = _ratio(
-            search[key]["last_day_mean"], search[key]["first_day_mean"]
-        )
+def _search(
+    hours: list[dict[str, Any]], day1: list[dict[str, Any]], dayn: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Search latency, its parts, and its course after the first day."""
+    search = _parts(
+        hours,
+        day1,
+        dayn,
+        ("cpu_p50", "cpu_p95", "wall_p50", "wall_p95"),
+        lambda h, k: h["search"][k],
+        keep_empty=True,  # the verdicts read these
+    )
     # Where a question's time goes: the encoding is the same work every hour, so its own ratio
     # shows how much of a change is the machine (another job on the other core) and not memory.
     search_parts = _parts(
@@ -104,261 +102,184 @@ def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str,
     # day on, a search does the same work on an ever larger memory, so its slope is the creep.
     # Information beside the verdicts, which stay first hour / first day against the last.
     later = [h for h in hours if h["day"] > hours[0]["day"]]
+    after: dict[str, Any] = {}
     if len(later) >= 2:
         day2 = [h for h in later if h["day"] == later[0]["day"]]
         d2 = _mean([h["search"]["cpu_p50"] for h in day2])
-        search_after_day1 = {
+        after = {
             "second_day_mean": d2,
             "last_day_mean": search["cpu_p50"]["last_day_mean"],
             "ratio_last_over_second_day": _ratio(search["cpu_p50"]["last_day_mean"], d2),
             "slope_ms_per_day": _slope_per_day(later, lambda h: h["search"]["cpu_p50"] * 1e3),
         }
-    else:
-        search_after_day1 = {}
-    cks = soak.checkpoints
-    decision: dict[str, Any] = {}
-    if len(cks) >= 2:
-        a, b = cks[0], cks[-1]
-        for key in ("proactive_latency_s", "answer_latency_s"):
-            decision[key] = {
-                "first": a[key],
-                "last": b[key],
-                "ratio_p50": _ratio(b[key]["p50"], a[key]["p50"]),
-                "ratio_p95": _ratio(b[key]["p95"], a[key]["p95"]),
-            }
-    total_h = soak.stream_h
+    return {"search": search, "search_parts": search_parts, "search_after_day1": after}
+
+
+def _decision(cks: list[dict[str, Any]]) -> dict[str, Any]:
+    if len(cks) < 2:
+        return {}
+    a, b = cks[0], cks[-1]
+    return {
+        key: {
+            "first": a[key],
+            "last": b[key],
+            "ratio_p50": _ratio(b[key]["p50"], a[key]["p50"]),
+            "ratio_p95": _ratio(b[key]["p95"], a[key]["p95"]),
+        }
+        for key in ("proactive_latency_s", "answer_latency_s")
+    }
+
+
+def _disk(soak: Any, dayn: list[dict[str, Any]]) -> dict[str, Any]:
+    total_h, last = soak.stream_h, soak.hours[-1]
     end_disk = last["disk"]["store"] + last["disk"]["graph"]
     disk = {
         "store_plus_graph_bytes_end": end_disk,
         "keyframe_bytes_end": last["disk"]["keyframes"],
         "mb_per_hour": round(end_disk / 1e6 / total_h, 3),
-        # Apart: Kùzu preallocates ~24 MB in its first few hundred clips (a fixed cost a short run overstates).
+        # Apart: Kùzu preallocates ~24 MB in its first few hundred clips (a fixed cost a short run
+        # overstates).
         "store_mb_per_hour": round(last["disk"]["store"] / 1e6 / total_h, 3),
         "graph_mb_per_hour": round(last["disk"]["graph"] / 1e6 / total_h, 3),
     }
     if len(soak.days) >= 2:
         d0, d1 = soak.days[-2]["disk"], soak.days[-1]["disk"]
-        hours_last_day = len(dayn)
         disk["mb_per_hour_last_day"] = round(
-            (d1["store"] + d1["graph"] - d0["store"] - d0["graph"]) / 1e6 / max(1, hours_last_day), 3
+            (d1["store"] + d1["graph"] - d0["store"] - d0["graph"]) / 1e6 / max(1, len(dayn)), 3
         )
+    return disk
+
+
+def _rss_by_kind(
+    hours: list[dict[str, Any]],
+    day1: list[dict[str, Any]],
+    dayn: list[dict[str, Any]],
+    half: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """By where it lives (/proc/self/smaps): Kùzu's pool is bounded by memory.graph_buffer_mb,
+    the code by what the libraries hold; a creep shows in the heap."""
+    kinds = sorted({k for h in hours for k in h.get("rss_by_kind", {})})
+    by_kind = _parts(hours, day1, dayn, tuple(kinds), lambda h, k: h.get("rss_by_kind", {}).get(k))
+    for k in kinds:
+        by_kind[k]["max"] = max(h.get("rss_by_kind", {}).get(k, 0.0) for h in hours)
+        if len(half) >= 2:
+            by_kind[k]["mb_per_day_second_half"] = _slope_per_day(
+                half, lambda h, k=k: h.get("rss_by_kind", {}).get(k)
+            )
+    return by_kind
+
+
+def _rss(
+    soak: Any, day1: list[dict[str, Any]], dayn: list[dict[str, Any]], peak_rss: float
+) -> dict[str, Any]:
+    hours = soak.hours
     rss = [h["rss_mb"] for h in hours]
-    rss_day = {d["day"]: d["rss_mb"] for d in soak.days}
     after_warmup = rss[len(day1) :] or rss
-    rss_info = {
-        "bulk_process_mb_by_day": rss_day,
+    info = {
+        "bulk_process_mb_by_day": {d["day"]: d["rss_mb"] for d in soak.days},
         "bulk_first_day_max": max(h["rss_mb"] for h in day1),
         "bulk_last_day_max": max(h["rss_mb"] for h in dayn),
         "bulk_max_after_day1": max(after_warmup),
         "bulk_peak_mb": round(peak_rss, 1),
-        "checkpoint_peak_mb": {c["label"]: c["peak_rss_mb"] for c in cks},
+        "checkpoint_peak_mb": {c["label"]: c["peak_rss_mb"] for c in soak.checkpoints},
     }
     enc = getattr(soak, "enc", None)  # the harness's clip-text vectors, in the RSS from the first hour
     if enc is not None and hasattr(enc, "nbytes"):
-        rss_info["harness_encoder_cache_mb"] = round(enc.nbytes / 1e6, 1)
-    rss_info["ratio_last_day_over_first_day"] = _ratio(
-        rss_info["bulk_last_day_max"], rss_info["bulk_first_day_max"]
-    )
+        info["harness_encoder_cache_mb"] = round(enc.nbytes / 1e6, 1)
+    info["ratio_last_day_over_first_day"] = _ratio(info["bulk_last_day_max"], info["bulk_first_day_max"])
     # Beside the ratio: how fast RSS still grows in the second half of the week (least squares
     # over the hourly rows, MB per simulated day), while memory keeps growing at the same pace.
     half = [h for h in hours if h["day"] > (hours[-1]["day"] + 1) / 2]
     if len(half) >= 2:
-        rss_info["mb_per_day_second_half"] = _slope_per_day(half, lambda h: h["rss_mb"])
-    # By where it lives (/proc/self/smaps): Kùzu's pool is bounded by memory.graph_buffer_mb,
-    # the code by what the libraries hold; a creep shows in the heap.
-    kinds = sorted({k for h in hours for k in h.get("rss_by_kind", {})})
-    if kinds:
-        rss_info["by_kind"] = _parts(
-            hours, day1, dayn, tuple(kinds), lambda h, k: h.get("rss_by_kind", {}).get(k)
-        )
-        for k in kinds:
-            rss_info["by_kind"][k]["max"] = max(h.get("rss_by_kind", {}).get(k, 0.0) for h in hours)
-            if len(half) >= 2:
-                rss_info["by_kind"][k]["mb_per_day_second_half"] = _slope_per_day(
-                    half, lambda h, k=k: h.get("rss_by_kind", {}).get(k)
-                )
+        info["mb_per_day_second_half"] = _slope_per_day(half, lambda h: h["rss_mb"])
+    if any(h.get("rss_by_kind") for h in hours):
+        info["by_kind"] = _rss_by_kind(hours, day1, dayn, half)
+    return info
+
+
+def _retention(soak: Any, retention_days: float) -> tuple[list[dict[str, Any]], bool]:
     slack_days = 1.5 / 24  # a sweep runs every 360 captions (about 1.2 h of stream) and at each day's end
     ret = [{"day": d["day"], **d["keyframes"]} for d in soak.days]
-    retention_ok = all(
-        (r["oldest_file_days"] is None or r["oldest_file_days"] <= args.retention_days + slack_days)
+    ok = all(
+        (r["oldest_file_days"] is None or r["oldest_file_days"] <= retention_days + slack_days)
         and not r.get("deleted_too_early")
         for r in ret
     )
-    if len(soak.days) > args.retention_days + 1:
-        retention_ok = retention_ok and ret[-1]["deleted"] > 0
-    ck_share = {c["label"]: c["cpu_share_of_realtime"] for c in cks}
+    if len(soak.days) > retention_days + 1:
+        ok = ok and ret[-1]["deleted"] > 0
+    return ret, ok
+
+
+def _held(s: dict[str, Any], retention_ok: bool, consistency: dict[str, Any]) -> dict[str, bool]:
+    search, decision, rss = s["search"], s["decision"], s["rss"]
+    heap = rss.get("by_kind", {}).get("heap")
     held = {
         "search_flat_cpu_p50_hour": (search["cpu_p50"]["ratio_last_over_first_hour"] or 99) <= FLAT,
         "search_flat_cpu_p50_day": (search["cpu_p50"]["ratio_last_over_first_day"] or 99) <= FLAT,
         "decision_flat_p50": bool(decision) and (decision["proactive_latency_s"]["ratio_p50"] or 99) <= FLAT,
-        "rss_bounded": (rss_info["ratio_last_day_over_first_day"] or 99) <= RSS_GROWTH,
+        "rss_bounded": (rss["ratio_last_day_over_first_day"] or 99) <= RSS_GROWTH,
         **(
-            {
-                "rss_heap_flat_second_half": (rss_info["by_kind"]["heap"].get("mb_per_day_second_half") or 99)
-                <= HEAP_MB_PER_DAY
-            }
-            if "heap" in rss_info.get("by_kind", {})
+            {"rss_heap_flat_second_half": (heap.get("mb_per_day_second_half") or 99) <= HEAP_MB_PER_DAY}
+            if heap is not None
             else {}
         ),
-        "disk_mb_per_hour": disk["mb_per_hour"] <= DISK_MB_PER_H,
+        "disk_mb_per_hour": s["disk"]["mb_per_hour"] <= DISK_MB_PER_H,
         "retention": retention_ok,
-        "consistent": bool(soak.consistency.get("ok")),
-        "pipeline_under_half_realtime": all(v is not None and v <= 0.5 for v in ck_share.values()),
+        "consistent": bool(consistency.get("ok")),
+        "pipeline_under_half_realtime": all(
+            v is not None and v <= 0.5 for v in s["checkpoint_cpu_share_of_realtime"].values()
+        ),
     }
     held["all"] = all(held.values())
+    return held
+
+
+def summarise(soak: Any, args: Any, wall_s: float, peak_rss: float) -> dict[str, Any]:
+    hours = soak.hours
+    day1 = [h for h in hours if h["day"] == hours[0]["day"]]
+    dayn = [h for h in hours if h["day"] == hours[-1]["day"]]
+    retention, retention_ok = _retention(soak, args.retention_days)
+    figures = {
+        **_search(hours, day1, dayn),
+        "decision": _decision(soak.checkpoints),
+        "disk": _disk(soak, dayn),
+        "rss": _rss(soak, day1, dayn, peak_rss),
+        "retention": retention,
+        "checkpoint_cpu_share_of_realtime": {
+            c["label"]: c["cpu_share_of_realtime"] for c in soak.checkpoints
+        },
+    }
     return {
         "benchmark": "soak",
-        "machine": machine(),
         "days": args.days,
         "hours_per_day": args.hours,
         "session_h": args.session_h,
-        "stream_hours": total_h,
+        "stream_hours": soak.stream_h,
         "clips": soak.ingested,
         "retention_days": args.retention_days,
         "keyframe_every": args.keyframe_every,
         "wall_s": round(wall_s, 1),
         "bulk_cpu_s": round(soak.bulk_cpu, 1),
-        "held": held,
-        "search": search,
-        "search_parts": search_parts,
-        "search_after_day1": search_after_day1,
-        "decision": decision,
-        "disk": disk,
-        "rss": rss_info,
-        "retention": ret,
+        "held": _held(figures, retention_ok, soak.consistency),
+        "search": figures["search"],
+        "search_parts": figures["search_parts"],
+        "search_after_day1": figures["search_after_day1"],
+        "decision": figures["decision"],
+        "disk": figures["disk"],
+        "rss": figures["rss"],
+        "retention": retention,
         "consistency": soak.consistency,
-        "checkpoint_cpu_share_of_realtime": ck_share,
-        "checkpoints": cks,
+        "checkpoint_cpu_share_of_realtime": figures["checkpoint_cpu_share_of_realtime"],
+        "checkpoints": soak.checkpoints,
         "hours": hours,
         "per_day": soak.days,
     }
 
 
-def _f(x: Any) -> str:
-    return "" if x is None else f"{x:.4g}" if isinstance(x, float) else str(x)
-
-
 def write_report(out: Path, s: dict[str, Any]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.json").write_text(json.dumps(s, indent=1) + "\n")
-    part = f" — PARTIAL: {s.get('completed_days')} of {s['days']} days done" if s.get("partial") else ""
-    L = [
-        f"# Soak: {s['days']} simulated days of {s['hours_per_day']:g} h ({s['stream_hours']:.4g} h of stream){part}",
-        "",
-        f"`{s['command']}` — {s['machine'].get('cpus')} CPUs, load {s['machine'].get('load_avg_1m')}, "
-        f"{s['wall_s']:.0f} s wall, {s['clips']} clips.",
-        "",
-        "## What held",
-        "",
-    ]
-    L += [f"- {k}: {'yes' if v else 'NO'}" for k, v in s["held"].items()]
-    L += [
-        "",
-        "## Search latency per question (s; real retriever, temporal + graph, all earlier sessions)",
-        "",
-        "| measure | first hour | last hour | last/first hour | first-day mean | last-day mean | last/first day |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for k, v in s["search"].items():
-        L.append(
-            f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
-            f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |"
-        )
-    if s.get("search_parts"):
-        L += [
-            "",
-            "Its parts (p50, s; encoding and KNN on this thread's CPU clock, the paths' wall time): the "
-            "encoding is the same work every hour, so its ratio is the machine's share of a change.",
-            "",
-            "| part | first hour | last hour | last/first hour | first-day mean | last-day mean | last/first day |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for k, v in s["search_parts"].items():
-            L.append(
-                f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['ratio_last_over_first_hour'])} | "
-                f"{_f(v['first_day_mean'])} | {_f(v['last_day_mean'])} | {_f(v['ratio_last_over_first_day'])} |"
-            )
-    if s.get("search_after_day1"):
-        a = s["search_after_day1"]
-        L += [
-            "",
-            "After the first day (step or slope; not a verdict): CPU p50 second-day mean "
-            f"{_f(a['second_day_mean'])} s, last-day mean {_f(a['last_day_mean'])} s, ratio "
-            f"{_f(a['ratio_last_over_second_day'])}; least-squares slope from day 2 on "
-            f"{_f(a['slope_ms_per_day'])} ms per simulated day.",
-        ]
-    L += [
-        "",
-        "## Checkpoints: an hour through the full default pipeline",
-        "",
-        "| checkpoint | captions | CPU share of real time | proactive p50 / p95 (s) | answers p50 / p95 (s) | "
-        "retrieval p50 (s) | peak RSS (MB) |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in s["checkpoints"]:
-        p, a = c["proactive_latency_s"], c["answer_latency_s"]
-        L.append(
-            f"| {c['label']} | {c['captions']} | {_f(c['cpu_share_of_realtime'])} | {_f(p['p50'])} / {_f(p['p95'])} | "
-            f"{_f(a['p50'])} / {_f(a['p95'])} | {_f(c['retrieval_s']['p50'])} | {_f(c['peak_rss_mb'])} |"
-        )
-    if s["decision"]:
-        d = s["decision"]["proactive_latency_s"]
-        L += [
-            "",
-            f"Decision latency, last checkpoint over first: p50 ×{_f(d['ratio_p50'])}, p95 ×{_f(d['ratio_p95'])}.",
-        ]
-    r = s["rss"]
-    L += [
-        "",
-        "## Resident memory (MB)",
-        "",
-        f"- bulk process by day end: {r['bulk_process_mb_by_day']}",
-        f"- last day max / first day max: {_f(r['bulk_last_day_max'])} / {_f(r['bulk_first_day_max'])} "
-        f"= ×{_f(r['ratio_last_day_over_first_day'])}; peak {_f(r['bulk_peak_mb'])}",
-        f"- growth in the second half of the week: {_f(r.get('mb_per_day_second_half'))} MB per simulated day",
-        f"- checkpoint processes (peak): {r['checkpoint_peak_mb']}",
-    ]
-    if r.get("harness_encoder_cache_mb") is not None:
-        L.append(
-            f"- of which the harness's clip-text vectors, fixed from the first hour: {r['harness_encoder_cache_mb']} MB"
-        )
-    if r.get("by_kind"):
-        L += [
-            "",
-            "By where it lives (/proc/self/smaps; graph_pool is bounded by memory.graph_buffer_mb):",
-            "",
-            "| kind | first hour | last hour | max | MB per simulated day, second half |",
-            "|---|---|---|---|---|",
-        ]
-        L += [
-            f"| {k} | {_f(v['first_hour'])} | {_f(v['last_hour'])} | {_f(v['max'])} | "
-            f"{_f(v.get('mb_per_day_second_half'))} |"
-            for k, v in r["by_kind"].items()
-        ]
-    L += [
-        "",
-        "## Disk",
-        "",
-        f"- store + graph at the end: {s['disk']['store_plus_graph_bytes_end'] / 1e6:.1f} MB = "
-        f"{_f(s['disk']['mb_per_hour'])} MB per hour of stream (last day alone: {_f(s['disk'].get('mb_per_hour_last_day'))})",
-        f"- keyframes (synthetic, retention only): {s['disk']['keyframe_bytes_end'] / 1e6:.2f} MB",
-        "",
-        f"## Retention (memory.keyframe_retention_days = {s['retention_days']:g})",
-        "",
-        "| day | keyframe files kept | deleted | deleted before their time | oldest kept (days) |",
-        "|---|---|---|---|---|",
-    ]
-    L += [
-        f"| {x['day']} | {x['files']} | {x['deleted']} | {_f(x.get('deleted_too_early'))} | {_f(x['oldest_file_days'])} |"
-        for x in s["retention"]
-    ]
-    L += [
-        "",
-        f"Consistency at the end: {s['consistency']}",
-        "",
-        "Per-hour rows (search, RSS, disk) and the checkpoints' full figures are in summary.json.",
-    ]
-    (out / "summary.md").write_text("\n".join(L) + "\n")
+    s = {**results_io.stamp(s.get("command")), **s}  # the Markdown names the machine too
+    results_io.write(out / "summary.json", s, indent=1)
+    (out / "summary.md").write_text(markdown(s))
 
 
 class _Replay:
@@ -388,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         keyframe_every=old["keyframe_every"],
     )
     new = summarise(_Replay(old), args, old["wall_s"], old["rss"]["bulk_peak_mb"])
-    new["machine"] = old["machine"]  # the run's machine and load, not this one's
-    for k in ("command", "completed_days", "partial"):
+    # The run's stamp (its machine and load, its commit), not this one's.
+    for k in (*results_io.STAMP_KEYS, "completed_days", "partial"):
         if k in old:
             new[k] = old[k]
     write_report(Path(a.out), new)

@@ -114,7 +114,8 @@ class Week:
     def day(
         self, day: int, *, hours: float = 16.0, session_h: float = 2.0, clip_s: float = 10.0
     ) -> Iterator[Session]:
-        """The sessions of one day, in order. Call for day 1, 2, ... in turn (recordings are drawn in order)."""
+        """The sessions of one day, in order. Call for day 1, 2, ... in turn (recordings are drawn
+        in order)."""
         n = max(1, round(hours / session_h))
         length = hours * 3600.0 / n
         evening_at = n - 2 if n >= 3 else n - 1  # the session that starts the evening (19:00 of 8)

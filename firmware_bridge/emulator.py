@@ -74,7 +74,8 @@ def render(screen: Screen, connected: bool, now: float, width: int = 60) -> str:
     else:
         s = screen.current
         left = max(0.0, s.until - now)
-        head = f"{PRIORITY_NAMES.get(s.msg.priority, s.msg.priority)} · {s.msg.duration_s:g} s · {left:.0f} s left"
+        priority = PRIORITY_NAMES.get(s.msg.priority, s.msg.priority)
+        head = f"{priority} · {s.msg.duration_s:g} s · {left:.0f} s left"
         body, line = [], ""
         for word in s.msg.text.split():
             if len(line) + len(word) + 1 > width - 4:

@@ -22,7 +22,6 @@ import secrets
 import struct
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from firmware_bridge import crypto
@@ -36,72 +35,13 @@ from firmware_bridge.frames import (
     build,
     parse,
 )
+from firmware_bridge.link_state import Counters, Pending, ReplayWindow, Session, Timing, handshake_frame
 from firmware_bridge.transports import Address, Transport, TransportLost
 
 log = logging.getLogger(__name__)
 
-# Sequence numbers accepted out of order behind the highest seen; older ones are replays.
-REPLAY_WINDOW = 256
 _PENDING_HANDSHAKES = 4  # half-open sessions the host keeps (a replayed HELLO costs one slot)
 _HELLO_NONCES = 4
-
-
-@dataclass(frozen=True)
-class Timing:
-    ack_timeout_s: float = 0.3
-    max_retries: int = 5
-    heartbeat_s: float = 2.0
-    reopen_s: float = 1.0
-    pending_max: int = 64
-
-    @property
-    def peer_timeout_s(self) -> float:
-        # Three missed heartbeats and the host stops addressing the old session.
-        return 3 * self.heartbeat_s + self.ack_timeout_s
-
-
-@dataclass
-class Counters:
-    sent: int = 0
-    delivered: int = 0
-    retransmits: int = 0
-    acked: int = 0
-    sessions: int = 0
-    corrupt: int = 0
-    auth_failures: int = 0
-    replays: int = 0
-    unknown_session: int = 0
-    version_errors: int = 0
-    malformed: int = 0
-    dropped_offline: int = 0
-    dropped_pending: int = 0
-    backpressure: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
-
-
-@dataclass
-class _Session:
-    sid: int
-    enc_out: bytes
-    mac_out: bytes
-    enc_in: bytes
-    mac_in: bytes
-    peer_epoch: bytes
-    addr: Address
-
-
-@dataclass
-class _Pending:
-    seq: int
-    mtype: MsgType
-    payload: bytes
-    keep_across_sessions: bool = True
-    sent_at: float = -1.0
-    tries: int = 0
-    done: asyncio.Future[None] | None = field(default=None, repr=False)
-
 
 # A handler returns False when it has no room: the frame is then neither acked nor
 # marked seen, so the sender retransmits it later instead of it being lost.
@@ -131,16 +71,14 @@ class Endpoint:
         self._hello_key = crypto.hello_key(pairing_key)
         self._on_message = on_message
         self._next_seq = 1
-        self._pending: OrderedDict[int, _Pending] = OrderedDict()
-        self._session: _Session | None = None
-        self._half_open: OrderedDict[int, _Session] = OrderedDict()
+        self._pending: OrderedDict[int, Pending] = OrderedDict()
+        self._session: Session | None = None
+        self._half_open: OrderedDict[int, Session] = OrderedDict()
         self._hello_nonces: OrderedDict[bytes, None] = OrderedDict()
         self._next_hello = 0.0
         self._last_rx = 0.0
         self._last_tx_ping = 0.0
-        self._rx_epoch = b""
-        self._rx_highest = 0
-        self._rx_seen: set[int] = set()
+        self._rx = ReplayWindow()
         self._tx_lock = asyncio.Lock()
         self._carrier_up = asyncio.Event()
         self._connected = asyncio.Event()
@@ -188,7 +126,7 @@ class Endpoint:
         """Queue one message. With ack=True returns a future resolved when the peer acknowledges."""
         if len(payload) > MAX_PAYLOAD:
             raise ValueError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
-        p = _Pending(self._take_seq(), mtype, payload, keep_across_sessions=mtype is not MsgType.PING)
+        p = Pending(self._take_seq(), mtype, payload, keep_across_sessions=mtype is not MsgType.PING)
         if ack:
             p.done = asyncio.get_running_loop().create_future()
             while len(self._pending) >= self.timing.pending_max:
@@ -235,7 +173,7 @@ class Endpoint:
             except TransportLost as e:
                 log.debug("%s: send failed: %s", self.name, e)
 
-    async def _transmit(self, p: _Pending, s: _Session) -> None:
+    async def _transmit(self, p: Pending, s: Session) -> None:
         flags = Flag.ACK_REQUIRED if p.done is not None else Flag.NONE
         if p.tries:
             flags |= Flag.RETRANSMIT
@@ -246,27 +184,23 @@ class Endpoint:
         self.counters.sent += 1
         await self._tx(build(header, ct, tag), s.addr)
 
-    async def _send_unreliable(self, mtype: MsgType, payload: bytes, s: _Session) -> None:
-        await self._transmit(_Pending(self._take_seq(), mtype, payload), s)
+    async def _send_unreliable(self, mtype: MsgType, payload: bytes, s: Session) -> None:
+        await self._transmit(Pending(self._take_seq(), mtype, payload), s)
 
     async def _send_hello(self) -> None:
         nonce = secrets.token_bytes(crypto.NONCE_LEN)
         self._hello_nonces[nonce] = None
         while len(self._hello_nonces) > _HELLO_NONCES:
             self._hello_nonces.popitem(last=False)
-        payload = self.epoch + nonce
-        header = Header(int(MsgType.HELLO), 0, 0, 0, len(payload))
-        await self._tx(build(header, payload, crypto.mac(self._hello_key, header.pack(), payload)), None)
+        await self._tx(handshake_frame(MsgType.HELLO, 0, self.epoch + nonce, self._hello_key), None)
 
     # -- sessions --------------------------------------------------------------------
-    async def _commit(self, s: _Session) -> None:
+    async def _commit(self, s: Session) -> None:
         self._session = s
         self._half_open.clear()
         self._hello_nonces.clear()
         self._last_rx = asyncio.get_running_loop().time()
-        if s.peer_epoch != self._rx_epoch:
-            # A new peer process: its sequence numbers start again.
-            self._rx_epoch, self._rx_highest, self._rx_seen = s.peer_epoch, 0, set()
+        self._rx.restart_for(s.peer_epoch)
         self.counters.sessions += 1
         self._connected.set()
         log.info("%s: session %08x up (peer %s)", self.name, s.sid, s.peer_epoch.hex())
@@ -338,10 +272,10 @@ class Endpoint:
         self._last_rx = asyncio.get_running_loop().time()
         await self._on_data(raw, s)
 
-    async def _on_data(self, raw: RawFrame, s: _Session) -> None:
+    async def _on_data(self, raw: RawFrame, s: Session) -> None:
         h = raw.header
         wants_ack = bool(h.flags & Flag.ACK_REQUIRED)
-        if h.seq <= self._rx_highest - REPLAY_WINDOW or h.seq in self._rx_seen:
+        if self._rx.is_replay(h.seq):
             self.counters.replays += 1
             if wants_ack:  # the first ACK may have been lost: answer again, deliver nothing
                 await self._send_unreliable(MsgType.ACK, struct.pack(">I", h.seq), s)
@@ -368,17 +302,9 @@ class Endpoint:
                 self.counters.backpressure += 1
                 return
             self.counters.delivered += 1
-        self._mark_seen(h.seq)
+        self._rx.mark(h.seq)
         if wants_ack:
             await self._send_unreliable(MsgType.ACK, struct.pack(">I", h.seq), s)
-
-    def _mark_seen(self, seq: int) -> None:
-        self._rx_seen.add(seq)
-        if seq > self._rx_highest:
-            self._rx_highest = seq
-        if len(self._rx_seen) > 2 * REPLAY_WINDOW:
-            floor = self._rx_highest - REPLAY_WINDOW
-            self._rx_seen = {q for q in self._rx_seen if q > floor}
 
     def _on_ack(self, plain: bytes) -> None:
         if len(plain) != 4:
@@ -399,15 +325,12 @@ class Endpoint:
             return
         peer_epoch, nonce_g = raw.payload[: crypto.EPOCH_LEN], raw.payload[crypto.EPOCH_LEN :]
         nonce_h = secrets.token_bytes(crypto.NONCE_LEN)
-        keys = crypto.derive_session(self._key, nonce_g, nonce_h)
-        enc_out, mac_out, enc_in, mac_in = keys.for_role("host")
-        half = _Session(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)
+        half = Session.derive(self._key, nonce_g, nonce_h, "host", peer_epoch, addr)
         self._half_open[half.sid] = half
         while len(self._half_open) > _PENDING_HANDSHAKES:
             self._half_open.popitem(last=False)
         payload = self.epoch + nonce_h + nonce_g
-        header = Header(int(MsgType.HELLO_REPLY), 0, half.sid, 0, len(payload))
-        await self._tx(build(header, payload, crypto.mac(mac_out, header.pack(), payload)), addr)
+        await self._tx(handshake_frame(MsgType.HELLO_REPLY, half.sid, payload, half.mac_out), addr)
 
     async def _on_hello_reply(self, raw: RawFrame, addr: Address) -> None:
         n = crypto.EPOCH_LEN + 2 * crypto.NONCE_LEN
@@ -420,14 +343,10 @@ class Endpoint:
         if echo not in self._hello_nonces:
             self.counters.replays += 1  # an answer to a HELLO we did not send (or already used)
             return
-        keys = crypto.derive_session(self._key, echo, nonce_h)
-        enc_out, mac_out, enc_in, mac_in = keys.for_role("glasses")
-        if keys.session_id != raw.header.session or not crypto.verify(
-            mac_in, raw.header_bytes, raw.payload, raw.tag
-        ):
+        s = Session.derive(self._key, echo, nonce_h, "glasses", peer_epoch, addr)
+        if s.sid != raw.header.session or not crypto.verify(s.mac_in, raw.header_bytes, raw.payload, raw.tag):
             self.counters.auth_failures += 1
             return
-        s = _Session(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)
         # READY goes first so the host commits before our pending messages arrive.
         await self._send_unreliable(MsgType.READY, b"", s)
         await self._commit(s)

@@ -69,8 +69,8 @@ def load_key(path: Path) -> bytes:
         mode = path.stat().st_mode
     except FileNotFoundError:
         raise PairingError(
-            f"no pairing key at {path}; run `edge-assist pair` with this general.data_dir, or set bridge.key_file "
-            "to the pairing.key of the data folder you paired in"
+            f"no pairing key at {path}; run `edge-assist pair` with this general.data_dir, "
+            "or set bridge.key_file to the pairing.key of the data folder you paired in"
         ) from None
     except (OSError, UnicodeDecodeError) as e:
         raise PairingError(f"cannot read pairing key {path}: {e}") from None

@@ -238,7 +238,8 @@ class UdpTransport:
                 )
             except OSError as e:
                 raise BridgeError(
-                    f"cannot listen on udp {self.host}:{self.port} ({e.strerror}); set bridge.port to a free port"
+                    f"cannot listen on udp {self.host}:{self.port} ({e.strerror}); "
+                    "set bridge.port to a free port"
                 ) from None
         else:
             transport, _ = await loop.create_datagram_endpoint(

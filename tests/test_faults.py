@@ -9,23 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.faults import injections
+from benchmarks.faults import hardware, injections
 from benchmarks.faults.kill_loop import kill_loop
 
 
 def test_camera_that_disconnects_and_comes_back_goes_on() -> None:
-    r = injections.camera_reconnects()
+    r = hardware.camera_reconnects()
     assert r["held"], r
     assert r["outcome"]["reconnects"] == 1 and r["outcome"]["stream_time_gap_s"] >= 0.5
 
 
 def test_camera_that_does_not_come_back_stops_with_one_line() -> None:
-    r = injections.camera_never_returns()
+    r = hardware.camera_never_returns()
     assert r["held"], r
 
 
 def test_glasses_link_that_drops_and_returns_loses_nothing() -> None:
-    r = injections.glasses_link_drops()
+    r = hardware.glasses_link_drops()
     assert r["held"], r
 
 

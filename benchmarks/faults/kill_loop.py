@@ -90,6 +90,50 @@ def _start(stream: Path, data_dir: Path, log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env)
 
 
+def _round(n: int, stream: Path, data_dir: Path, log: Path, delay: float) -> dict[str, Any]:
+    """One run, killed `delay` seconds after it stored its first new caption (if still running)."""
+    before = stored_clips(data_dir)
+    proc = _start(stream, data_dir, log)
+    started = time.monotonic()
+    while proc.poll() is None and stored_clips(data_dir) <= before:
+        time.sleep(0.05)
+    ingesting = time.monotonic()
+    try:
+        proc.wait(timeout=delay)
+        ended = f"exited by itself ({proc.returncode})"
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        ended = "SIGKILL"
+    return {
+        "round": n + 1,
+        "first_new_clip_after_s": round(ingesting - started, 2),
+        "killed_after_further_s": round(time.monotonic() - ingesting, 2),
+        "ended": ended,
+        "clips_before": before,
+        "clips_after": stored_clips(data_dir),
+    }
+
+
+def _runs_said(log: Path) -> list[str]:
+    """What the restarted runs said (their stderr): a warning on resume is expected, a traceback never."""
+    if not log.exists():
+        return []
+    text = log.read_text(encoding="utf-8", errors="replace")
+    return [x for x in text.splitlines() if x.strip() and not x.startswith("replaying ")]
+
+
+def _memory_check(data_dir: Path, stream: Path, captions: int) -> tuple[dict[str, Any], list[int]]:
+    """The memory's own consistency check, and the clip indices stored for the stream's session."""
+    from edge_assist.inference.loader import load_text_encoder
+    from edge_assist.memory.memory import Memory
+
+    cfg = config_for(data_dir)
+    with Memory.open(cfg, None, load_text_encoder(cfg)) as mem:
+        sid = load_caption_stream(stream).session_id
+        return mem.consistency(), [c.clip_index for c in mem.captions(sid, list(range(captions + 5)))]
+
+
 def kill_loop(
     work: Path,
     *,
@@ -109,54 +153,13 @@ def kill_loop(
     rng = random.Random(seed)
     rounds = []
     for n in range(kills):
-        before = stored_clips(data_dir)
-        if before >= captions:
+        if stored_clips(data_dir) >= captions:
             break  # the stream is already all in memory: nothing left to interrupt
-        delay = rng.uniform(min_s, max_s)
-        proc = _start(stream, data_dir, log)
-        started = time.monotonic()
-        while proc.poll() is None and stored_clips(data_dir) <= before:
-            time.sleep(0.05)
-        ingesting = time.monotonic()
-        try:
-            proc.wait(timeout=delay)
-            ended = f"exited by itself ({proc.returncode})"
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            ended = "SIGKILL"
-        rounds.append(
-            {
-                "round": n + 1,
-                "first_new_clip_after_s": round(ingesting - started, 2),
-                "killed_after_further_s": round(time.monotonic() - ingesting, 2),
-                "ended": ended,
-                "clips_before": before,
-                "clips_after": stored_clips(data_dir),
-            }
-        )
-    proc = _start(stream, data_dir, log)
-    final_rc = proc.wait(timeout=final_timeout_s)
-
-    from edge_assist.inference.loader import load_text_encoder
-    from edge_assist.memory.memory import Memory
-
-    cfg = config_for(data_dir)
-    with Memory.open(cfg, None, load_text_encoder(cfg)) as mem:
-        check = mem.consistency()
-        sid = load_caption_stream(stream).session_id
-        indices = [c.clip_index for c in mem.captions(sid, list(range(captions + 5)))]
+        rounds.append(_round(n, stream, data_dir, log, rng.uniform(min_s, max_s)))
+    final_rc = _start(stream, data_dir, log).wait(timeout=final_timeout_s)
+    check, indices = _memory_check(data_dir, stream, captions)
     killed = sum(1 for r in rounds if r["ended"] == "SIGKILL")
-    # What the restarted runs said (their stderr): a warning on resume is expected, a traceback never.
-    said = (
-        [
-            x
-            for x in log.read_text(encoding="utf-8", errors="replace").splitlines()
-            if x.strip() and not x.startswith("replaying ")
-        ]
-        if log.exists()
-        else []
-    )
+    said = _runs_said(log)
     result = {
         "captions_in_stream": captions,
         "kills": killed,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import results_io
-from benchmarks.faults import injections
+from benchmarks.faults import hardware, injections
 from benchmarks.faults.kill_loop import kill_loop
 
 
@@ -26,8 +26,8 @@ def _kill(work: Path, kills: int, seed: int) -> dict[str, Any]:
     r = kill_loop(work, kills=kills, seed=seed)
     return {
         "fault": f"kill -9 at random points of ingest, {r['kills']} times",
-        "injected": f"SIGKILL to `edge-assist replay` 0-8 s (random) after it stored a new caption, {r['kills']} rounds, "
-        "then a run to the end",
+        "injected": "SIGKILL to `edge-assist replay` 0-8 s (random) after it stored a new caption, "
+        f"{r['kills']} rounds, then a run to the end",
         "log_lines": [],
         "outcome": r,
         "held": r["held"],
@@ -46,9 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="edge-assist-faults-"))
     faults: dict[str, Callable[[], dict[str, Any]]] = {
-        "camera": injections.camera_reconnects,
-        "camera-gone": injections.camera_never_returns,
-        "glasses-link": injections.glasses_link_drops,
+        "camera": hardware.camera_reconnects,
+        "camera-gone": hardware.camera_never_returns,
+        "glasses-link": hardware.glasses_link_drops,
         "corrupt-keyframe": lambda: injections.corrupt_keyframe(work / "keyframe"),
         "clock-backwards": lambda: injections.clock_backwards(work / "clock"),
         "full-disk": lambda: injections.full_disk(work / "disk"),
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     merged = json.loads(previous.read_text(encoding="utf-8"))["faults"] if previous.exists() else {}
     merged.update(results)
     commands = sorted({r.get("command", command) for r in merged.values()})
-    results_io.write(previous, {"commands": commands, "machine": results_io.machine(), "faults": merged})
+    results_io.write(previous, {"commands": commands, "faults": merged}, command)
     (out / "report.md").write_text(report(commands, merged), encoding="utf-8")
     print(f"wrote {out}/results.json and report.md")
     return 0 if all(r["held"] for r in results.values()) else 1
@@ -109,8 +109,9 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
             "",
             "## Kill loop",
             "",
-            f"{kill['kills']} SIGKILLs over {kill['captions_in_stream']} captions (three real CaptainCook4D recordings "
-            "stitched into one session), then one run to the end; after it:",
+            f"{kill['kills']} SIGKILLs over {kill['captions_in_stream']} captions "
+            "(three real CaptainCook4D recordings stitched into one session), "
+            "then one run to the end; after it:",
             "",
             "```",
             json.dumps(kill["consistency"], indent=1),
@@ -119,8 +120,8 @@ def report(commands: list[str], results: dict[str, Any]) -> str:
             "| round | first new clip after (s) | killed after a further (s) | clips before | clips after |",
             "|---|---|---|---|---|",
             *[
-                f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} | {r['clips_before']} "
-                f"| {r['clips_after']} |"
+                f"| {r['round']} | {r['first_new_clip_after_s']} | {r['killed_after_further_s']} "
+                f"| {r['clips_before']} | {r['clips_after']} |"
                 for r in kill["rounds"]
             ],
         ]
