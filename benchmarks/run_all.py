@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import bench_cold_start as cold_start
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 CLIP_S = 10.0
@@ -83,6 +85,13 @@ PLAN: tuple[tuple[str, str, list[str], list[str]], ...] = (
     ("pipeline", "benchmarks.bench_pipeline", ["--quick", "--out", "{out}"], ["--out", "{out}"]),
     # The whole default pipeline in CPU time per stream second; the full run adds the old default beside it.
     ("realtime", "benchmarks.bench_realtime", ["--configs", "after", "--out", "{out}"], ["--out", "{out}"]),
+    # Fresh processes to the first decision, with and without the step/hazard vectors on disk.
+    (
+        "cold_start",
+        "benchmarks.bench_cold_start",
+        ["--repeats", "3", "--out", "{out}"],
+        ["--repeats", "7", "--out", "{out}"],
+    ),
 )
 
 
@@ -94,7 +103,8 @@ def machine_name() -> str:
 
 
 def git_commit() -> str | None:
-    """The checkout's commit (with "+changes" when files differ from it), so a result says what code made it."""
+    """The checkout's commit (with "+changes" when files differ from it), so a result says what code
+    made it."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -316,6 +326,8 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
         rtf["all_without_captioner"] = _r(rtf["memory_ingest"] + rtf["pipeline_step_decide"], 3)
         if "captioner" in rtf:
             rtf["all"] = _r(rtf["all_without_captioner"] + rtf["captioner"], 3)
+    if d.get("cold_start", {}).get("cases"):
+        s["cold_start_s"] = cold_start.summary(d["cold_start"])
     s["resident_mb"].update({k: v["peak_rss_mb"] for k, v in runs.items()})
     s["benchmarks"] = {
         k: {"exit": v["exit"], "wall_s": v["wall_s"], "command": v["command"]} for k, v in runs.items()
@@ -340,7 +352,8 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
     L = [
         f"# Benchmarks on {head['machine']} ({head['date']}, {s['mode']})",
         "",
-        f"`{head['command']}` at {head.get('commit') or 'an unknown commit'} — {head['cpus']} CPUs, {head['platform']}, load {head['load_start']:.1f} at start, "
+        f"`{head['command']}` at {head.get('commit') or 'an unknown commit'} — {head['cpus']} CPUs, "
+        f"{head['platform']}, load {head['load_start']:.1f} at start, "
         f"{head['total_s']:.0f} s in all. Raw JSON and logs: `raw.tar.gz`.",
         "",
         "## Latency per stage (ms)",
@@ -357,13 +370,15 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
         "",
         "## Temporal search against memory size (real caption vectors, ms)",
         "",
-        "| vectors | index | p50 | p95 | recall@10 | numpy p95 | sqlite-vec exact p95 | index / numpy | index / sqlite-vec |",
+        "| vectors | index | p50 | p95 | recall@10 | numpy p95 | sqlite-vec exact p95 | index / numpy "
+        "| index / sqlite-vec |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in s["search_vs_size"]:
         L.append(
-            f"| {r['n']:,} | {r['index']} | {r['index_p50']} | {r['index_p95']} | {r['recall10']} | {r['numpy_p95']} "
-            f"| {r['sqlite_vec_exact_p95']} | {r['ratio_index_over_numpy']} | {r['ratio_index_over_sqlite_vec']} |"
+            f"| {r['n']:,} | {r['index']} | {r['index_p50']} | {r['index_p95']} | {r['recall10']} "
+            f"| {r['numpy_p95']} | {r['sqlite_vec_exact_p95']} | {r['ratio_index_over_numpy']} "
+            f"| {r['ratio_index_over_sqlite_vec']} |"
         )
     held = [
         (r["n"], r.get("index_longest_tx_s"))
@@ -379,8 +394,8 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
     if s["sqlite_vec_quantised"]:
         L += [
             "",
-            "## sqlite-vec brute force: float32, int8 and bit columns with re-ranking (synthetic clustered vectors, "
-            "median ms)",
+            "## sqlite-vec brute force: float32, int8 and bit columns with re-ranking "
+            "(synthetic clustered vectors, median ms)",
             "",
             "| n | dim | numpy | float | int8+rescore (recall) | bit+rescore (recall) | float / numpy |",
             "|---|---|---|---|---|---|---|",
@@ -392,6 +407,7 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
                 f"{r['sqlite_vec_bit_rescore_ms']} ({r['sqlite_vec_bit_rescore_recall10']}) | "
                 f"{r['sqlite_vec_float_vs_numpy']} |"
             )
+    L += cold_start.markdown_lines(s.get("cold_start_s", {}))
     L += ["", "## Disk", ""] + [f"- {k}: {v}" for k, v in s["disk"].items()]
     L += ["", "## Peak resident memory per benchmark process (MB)", ""]
     L += [f"- {k}: {v}" for k, v in s["resident_mb"].items()]

@@ -68,4 +68,7 @@ def test_summary_reads_every_benchmark_as_it_writes_today() -> None:
         "total_s": 1.0,
         "command": "c",
     }
-    assert "memory_ingest_per_caption" in markdown(s, head)
+    warm = s["cold_start_s"]["vector_cache_warm"]
+    assert 0 < warm["p50_s"] <= warm["max_s"] and warm["peak_rss_mb"] > 0
+    md = markdown(s, head)
+    assert "memory_ingest_per_caption" in md and "Cold start to first decision" in md
