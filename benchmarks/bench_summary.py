@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from benchmarks import bench_cold_start as cold_start
+
 CLIP_S = 10.0
 
 
@@ -188,6 +190,8 @@ def summarise(runs: dict[str, dict[str, Any]], quick: bool) -> dict[str, Any]:
     s["benchmarks"] = {
         k: {"exit": v["exit"], "wall_s": v["wall_s"], "command": v["command"]} for k, v in runs.items()
     }
+    if d.get("cold_start", {}).get("cases"):
+        s["cold_start_s"] = cold_start.summary(d["cold_start"])
     s["mode"] = "quick" if quick else "full"
     return s
 
@@ -279,6 +283,7 @@ def markdown(s: dict[str, Any], head: dict[str, Any]) -> str:
     L += ["", "## Disk", ""] + [f"- {k}: {v}" for k, v in s["disk"].items()]
     L += ["", "## Peak resident memory per benchmark process (MB)", ""]
     L += [f"- {k}: {v}" for k, v in s["resident_mb"].items()]
+    L += cold_start.markdown_lines(s.get("cold_start_s", {}))
     L += ["", "## Benchmarks run", ""]
     L += [f"- {k}: exit {v['exit']}, {v['wall_s']} s — `{v['command']}`" for k, v in s["benchmarks"].items()]
     return "\n".join(L) + "\n"

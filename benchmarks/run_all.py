@@ -84,6 +84,13 @@ PLAN: tuple[tuple[str, str, list[str], list[str]], ...] = (
     ("pipeline", "benchmarks.bench_pipeline", ["--quick", "--out", "{out}"], ["--out", "{out}"]),
     # The whole default pipeline in CPU time per stream second; the full run adds the old default beside it.
     ("realtime", "benchmarks.bench_realtime", ["--configs", "after", "--out", "{out}"], ["--out", "{out}"]),
+    # Fresh processes to the first decision, with and without the step/hazard vectors on disk.
+    (
+        "cold_start",
+        "benchmarks.bench_cold_start",
+        ["--repeats", "3", "--out", "{out}"],
+        ["--repeats", "7", "--out", "{out}"],
+    ),
 )
 
 

@@ -73,7 +73,10 @@ def test_summary_reads_every_benchmark_as_it_writes_today() -> None:
     assert ing["entity_path"] == "lexical" and ing["with_llm_entities"] > ing["median"]
     assert s["realtime_factor"]["memory_ingest"] > 0 and s["search_vs_size"] and s["latency_ms"]["graph_path"]
     head = {**stamp("c"), "load_start": 0.0, "total_s": 1.0}
-    assert "memory_ingest_per_caption" in markdown(s, head)
+    warm = s["cold_start_s"]["vector_cache_warm"]
+    assert 0 < warm["p50_s"] <= warm["max_s"] and warm["peak_rss_mb"] > 0
+    md = markdown(s, head)
+    assert "memory_ingest_per_caption" in md and "Cold start to first decision" in md
 
 
 def test_one_percentile_for_every_benchmark() -> None:

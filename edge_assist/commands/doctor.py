@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import importlib.metadata as md
 import importlib.util
 import os
 import platform
@@ -43,13 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "doctor",
         help="check what is installed, which models and devices are found, and what is missing",
         description="Check the installation: packages, SQLite extension loading, models, cameras, speech, "
-        "voice input, the glasses bridge and the data folder. Every missing piece comes with the command that fixes it.",
+        "voice input, the glasses bridge and the data folder. Every missing piece comes with the command "
+        "that fixes it.",
     )
     add_config_args(p)
     p.set_defaults(func=_doctor)
 
 
 def _version(dist: str) -> str | None:
+    import importlib.metadata as md  # reads package metadata: only doctor needs it, not every start
+
     try:
         return md.version(dist)
     except md.PackageNotFoundError:

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import shlex
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
-from edge_assist.evaluation.captaincook import DEFAULT_DATASET
+
+# evaluation.captaincook.DEFAULT_DATASET (a test keeps them one), without importing the
+# evaluation at every start of every command.
+DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -116,7 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument(
         "--answerer",
         default="grounded,free",
-        help="comma-separated rows: grounded (choose a moment, compose) and/or free (free-written, the old path)",
+        help="comma-separated rows: grounded (choose a moment, compose) and/or free "
+        "(free-written, the old path)",
     )
     q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
@@ -188,6 +190,9 @@ def _run(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     done: list[harness.RowResult] = []
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
     pool = (
         ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"))
@@ -230,7 +235,8 @@ def _run(args: argparse.Namespace) -> int:
         "delta_s": args.delta_s or ds.delta_s,
         "content_threshold": args.content_threshold,
         "judge_max_pairs": args.judge_max_pairs,
-        "models": f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}, vlm={cfg.models.vlm or 'none'}",
+        "models": f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}, "
+        f"vlm={cfg.models.vlm or 'none'}",
         "config_overrides": list(getattr(args, "set", []) or []),
         "rows": [d.result for d in done if d.row.kind != "ablation"],
         "ablations": [d.result for d in done if d.row.kind == "ablation"],
@@ -283,7 +289,8 @@ def _qa(args: argparse.Namespace) -> int:
     dataset = Path(args.dataset)
     if not (dataset / args.split / "original").is_dir():
         raise EdgeAssistError(
-            f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval build-captaincook`"
+            f"{dataset / args.split} holds no caption streams; "
+            "build it with `edge-assist eval build-captaincook`"
         )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

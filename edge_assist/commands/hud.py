@@ -8,23 +8,22 @@ import contextlib
 import os
 import sys
 import tty
+from typing import TYPE_CHECKING
 
 from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
-from edge_assist.outputs.glasses_link import timing_from_config, transport_from_config
-from firmware_bridge.emulator import HELP, HudEmulator
-from firmware_bridge.errors import BridgeError
-from firmware_bridge.keys import load_key
-from firmware_bridge.transports import FdStreamTransport, Transport
+
+if TYPE_CHECKING:
+    from firmware_bridge.transports import Transport
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "hud-emulator",
         help="a terminal emulator of the glasses' HUD (no hardware needed)",
-        description="Connect to the assistant as the glasses over the configured transport, show HUD messages, "
-        "and send questions, button presses and battery/thermal status.",
+        description="Connect to the assistant as the glasses over the configured transport, "
+        "show HUD messages, and send questions, button presses and battery/thermal status.",
     )
     add_config_args(p)
     p.add_argument(
@@ -36,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _transport(cfg: Config, use_pty: bool) -> tuple[Transport, str]:
+    from edge_assist.outputs.glasses_link import transport_from_config
+    from firmware_bridge.transports import FdStreamTransport
+
     if cfg.bridge.transport == "serial" and use_pty:
         master, slave = os.openpty()
         tty.setraw(master)
@@ -49,6 +51,10 @@ def _transport(cfg: Config, use_pty: bool) -> tuple[Transport, str]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # The bridge's modules load here, not at every start of every command.
+    from firmware_bridge.errors import BridgeError
+    from firmware_bridge.keys import load_key
+
     cfg = config_from_args(args)
     if cfg.bridge.transport == "off":
         raise EdgeAssistError(
@@ -64,6 +70,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _main(cfg: Config, key: bytes, transport: Transport, banner: str) -> None:
+    from edge_assist.outputs.glasses_link import timing_from_config
+    from firmware_bridge.emulator import HELP, HudEmulator
+
     loop = asyncio.get_running_loop()
     emu: HudEmulator
 

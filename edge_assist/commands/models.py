@@ -7,7 +7,6 @@ import argparse
 
 from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import ModelError
-from edge_assist.inference.download import check_file, download
 from edge_assist.inference.manifest import (
     candidate_path,
     download_path,
@@ -56,13 +55,16 @@ def _list(args: argparse.Namespace) -> int:
         here = all(candidate_path(cfg, e, f).is_file() for f in e.files)
         mark = "*" if name in used else ""
         print(
-            f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} {e.licence:<22} {e.hardware}"
+            f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} "
+            f"{e.licence:<22} {e.hardware}"
         )
     print("\n* = configured in [models]. Get one with `edge-assist models pull NAME`.")
     return 0
 
 
 def _pull(args: argparse.Namespace) -> int:
+    from edge_assist.inference.download import check_file, download  # urllib, http: not at every start
+
     cfg = config_from_args(args)
     entry = get_entry(cfg, args.name)
     for f in entry.files:
@@ -90,6 +92,8 @@ def _role_key(role: str) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from edge_assist.inference.download import check_file
+
     cfg = config_from_args(args)
     entries = load_manifest(cfg)
     names = args.names or sorted(entries)
@@ -104,6 +108,7 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"{c.status:<14} {name}/{f.name}  {c.detail or c.path}")
     if bad:
         raise ModelError(
-            f"{bad} model file(s) missing or not matching the manifest; run `edge-assist models pull NAME` for each"
+            f"{bad} model file(s) missing or not matching the manifest; "
+            "run `edge-assist models pull NAME` for each"
         )
     return 0

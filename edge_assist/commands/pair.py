@@ -5,15 +5,14 @@ from __future__ import annotations
 import argparse
 
 from edge_assist.commands.options import add_config_args, config_from_args
-from firmware_bridge.crypto import fingerprint
-from firmware_bridge.keys import format_key, generate_key, load_key, store_key
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "pair",
         help="create the pairing key shared with the glasses",
-        description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print what to enter on the glasses.",
+        description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print "
+        "what to enter on the glasses.",
     )
     add_config_args(p)
     p.add_argument(
@@ -24,6 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _pair(args: argparse.Namespace) -> int:
+    # The bridge's crypto loads here, not at every start of every command.
+    from firmware_bridge.crypto import fingerprint
+    from firmware_bridge.keys import format_key, generate_key, load_key, store_key
+
     cfg = config_from_args(args)
     path = cfg.data_path(cfg.bridge.key_file)
     if args.show:

@@ -96,6 +96,24 @@ def load_llm(cfg: Config, *, copy: str = "") -> LLM:
     return _with_response_cache(cfg, llm) if cfg.models.response_cache else llm
 
 
+def lazy_llm(cfg: Config, *, copy: str = "") -> LLM:
+    """`load_llm(cfg, copy=copy)`, loaded on its first call (lazy_llm.py says why).
+
+    The model file is checked now (present, a GGUF file), so a missing or truncated model is
+    still reported at start. A remote model costs nothing to open: it is returned as is.
+    """
+    if cfg.models.backend == "remote":
+        return load_llm(cfg, copy=copy)
+    from edge_assist.inference.lazy_llm import LazyLLM
+    from edge_assist.inference.llama_llm import check_gguf
+
+    entry = get_entry(cfg, cfg.models.llm, "llm")
+    path = resolve_file(cfg, entry, "model")
+    assert path is not None
+    check_gguf(path, "model file", _fix(entry))
+    return LazyLLM(entry.name, lambda: load_llm(cfg, copy=copy))
+
+
 def _with_response_cache(cfg: Config, llm: LLM) -> LLM:
     from edge_assist.inference.response_cache import CachedLLM, ResponseCache, model_identity
 
@@ -205,7 +223,8 @@ def load_text_encoder(cfg: Config) -> TextEncoder:
         declared = entry.options.get("dim")
         if declared is not None and int(declared) != enc.dim:
             raise ModelError(
-                f"text encoder {entry.name!r} gives {enc.dim}-d vectors but the manifest says {declared}; fix the manifest"
+                f"text encoder {entry.name!r} gives {enc.dim}-d vectors but the manifest says {declared}; "
+                "fix the manifest"
             )
         return enc
 
@@ -288,8 +307,10 @@ def model_status(cfg: Config) -> list[ModelStatus]:
             continue
         if not name:
             detail = {
-                "vlm": "no VLM configured: captions must come from a caption stream; set models.vlm (see `edge-assist models list`)",
-                "image-encoder": "no image encoder configured: the visual retrieval path is off; set models.image_encoder",
+                "vlm": "no VLM configured: captions must come from a caption stream; "
+                "set models.vlm (see `edge-assist models list`)",
+                "image-encoder": "no image encoder configured: the visual retrieval path is off; "
+                "set models.image_encoder",
             }.get(role, "not configured")
             rows.append(ModelStatus("", role, False, "", detail))
             continue

@@ -2,7 +2,8 @@
 
 Mean pooling over real tokens (the attention mask keeps padding out of the average;
 models trained on the first token, like bge, pool that instead), then L2 normalisation,
-so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a batch pads to its own longest text, not the global one.
+so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a
+batch pads to its own longest text, not the global one.
 
 `encode_words` keeps what pooling throws away: one contextual vector per word (its word
 pieces averaged), so a caller can ask whether each word of a question is covered by some
@@ -34,6 +35,24 @@ def load_tokenizer(path: Path, max_length: int, fix: str) -> Any:
     return tok
 
 
+def _file_identity(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def encoder_identity(name: str, model: Path, tokenizer: Path, **settings: object) -> str:
+    """Name, model and tokenizer files (a replaced file is another model), settings, and the
+    versions of the runtime and tokenizer library that turn them into numbers."""
+    import onnxruntime
+    import tokenizers
+
+    parts = [name, _file_identity(model), _file_identity(tokenizer)]
+    parts += [f"{k}={settings[k]}" for k in sorted(settings)]
+    parts += [f"onnxruntime={onnxruntime.__version__}", f"tokenizers={tokenizers.__version__}"]
+    parts.append(f"numpy={np.__version__}")
+    return "|".join(parts)
+
+
 class OnnxTextEncoder:
     """(texts) -> (n, dim) float32, rows L2-normalised."""
 
@@ -58,9 +77,19 @@ class OnnxTextEncoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= self._inputs:
             raise ModelError(
-                f"{model_path} is not a sentence encoder (inputs {sorted(self._inputs)}); pick a BERT-style ONNX model"
+                f"{model_path} is not a sentence encoder (inputs {sorted(self._inputs)}); "
+                "pick a BERT-style ONNX model"
             )
         self._tokenizer = load_tokenizer(Path(tokenizer_path), max_length, fix_hint)
+        # Which vectors this makes: vectors kept on disk are reused only by the same identity.
+        self.identity = encoder_identity(
+            self.name,
+            Path(model_path),
+            Path(tokenizer_path),
+            max_length=max_length,
+            pooling=pooling,
+            batch_size=batch_size,
+        )
         pad_id = self._tokenizer.token_to_id("[PAD]")
         self._tokenizer.enable_padding(pad_id=pad_id if pad_id is not None else 0)
         out = self._session.get_outputs()[0]

@@ -14,7 +14,6 @@ import re
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from edge_assist.errors import StoreError
@@ -40,6 +39,8 @@ class KeyframeFiles:
         """(path, bytes); ('', 0) when retention keeps no files."""
         if not self.keeps_files:
             return "", 0
+        import cv2  # only keyframes need it: a caption stream starts without loading OpenCV
+
         ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), self.jpeg_quality])
         if not ok:
             raise StoreError(
@@ -62,6 +63,8 @@ class KeyframeFiles:
     def load(path: str) -> np.ndarray | None:
         if not path:
             return None
+        import cv2
+
         img = cv2.imread(path, cv2.IMREAD_COLOR)
         return img if img is not None else None
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from edge_assist.clock import Clock
@@ -23,6 +22,8 @@ _THUMB = (32, 18)
 
 
 def _thumb(image: np.ndarray) -> np.ndarray:
+    import cv2  # only video needs it: a caption stream starts without loading OpenCV
+
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     return cv2.resize(grey, _THUMB, interpolation=cv2.INTER_AREA).astype(np.float32)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from edge_assist.errors import ConfigError
 from edge_assist.inference.base import ImageEncoder, TextEncoder
+from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -52,12 +53,22 @@ class HazardMatcher:
         threshold: float = TEXT_THRESHOLD,
         ordinary: list[str] | None = None,
         margin: float = 0.0,
+        *,
+        vector_file: VectorFile | None = None,
+        source: str = "",
     ) -> None:
         self.entries = entries  # (kind, phrase, say)
         self.threshold = threshold
         self.margin = margin
-        self._vecs = np.asarray(encoder.encode([p for _, p, _ in entries]), dtype=np.float32)
-        self._ordinary = np.asarray(encoder.encode(ordinary), dtype=np.float32) if ordinary else None
+
+        def encode(slot: str, texts: list[str]) -> np.ndarray:
+            # `source`: the vocabulary file's hash, which its vectors on disk are kept by.
+            if vector_file is None or not source:
+                return np.asarray(encoder.encode(texts), dtype=np.float32)
+            return vector_file.vectors([Wanted(slot, source, tuple(texts))], encoder.encode)[0]
+
+        self._vecs = encode("hazards", [p for _, p, _ in entries])
+        self._ordinary = encode("hazards:ordinary", ordinary) if ordinary else None
         self._encoder = encoder
         self._image_vecs = (
             np.asarray(image_encoder.encode_texts([p for _, p, _ in entries]), dtype=np.float32)
@@ -73,10 +84,12 @@ class HazardMatcher:
         *,
         image_encoder: ImageEncoder | None = None,
         threshold: float = TEXT_THRESHOLD,
+        vector_file: VectorFile | None = None,
     ) -> HazardMatcher:
         p = Path(path)
         try:
-            doc = tomllib.loads(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
+            doc = tomllib.loads(text)
         except FileNotFoundError:
             raise ConfigError(
                 f"{p}: the hazard vocabulary is missing; reinstall edge-assist or point to a copy"
@@ -103,6 +116,8 @@ class HazardMatcher:
             threshold,
             [str(x) for x in ordinary.get("phrases", [])],
             float(ordinary.get("margin", 0.0)),
+            vector_file=vector_file,
+            source=digest(text),
         )
 
     def cosine(self, vec: np.ndarray) -> float:

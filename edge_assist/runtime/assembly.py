@@ -82,7 +82,8 @@ def open_camera(cfg: Config) -> FrameSource:
         s = cfg.source
         return PiCamera(s.width_px, s.height_px, s.fps, s.open_timeout_s)
     raise SourceError(
-        f"source.kind = {kind!r} is a file: use `edge-assist replay PATH` (or set source.kind to opencv or picamera2)"
+        f"source.kind = {kind!r} is a file: use `edge-assist replay PATH` "
+        "(or set source.kind to opencv or picamera2)"
     )
 
 
@@ -97,12 +98,13 @@ class Models:
 
 def load_models(cfg: Config, arbiter: Any = None) -> Models:
     """The configured models, LLM and VLM behind the scheduler's arbiter when one is given."""
-    from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
+    from edge_assist.inference.loader import lazy_llm, load_image_encoder, load_text_encoder, load_vlm
     from edge_assist.runtime.scheduler import ScheduledLLM, ScheduledVLM
 
-    llm = load_llm(cfg)
+    # Loaded on first use: the first decision (gate, template wording) needs no LLM.
+    llm = lazy_llm(cfg)
     memory_llm = (
-        load_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
+        lazy_llm(cfg, copy="memory") if cfg.models.memory_llm_copy and cfg.models.backend == "local" else llm
     )
     vlm = load_vlm(cfg)
     if arbiter is not None:

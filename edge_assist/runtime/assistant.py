@@ -49,6 +49,7 @@ from edge_assist.runtime.scheduler import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
+from edge_assist.tasks.vector_file import FILE_NAME as VECTOR_FILE
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +104,10 @@ class EgoMemoAssistant:
             library if library is not None else TaskLibrary.load([cfg.data_path("tasks")]),
             text_encoder,
             clock,
+            vector_path=cfg.data_path(VECTOR_FILE),  # step and hazard vectors of earlier starts
         )
         r = cfg.reasoner
-        hazards = HazardMatcher.load(text_encoder) if r.hazards else None
+        hazards = HazardMatcher.load(text_encoder, vector_file=self.tasks.vector_file) if r.hazards else None
         self.decider = None
         if r.decider != "llm":
             gate = Gate.load(r.gate_file or SHIPPED)

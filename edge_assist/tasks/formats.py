@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ _TASK_KEYS = {"name", "title", "source", "kind"}
 
 # Hazards of a converted recipe step, from what the step does (the recipe JSON has none).
 _HAZARD_WORDS = {
-    "sharp": r"\b(knife|knives|cut|cuts|slice|slices|chop|mince|dice|peel|trim|grate|blade|scissors|julienne)\b",
+    "sharp": r"\b(knife|knives|cut|cuts|slice|slices|chop|mince|dice|peel|trim|grate|blade|scissors|"
+    r"julienne)\b",
     "hot": r"\b(microwave|heat|heated|boil|boiling|fry|toast|bake|oven|stove|pan|skillet|simmer|saute|sauté|"
     r"hot|melt|kettle|steam|cook|roast|grill)\b",
     "electric": r"\b(blender|blend|mixer|toaster|kettle|microwave)\b",
@@ -59,6 +61,13 @@ def _strings(v: Any, where: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise TaskFileError(f"{where} must be a list of strings")
     return tuple(v)
+
+
+def _field(step: dict[str, Any], key: str, at: Callable[[], str], sid: str) -> tuple[str, ...]:
+    v = step.get(key, [])
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        return tuple(v)
+    return _strings(v, f"{at()} ({sid}): {key}")
 
 
 def load_toml(path: str | Path, text: str | None = None) -> Task:
@@ -89,7 +98,8 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
     for k in head:
         if k not in _TASK_KEYS:
             raise TaskFileError(
-                f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} (known: {', '.join(sorted(_TASK_KEYS))})"
+                f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} "
+                f"(known: {', '.join(sorted(_TASK_KEYS))})"
             )
     for k in _TASK_KEYS:
         if k in head and not isinstance(head[k], str):
@@ -102,23 +112,21 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         if not isinstance(s, dict):
             raise TaskFileError(f"{p}: step {i} is not a table; write each step as [[step]]")
         sid = s.get("id")
-        at = (
-            f"{p}:{_line_of(text, f'id = {json.dumps(sid)}') or '?'}: step {i}"
-            if isinstance(sid, str)
-            else f"{p}: step {i}"
-        )
+
+        def at(sid: Any = sid, i: int = i) -> str:
+            # Only an error needs the line: finding it for every step is most of a load's time.
+            line = _line_of(text, f"id = {json.dumps(sid)}") if isinstance(sid, str) else None
+            return f"{p}:{line or '?'}: step {i}" if isinstance(sid, str) else f"{p}: step {i}"
+
         for k in s:
             if k not in _STEP_KEYS:
-                raise TaskFileError(f"{at}: unknown key {k!r} (known: {', '.join(sorted(_STEP_KEYS))})")
+                raise TaskFileError(f"{at()}: unknown key {k!r} (known: {', '.join(sorted(_STEP_KEYS))})")
         if not isinstance(sid, str) or not sid.strip():
-            raise TaskFileError(f"{at}: the field 'id' is missing or not a string")
+            raise TaskFileError(f"{at()}: the field 'id' is missing or not a string")
         txt = s.get("text")
         if not isinstance(txt, str) or not txt.strip():
-            raise TaskFileError(f"{at} ({sid}): the field 'text' is missing or empty")
-        fields = {
-            k: _strings(s.get(k, []), f"{at} ({sid}): {k}")
-            for k in ("after", "tools", "objects", "amounts", "hazards")
-        }
+            raise TaskFileError(f"{at()} ({sid}): the field 'text' is missing or empty")
+        fields = {k: _field(s, k, at, sid) for k in ("after", "tools", "objects", "amounts", "hazards")}
         steps.append(
             make_step(
                 sid.strip(),

@@ -17,11 +17,12 @@ from __future__ import annotations
 import logging
 import re
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from edge_assist.tasks.formats import load_file, load_toml
 from edge_assist.tasks.model import Task, TaskFileError, make_step
+from edge_assist.tasks.vector_file import digest
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +53,12 @@ def parse_listed_steps(task: str) -> tuple[str, tuple[str, ...]]:
 
 
 class TaskLibrary:
-    def __init__(self, tasks: Iterable[Task] = ()) -> None:
+    def __init__(self, tasks: Iterable[Task] = (), file_hashes: Mapping[str, str] | None = None) -> None:
         self._tasks: dict[str, Task] = {}
         for t in tasks:
             self._tasks[t.name] = t
+        # Task name -> sha256 of the file it was read from: what its stored step vectors are kept by.
+        self._hashes = {n: h for n, h in (file_hashes or {}).items() if n in self._tasks}
         self._by_step: dict[str, set[str]] = {}
         for t in self._tasks.values():
             for s in t.steps:
@@ -65,6 +68,7 @@ class TaskLibrary:
     def load(cls, dirs: Sequence[str | Path] = (), *, bundled: bool = True) -> TaskLibrary:
         """Bundled tasks, then each directory's `*.toml`/`*.json` (later ones replace earlier)."""
         tasks: dict[str, Task] = {}
+        hashes: dict[str, str] = {}
         roots = ([BUNDLED_DIR] if bundled else []) + [Path(d) for d in dirs]
         for root in roots:
             if not root.is_dir():
@@ -81,7 +85,8 @@ class TaskLibrary:
                     log.warning("skipping a task file: %s (fix it, then `edge-assist tasks check %s`)", e, p)
                     continue
                 tasks[t.name] = t
-        return cls(tasks.values())
+                hashes[t.name] = digest(p.read_bytes())
+        return cls(tasks.values(), hashes)
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -94,6 +99,10 @@ class TaskLibrary:
 
     def tasks(self) -> list[Task]:
         return [self._tasks[n] for n in self.names()]
+
+    def file_hash(self, name: str) -> str:
+        """The sha256 of the file the task was read from; "" for a task that came from no file."""
+        return self._hashes.get(name, "")
 
     def get(self, name: str) -> Task | None:
         return self._tasks.get(name) or self._tasks.get(name.strip().lower().replace(" ", ""))

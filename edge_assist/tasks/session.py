@@ -13,6 +13,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.recognition import Recognition, TaskRecognizer
 from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.vector_file import VectorFile, Wanted
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +65,21 @@ class TaskReading:
 
 class TaskSession:
     def __init__(
-        self, library: TaskLibrary, encoder: TextEncoder, clock: Clock, params: TrackerParams | None = None
+        self,
+        library: TaskLibrary,
+        encoder: TextEncoder,
+        clock: Clock,
+        params: TrackerParams | None = None,
+        *,
+        vector_path: Path | None = None,
     ) -> None:
         self.library = library
         self.clock = clock
         self.params = params or TrackerParams()
         self.vectors = VectorCache(encoder.encode)
+        self._encode = encoder.encode
+        # The library's step vectors from earlier starts (none for an encoder of unknown identity).
+        self.vector_file = VectorFile.for_encoder(vector_path, encoder) if vector_path is not None else None
         self._session = ""
         self._tracker: StepTracker | None = None
         self._recognizer: TaskRecognizer | None = None
@@ -96,6 +107,15 @@ class TaskSession:
         task's when the stream names none and recognition will need them all."""
         task = self.library.resolve(task_context, name=task_name) if task_name or task_context else None
         tasks = [task] if task is not None else self.library.tasks()
+        if self.vector_file is not None:
+            # Library tasks' steps from the vector file (or encoded once and kept there).
+            kept = [
+                Wanted(f"task:{t.name}", h, tuple(s.text for s in t.steps))
+                for t in tasks
+                if (h := self.library.file_hash(t.name)) and self.library.get(t.name) is t
+            ]
+            for w, vecs in zip(kept, self.vector_file.vectors(kept, self._encode), strict=True):
+                self.vectors.add(w.texts, vecs)
         self.vectors.get([s.text for t in tasks for s in t.steps])
 
     def _reset(self, session_id: str) -> None:

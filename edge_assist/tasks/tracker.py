@@ -72,14 +72,15 @@ class TrackerParams:
 _STOP = set(
     """
 a an the i i'm im me my mine we our you your he she it its they them their this that these those there here
-is am are was were be been being do does did doing have has had having will would shall should can could may might
-must now then just also again still so too very really quite about over under into onto in on at to of for from
-with without by as and or but not no nor yet while when where what which who whom whose why how than some any
-all each both few more most other such only own same up down out off once first next last before after during
-until again further per one two three four five six seven eight nine ten half quarter person wearer someone user
-hand hands left right side sides bit little piece pieces it's i've i'll let's using use uses used take taking took
-taken making make made put putting get getting got go going gone start starting begin beginning continue continuing
-carefully gently slowly quickly well place placing placed set setting another thing things way
+is am are was were be been being do does did doing have has had having will would shall should can could may
+might must now then just also again still so too very really quite about over under into onto in on at to of
+for from with without by as and or but not no nor yet while when where what which who whom whose why how
+than some any all each both few more most other such only own same up down out off once first next last
+before after during until again further per one two three four five six seven eight nine ten half quarter
+person wearer someone user hand hands left right side sides bit little piece pieces it's i've i'll let's
+using use uses used take taking took taken making make made put putting get getting got go going gone start
+starting begin beginning continue continuing carefully gently slowly quickly well place placing placed set
+setting another thing things way
 """.split()
 )
 _WORD = re.compile(r"[a-z][a-z'-]+")
@@ -361,6 +362,13 @@ class VectorCache:
         if not texts:
             return np.zeros((0, 1), dtype=np.float32)
         return np.stack([self._v[t] for t in texts])
+
+    def add(self, texts: Sequence[str], vecs: np.ndarray) -> None:
+        """Vectors this encoder made earlier (kept on disk): `get` then needs no encoder call."""
+        if len(self._v) + len(texts) > self._max:
+            self._v.clear()
+        for t, vv in zip(texts, np.asarray(vecs, dtype=np.float32), strict=True):
+            self._v.setdefault(t, vv)
 
     def __len__(self) -> int:
         return len(self._v)
