@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.reasoning.answer_text import content_words, second_person
+from edge_assist.text.numbers import CARDINALS, TIME_CARDINALS
 
 TEMPLATES = ("when", "after", "did-yes", "did-no", "with", "howmuch", "unanswerable")
 DEVIATION_TAGS = frozenset({"Measurement Error", "Timing Error"})
@@ -146,26 +147,15 @@ def _similar(a: str, b: str) -> bool:
 _WITH = re.compile(
     r"^(?P<verb>[A-Za-z]+) (?P<obj>[^,]+?) with (?:a |an |the |your )?(?P<tool>[a-z][a-z -]{1,30}?)\s*(?:[,.]|$)"
 )
-_NUMBER = r"(?:\d+(?:[./]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|half)"
+# The number words a question's quantity may be in, with the digits an answer is keyed by.
+_NUM_WORDS = {w: str(n) for w, n in CARDINALS.items() if n <= 10} | {"half": "1/2"}
+_NUMBER = rf"(?:\d+(?:[./]\d+)?|{'|'.join(_NUM_WORDS)})"
 _UNIT = (
     r"(?:tablespoons?|teaspoons?|tbsp|tsp|cups?|seconds?|secs?|minutes?|mins?|inch(?:es)?|grams?|g|ml|oz|"
     r"pieces?|slices?|cloves?|pinch(?:es)?|drops?)"
 )
 _QUANTITY = re.compile(rf"\b(?P<num>{_NUMBER})(?:\s*-\s*{_NUMBER})?\s*(?P<unit>{_UNIT})\b(?:\s+of)?", re.I)
 _TIME_UNITS = ("sec", "min")
-_NUM_WORDS = {
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "half": "1/2",
-}
 
 
 def number_key(num: str) -> str:
@@ -175,13 +165,7 @@ def number_key(num: str) -> str:
 # Said forms a key's number takes beyond one..ten: tens and common fractions, as an answer
 # composed from a caption in other words says them ("about thirty secs", "a quarter tbsp").
 _SAID_FORMS = {
-    "20": ("twenty",),
-    "30": ("thirty",),
-    "40": ("forty",),
-    "45": ("forty-five", "forty five"),
-    "50": ("fifty",),
-    "60": ("sixty",),
-    "90": ("ninety",),
+    **{str(n): (w, w.replace("-", " ")) for w, n in (CARDINALS | TIME_CARDINALS).items() if 20 <= n < 100},
     "1/2": ("a half", "one half", "half a"),
     "1/3": ("a third", "one third"),
     "2/3": ("two thirds", "two-thirds"),

@@ -45,6 +45,7 @@ from edge_assist.tasks.findings import (
     TrackerState,
 )
 from edge_assist.tasks.model import Task
+from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
 Encode = Callable[[Sequence[str]], np.ndarray]
@@ -69,19 +70,6 @@ class TrackerParams:
     object_gone_cos: float = 0.35  # a step word this far from every caption word is missing
 
 
-_STOP = set(
-    """
-a an the i i'm im me my mine we our you your he she it its they them their this that these those there here
-is am are was were be been being do does did doing have has had having will would shall should can could may might
-must now then just also again still so too very really quite about over under into onto in on at to of for from
-with without by as and or but not no nor yet while when where what which who whom whose why how than some any
-all each both few more most other such only own same up down out off once first next last before after during
-until again further per one two three four five six seven eight nine ten half quarter person wearer someone user
-hand hands left right side sides bit little piece pieces it's i've i'll let's using use uses used take taking took
-taken making make made put putting get getting got go going gone start starting begin beginning continue continuing
-carefully gently slowly quickly well place placing placed set setting another thing things way
-""".split()
-)
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
@@ -89,7 +77,8 @@ def content_words(text: str) -> list[str]:
     out = []
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
-        if len(w) > 2 and w not in _STOP and w not in UNIT_NAMES:  # units are amounts, compared by value
+        # Units are amounts, compared by value.
+        if len(w) > 2 and w not in STEP_STOP_WORDS and w not in UNIT_NAMES:
             out.append(w)
     return list(dict.fromkeys(out))
 
