@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "doctor",
         help="check what is installed, which models and devices are found, and what is missing",
         description="Check the installation: packages, SQLite extension loading, models, cameras, speech, "
-        "voice input, the glasses bridge and the data folder. Every missing piece comes with the command that fixes it.",
+        "voice input, the glasses bridge and the data folder. Every missing piece comes with the command "
+        "that fixes it.",
     )
     add_config_args(p)
     p.set_defaults(func=_doctor)
@@ -67,8 +68,19 @@ def part_kind(what: str, status: str = OK) -> str:
     return REQUIRED
 
 
-def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
+Row = tuple[str, str, str]  # (status, what, detail)
+
+
+def checks(cfg: Config) -> Iterator[Row]:
     """(status, what, detail) rows."""
+    yield from _software()
+    yield from _models(cfg)
+    yield from _devices(cfg)
+    yield from _bridge(cfg)
+    yield from _data_folder(cfg)
+
+
+def _software() -> Iterator[Row]:
     yield OK, "python", f"{platform.python_version()} on {platform.machine()} ({platform.system()})"
     for dist, module, fix in _PACKAGES:
         v = _version(dist) or (_version("opencv-python") if module == "cv2" else None)
@@ -87,6 +99,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except Exception as e:  # doctor reports, never crashes
         yield MISSING, "sqlite + sqlite-vec", str(e)
 
+
+def _models(cfg: Config) -> Iterator[Row]:
     try:
         from edge_assist.inference.loader import model_status
 
@@ -101,6 +115,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except Exception as e:
         yield MISSING, "models", f"cannot read the model manifest: {e}"
 
+
+def _devices(cfg: Config) -> Iterator[Row]:
     cams = sorted(glob.glob("/dev/video*"))
     if cams:
         yield OK, "cameras (V4L2)", ", ".join(cams)
@@ -135,6 +151,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except ImportError:
         yield NOTE, "voice input", "not available in this build"
 
+
+def _bridge(cfg: Config) -> Iterator[Row]:
     key = cfg.data_path(cfg.bridge.key_file)
     if cfg.bridge.transport == "off":
         yield (
@@ -154,6 +172,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
             ),
         )
 
+
+def _data_folder(cfg: Config) -> Iterator[Row]:
     data = cfg.data_dir
     probe = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
     if os.access(probe, os.W_OK):
