@@ -25,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -42,6 +42,7 @@ _WORD = re.compile(r"^(?:[a-z]+|\d+(?:[./]\d+)*)$")
 Words = tuple[list[str], np.ndarray]  # words and their contextual vectors (n, dim)
 
 
+@runtime_checkable
 class WordEncoder(Protocol):
     def encode_words(self, texts: Sequence[str]) -> list[Words]: ...
 
