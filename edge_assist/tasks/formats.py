@@ -54,7 +54,7 @@ def _line_of(raw: str, needle: str) -> int | None:
     return None
 
 
-def _strings(v: Any, where: str) -> tuple[str, ...]:
+def _strings(v: object, where: str) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
