@@ -28,7 +28,8 @@ from edge_assist.tasks.tracker import VectorCache
 from edge_assist.text.stop_words import PERIOD_FILLER
 
 _ACTIVITY = re.compile(
-    r"^(?:what|which \w+) (?:did|have) i (?:cook|make|prepare|bake|do|fix|repair|build|assemble|work on|eat|have)\b"
+    r"^(?:what|which \w+) (?:did|have) i (?:cook|make|prepare|bake|do|fix|repair|build|assemble|work "
+    r"on|eat|have)\b"
 )
 MAX_SESSION_S = 24 * 3600.0  # a session that began this long before the window cannot reach into it
 MIN_CLIPS = 6  # fewer clips (a minute of 10-s clips) of a task is a passing likeness, not the task done

@@ -131,7 +131,8 @@ def _add_qa(esub: argparse._SubParsersAction) -> None:
     q.add_argument(
         "--answerer",
         default="grounded,free",
-        help="comma-separated rows: grounded (choose a moment, compose) and/or free (free-written, the old path)",
+        help="comma-separated rows: grounded (choose a moment, compose) and/or free "
+        "(free-written, the old path)",
     )
     q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
@@ -336,7 +337,8 @@ def _qa(args: argparse.Namespace) -> int:
     dataset = Path(args.dataset)
     if not (dataset / args.split / "original").is_dir():
         raise EdgeAssistError(
-            f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval build-captaincook`"
+            f"{dataset / args.split} holds no caption streams; build it with `edge-assist eval "
+            f"build-captaincook`"
         )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -23,8 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "hud-emulator",
         help="a terminal emulator of the glasses' HUD (no hardware needed)",
-        description="Connect to the assistant as the glasses over the configured transport, show HUD messages, "
-        "and send questions, button presses and battery/thermal status.",
+        description="Connect to the assistant as the glasses over the configured transport, "
+        "show HUD messages, and send questions, button presses and battery/thermal status.",
     )
     add_config_args(p)
     p.add_argument(

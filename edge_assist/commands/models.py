@@ -56,7 +56,8 @@ def _list(args: argparse.Namespace) -> int:
         here = all(candidate_path(cfg, e, f).is_file() for f in e.files)
         mark = "*" if name in used else ""
         print(
-            f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} {e.licence:<22} {e.hardware}"
+            f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} {e.licence:<22} "
+            f"{e.hardware}"
         )
     print("\n* = configured in [models]. Get one with `edge-assist models pull NAME`.")
     return 0
@@ -104,6 +105,7 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"{c.status:<14} {name}/{f.name}  {c.detail or c.path}")
     if bad:
         raise ModelError(
-            f"{bad} model file(s) missing or not matching the manifest; run `edge-assist models pull NAME` for each"
+            f"{bad} model file(s) missing or not matching the manifest; run `edge-assist models pull NAME` "
+            f"for each"
         )
     return 0

@@ -13,7 +13,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "pair",
         help="create the pairing key shared with the glasses",
-        description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print what to enter on the glasses.",
+        description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print "
+        "what to enter on the glasses.",
     )
     add_config_args(p)
     p.add_argument(

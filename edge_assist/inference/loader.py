@@ -205,7 +205,8 @@ def load_text_encoder(cfg: Config) -> TextEncoder:
         declared = entry.options.get("dim")
         if declared is not None and int(declared) != enc.dim:
             raise ModelError(
-                f"text encoder {entry.name!r} gives {enc.dim}-d vectors but the manifest says {declared}; fix the manifest"
+                f"text encoder {entry.name!r} gives {enc.dim}-d vectors but the manifest says {declared}; "
+                f"fix the manifest"
             )
         return enc
 
@@ -288,8 +289,10 @@ def model_status(cfg: Config) -> list[ModelStatus]:
             continue
         if not name:
             detail = {
-                "vlm": "no VLM configured: captions must come from a caption stream; set models.vlm (see `edge-assist models list`)",
-                "image-encoder": "no image encoder configured: the visual retrieval path is off; set models.image_encoder",
+                "vlm": "no VLM configured: captions must come from a caption stream; set models.vlm "
+                "(see `edge-assist models list`)",
+                "image-encoder": "no image encoder configured: the visual retrieval path is off; "
+                "set models.image_encoder",
             }.get(role, "not configured")
             rows.append(ModelStatus("", role, False, "", detail))
             continue

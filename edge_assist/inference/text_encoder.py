@@ -2,7 +2,8 @@
 
 Mean pooling over real tokens (the attention mask keeps padding out of the average;
 models trained on the first token, like bge, pool that instead), then L2 normalisation,
-so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a batch pads to its own longest text, not the global one.
+so a dot product is a cosine similarity. Texts are encoded in batches, sorted by length so a
+batch pads to its own longest text, not the global one.
 
 `encode_words` keeps what pooling throws away: one contextual vector per word (its word
 pieces averaged), so a caller can ask whether each word of a question is covered by some
@@ -58,7 +59,8 @@ class OnnxTextEncoder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         if not {"input_ids", "attention_mask"} <= self._inputs:
             raise ModelError(
-                f"{model_path} is not a sentence encoder (inputs {sorted(self._inputs)}); pick a BERT-style ONNX model"
+                f"{model_path} is not a sentence encoder (inputs {sorted(self._inputs)}); pick a BERT-style "
+                f"ONNX model"
             )
         self._tokenizer = load_tokenizer(Path(tokenizer_path), max_length, fix_hint)
         pad_id = self._tokenizer.token_to_id("[PAD]")
