@@ -48,7 +48,7 @@ STEP_STOP_WORDS = (
     | _words("half quarter")
 )
 
-# A question names a thing among these: the words of asking and of time.
+# Words of a question that never name a thing in memory: the words of asking and of time.
 QUERY_STOP_WORDS = FUNCTION_WORDS | _words(
     """whom whose why shall must if yes did done left put get got go going ones thing things time
     step steps please tell remind show find let know see saw use used next last"""
