@@ -56,21 +56,6 @@ def test_earlier_sessions_say_how_long_ago() -> None:
 
 
 @pytest.mark.parametrize(
-    ("verb", "past"),
-    [
-        ("stop", "stopped"),
-        ("open", "opened"),
-        ("fry", "fried"),
-        ("place", "placed"),
-        ("take", "took"),
-        ("mix", "mixed"),
-    ],
-)
-def test_past_tense(verb: str, past: str) -> None:
-    assert at.past_tense(verb) == past
-
-
-@pytest.mark.parametrize(
     ("question", "kind", "focus"),
     [
         ("what did I do with the English muffin?", "what", "do with the English muffin"),

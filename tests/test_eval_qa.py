@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 
 from edge_assist.evaluation.qa_bench import said_yes, score
-from edge_assist.evaluation.qa_questions import (
-    Question,
-    generate,
-    how_much_question,
-    load_streams,
-    says_number,
-    short_step,
-)
+from edge_assist.evaluation.qa_quantities import how_much_question, says_number
+from edge_assist.evaluation.qa_questions import Question, generate, load_streams, short_step
 
 DATASET = Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "captaincook4d"
 

@@ -34,13 +34,13 @@ def test_shipped_gate_loads_with_its_training_record() -> None:
         ("", "unreadable"),
         ('{"format": "something-else"}', "not an edge-assist gate model"),
         (
-            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-            '"weights": [1, 2], "bias": 0}}}',
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], '
+            '"scale": [1], "weights": [1, 2], "bias": 0}}}',
             "do not match",
         ),
         (
-            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-            '"weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}',
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], '
+            '"scale": [1], "weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}',
             "no 'normal' threshold",
         ),
     ],

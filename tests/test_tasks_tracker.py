@@ -97,7 +97,8 @@ def test_the_same_code_tracks_a_bicycle_repair(lib: TaskLibrary, vc: VectorCache
             "The person opens the brake quick release",
             "They take the wheel out of the frame",
             "Prying the tyre off the rim with tyre levers",
-            "Pushing the valve through the rim hole and tucking the new tube into the tyre",  # old tube still in
+            # The old tube is still in.
+            "Pushing the valve through the rim hole and tucking the new tube into the tyre",
         ],
     )
     assert [s.step_id for s in states[:4]] == ["deflate", "release-brake", "remove-wheel", "lever-tyre"]

@@ -25,13 +25,11 @@ from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import RecognitionParams, TaskRecognizer
 from edge_assist.tasks.tracker import VectorCache
+from edge_assist.text.stop_words import PERIOD_FILLER
 
 _ACTIVITY = re.compile(
-    r"^(?:what|which \w+) (?:did|have) i (?:cook|make|prepare|bake|do|fix|repair|build|assemble|work on|eat|have)\b"
-)
-# Words that may stand beside the period without naming a thing to look up ("for dinner").
-_FILLER = frozenset(
-    "for dinner breakfast lunch supper brunch a the in kitchen at home all day then again there".split()
+    r"^(?:what|which \w+) (?:did|have) i (?:cook|make|prepare|bake|do|fix|repair|build|assemble|work "
+    r"on|eat|have)\b"
 )
 MAX_SESSION_S = 24 * 3600.0  # a session that began this long before the window cannot reach into it
 MIN_CLIPS = 6  # fewer clips (a minute of 10-s clips) of a task is a passing likeness, not the task done
@@ -54,7 +52,7 @@ def activity_period(question: str, now_wall: float, tz: dt.tzinfo | None = None)
     if period is None:
         return None
     rest = q[m.end() :].replace(period.phrase, " ")
-    return period if not [w for w in re.findall(r"[a-z']+", rest) if w not in _FILLER] else None
+    return period if not [w for w in re.findall(r"[a-z']+", rest) if w not in PERIOD_FILLER] else None
 
 
 @dataclass

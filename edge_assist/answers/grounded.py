@@ -150,6 +150,51 @@ class GroundedAnswerer:
             recalled = await self._period_answer(question, before_t, session_id, started, trace)
             if recalled is not None:
                 return recalled
+        found, offered = await self._offered(
+            question,
+            focus,
+            before_t=before_t,
+            session_id=session_id,
+            past_sessions=past_sessions,
+            in_view=in_view,
+            timings=timings,
+            trace=trace,
+        )
+        chosen = await self._choose(question, found, offered, timings, trace)
+        moment = chosen
+        if chosen is not None and kind in ("after", "before"):
+            moment = await self.recall.neighbour(
+                self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t
+            )
+            if moment is None:
+                trace["outcome"] = f"no clip {kind} the chosen one in memory"
+        if moment is None:
+            timings["total"] = time.perf_counter() - started
+            text = _unanswered(kind, chosen)
+            return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
+        composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
+        trace["composed"] = composed
+        text = composed
+        if r.answer_rephrase:
+            text = await self._rephrase(question, composed, moment, timings, trace)
+        option = await self._option(choices, moment, composed) if choices else None
+        timings["total"] = time.perf_counter() - started
+        return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _offered(
+        self,
+        question: str,
+        focus: str,
+        *,
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
+        in_view: Sequence[CaptionRecord],
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> tuple[list[Moment], list[Moment]]:
+        """The candidate moments, ranked by the answer gate, and the few of them put to the model."""
+        r = self.cfg.reasoner
         t = time.perf_counter()
         found = await self.recall.candidate_moments(
             self.text_encoder,
@@ -163,8 +208,8 @@ class GroundedAnswerer:
             graph=self.cfg.retrieval.graph,
         )
         timings["candidates"] = time.perf_counter() - t
-        # Retrieval proposes; the answer gate (answer_support) says how likely each moment is to
-        # be the one the question is about, and moments are ranked by that. What is below the
+        # Retrieval proposes; the answer gate (answers/support.py) says how likely each moment is
+        # to be the one the question is about, and moments are ranked by that. What is below the
         # threshold is not evidence. A 135M model picks nearly at random among far-apart
         # options (measured), so only moments close to the best are put to it.
         backing = await self.clock.run_blocking(self._backing, focus, found)
@@ -184,62 +229,36 @@ class GroundedAnswerer:
         offered = [
             m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin
         ][:OFFERED]
-        trace["candidates"] = [
-            [
-                m.session_id,
-                m.clip_index,
-                round(m.t0, 2),
-                round(m.t1, 2),
-                m.score,
-                m.text,
-                round(backing[m], 4),
-            ]
-            for m in found
-        ]
+        trace["candidates"] = [_trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
-        chosen: Moment | None = None
+        return found, offered
+
+    async def _choose(
+        self,
+        question: str,
+        found: Sequence[Moment],
+        offered: Sequence[Moment],
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> Moment | None:
+        """The moment that answers: the only one offered, else the model's pick (or none)."""
         if not offered:
             trace["outcome"] = (
                 "nothing in memory close enough" if found else "memory holds nothing before now"
             )
-        elif len(offered) == 1:
-            chosen = offered[0]
+            return None
+        if len(offered) == 1:
             trace["outcome"] = "chosen (the only moment close enough)"
-        else:
-            pick = await grounding.choose_moment(
-                self.llm, self.clock, question, offered, temperature=r.temperature
-            )
-            timings["choose"] = pick.call.seconds
-            trace["choose"] = pick.call.trace()
-            chosen = pick.moment
-            trace["outcome"] = "chosen" if chosen is not None else (pick.call.error or "the model chose none")
-        moment = chosen
-        if chosen is not None and kind in ("after", "before"):
-            moment = await self.recall.neighbour(
-                self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t
-            )
-            if moment is None:
-                trace["outcome"] = f"no clip {kind} the chosen one in memory"
-        if moment is None:
-            text = (
-                answer_text.NOTHING_AFTER
-                if (chosen is not None and kind == "after")
-                else (
-                    answer_text.NOTHING_BEFORE
-                    if (chosen is not None and kind == "before")
-                    else answer_text.abstention(kind)
-                )
-            )
-            timings["total"] = time.perf_counter() - started
-            return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
-        composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
-        trace["composed"] = composed
-        text = composed
-        if r.answer_rephrase:
-            text = await self._rephrase(question, composed, moment, timings, trace)
-        option = await self._option(choices, moment, composed) if choices else None
-        timings["total"] = time.perf_counter() - started
-        return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+            return offered[0]
+        pick = await grounding.choose_moment(
+            self.llm, self.clock, question, offered, temperature=self.cfg.reasoner.temperature
+        )
+        timings["choose"] = pick.call.seconds
+        trace["choose"] = pick.call.trace()
+        trace["outcome"] = (
+            "chosen" if pick.moment is not None else (pick.call.error or "the model chose none")
+        )
+        return pick.moment
 
     async def _rephrase(
         self, question: str, composed: str, moment: Moment, timings: dict[str, float], trace: dict[str, Any]
@@ -275,6 +294,19 @@ class GroundedAnswerer:
         pool = named or list(choices)
         vecs = np.asarray(await self.clock.run_blocking(self.text_encoder.encode, [composed, *pool]))
         return pool[int(np.argmax(vecs[1:] @ vecs[0]))]
+
+
+def _trace_row(m: Moment, backing: float) -> list[object]:
+    return [m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text, round(backing, 4)]
+
+
+def _unanswered(kind: str, chosen: Moment | None) -> str:
+    """What is said when no moment answers: nothing after (or before) the chosen one, or abstain."""
+    if chosen is not None and kind == "after":
+        return answer_text.NOTHING_AFTER
+    if chosen is not None and kind == "before":
+        return answer_text.NOTHING_BEFORE
+    return answer_text.abstention(kind)
 
 
 def cited(moment: Moment | None) -> str:

@@ -1,6 +1,6 @@
 """Questions over what memory holds, asked offline (`edge-assist ask`, `eval qa`).
 
-By default a grounded answer (`answering.py`): retrieval proposes moments, the model
+By default a grounded answer (`answers/grounded.py`): retrieval proposes moments, the model
 chooses among them, the answer is composed from the chosen one with its time, or is "I
 don't remember you doing that". `reasoner.answerer = "free"` keeps the earlier path,
 measured beside it in `eval qa`: coarse to fine (summaries first, clip retrieval only when
@@ -93,52 +93,40 @@ class OfflineAnswerer:
             return await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
-            t = time.perf_counter()
-            summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
-            timings["summaries"] = time.perf_counter() - t
-            coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
-            trace["coarse"] = {
-                "summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]
-            }
-            if summaries:
-                res = await call_json(
-                    self.llm,
-                    self.clock,
-                    "coarse answer",
-                    prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
-                    schemas.sufficiency_schema(choices),
-                    lambda raw: raw,
-                    max_tokens=n_tokens,
-                )
-                timings["coarse"] = res.seconds
-                trace["coarse"].update(res.trace())
-                raw = res.value
-                if (
-                    raw is not None
-                    and raw.get("is_enough") is True
-                    and str(raw.get("the_answer", "")).strip()
-                ):
-                    coarse_text = str(raw["the_answer"]).strip()
-                    timings["total"] = time.perf_counter() - started
-                    return Answer(
-                        coarse_text,
-                        coarse_text if choices else None,
-                        coarse.citation(),
-                        "summaries",
-                        coarse,
-                        timings,
-                        trace,
-                    )
+            coarse = await self._coarse_answer(
+                question, choices, before_t, session_id, n_tokens, timings, trace
+            )
+            if coarse is not None:
+                timings["total"] = time.perf_counter() - started
+                return coarse
         else:
             trace["coarse"] = {"skipped": "retrieval.multiscale = false: clip level only"}
 
+        answer = await self._fine_answer(
+            question, choices, before_t, session_id, past_sessions, n_tokens, timings, trace
+        )
+        timings["total"] = time.perf_counter() - started
+        return answer
+
+    async def _fine_answer(
+        self,
+        question: str,
+        choices: tuple[str, ...],
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
+        n_tokens: int,
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> Answer:
+        """The answer from the clips retrieval hands on, written by the model."""
         retrieval = await self.retriever.retrieve(
             question, before_t=before_t, session_id=session_id, past_sessions=past_sessions
         )
         timings.update(retrieval.timings_s)
         trace["retrieval"] = retrieval.trace()
         context = retrieval.context
-        res2 = await call_json(
+        res = await call_json(
             self.llm,
             self.clock,
             "fine answer",
@@ -152,17 +140,53 @@ class OfflineAnswerer:
             lambda raw: nonempty(str(raw.get("the_answer", ""))),
             max_tokens=n_tokens,
         )
-        timings["answer"] = res2.seconds
-        trace["answer"] = res2.trace()
-        text: str | None = res2.value
+        timings["answer"] = res.seconds
+        trace["answer"] = res.trace()
+        text: str | None = res.value
         if text is None and choices:
             # A multiple-choice question still gets one of its options: the one closest to the evidence.
             text = await self._closest_choice(choices, context.text or question)
-            trace["answer"]["fallback"] = f"closest option by text similarity ({res2.error})"
-        timings["total"] = time.perf_counter() - started
+            trace["answer"]["fallback"] = f"closest option by text similarity ({res.error})"
         return Answer(
             text or NO_ANSWER, text if choices else None, context.citation(), "clips", context, timings, trace
         )
+
+    async def _coarse_answer(
+        self,
+        question: str,
+        choices: tuple[str, ...],
+        before_t: float,
+        session_id: str | None,
+        n_tokens: int,
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> Answer | None:
+        """The answer from the summaries alone, or None when the model says they are not enough."""
+        t = time.perf_counter()
+        summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
+        timings["summaries"] = time.perf_counter() - t
+        coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
+        trace["coarse"] = {
+            "summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]
+        }
+        if not summaries:
+            return None
+        res = await call_json(
+            self.llm,
+            self.clock,
+            "coarse answer",
+            prompts.coarse_messages(question=question, summaries=coarse.text, choices=choices),
+            schemas.sufficiency_schema(choices),
+            lambda raw: raw,
+            max_tokens=n_tokens,
+        )
+        timings["coarse"] = res.seconds
+        trace["coarse"].update(res.trace())
+        raw = res.value
+        if raw is None or raw.get("is_enough") is not True or not str(raw.get("the_answer", "")).strip():
+            return None
+        text = str(raw["the_answer"]).strip()
+        return Answer(text, text if choices else None, coarse.citation(), "summaries", coarse, timings, trace)
 
     async def _grounded_answer(
         self,

@@ -12,10 +12,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from edge_assist.text.numbers import CARDINALS
+
 PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 24), "night": (21, 29)}
 NIGHT_OUT = (17, 29)  # "last night", "tonight": the evening and the night after it (dinner included)
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+# "three days ago": number words up to a week; a longer span is read in digits only.
+NUMBERS = {w: n for w, n in CARDINALS.items() if 2 <= n <= 7}
 
 _PART = "|".join(PARTS)
 _DAY = rf"(?P<day>yesterday|today|this)(?:\s+(?P<part>{_PART}))?"

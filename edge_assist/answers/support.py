@@ -25,13 +25,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from edge_assist.errors import ModelError
-from edge_assist.reasoning.answer_text import _FUNCTION_WORDS, content_words
+from edge_assist.reasoning.answer_text import content_words
 from edge_assist.reasoning.gate import ServiceModel
+from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 
 FORMAT = "edge-assist-answer-gate/1"
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "answer_gate.json"
@@ -41,13 +42,14 @@ _WORD = re.compile(r"^(?:[a-z]+|\d+(?:[./]\d+)*)$")
 Words = tuple[list[str], np.ndarray]  # words and their contextual vectors (n, dim)
 
 
+@runtime_checkable
 class WordEncoder(Protocol):
     def encode_words(self, texts: Sequence[str]) -> list[Words]: ...
 
 
 def is_content(word: str) -> bool:
     w = word.lower()
-    return bool(_WORD.match(w)) and w not in _FUNCTION_WORDS and (len(w) > 1 or w.isdigit())
+    return bool(_WORD.match(w)) and w not in ANSWER_STOP_WORDS and (len(w) > 1 or w.isdigit())
 
 
 def word_recall(question: Words, caption: Words) -> tuple[float, float]:

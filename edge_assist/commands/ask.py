@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ask",
         help="ask a question about what the wearer did (live store or a recording)",
-        description="Answer a question from memory: the moment that answers it, with its time, or 'I don't remember'.",
+        description="Answer a question from memory: the moment that answers it, with its time, "
+        "or 'I don't remember'.",
     )
     add_config_args(p)
     p.add_argument("question", help="the question, in quotes")
@@ -79,7 +80,8 @@ def _ask(args: argparse.Namespace) -> int:
             rec = Path(args.recording)
             if not rec.exists():
                 raise SourceError(
-                    f"recording {rec} does not exist; give a memory store (.sqlite) or a caption stream (.jsonl)"
+                    f"recording {rec} does not exist; give a memory store (.sqlite) or a caption stream "
+                    f"(.jsonl)"
                 )
             if rec.suffix == ".jsonl":
                 cfg = cfg.replace(**{"general.data_dir": tmp, "general.wearer": "recording"})
@@ -88,7 +90,8 @@ def _ask(args: argparse.Namespace) -> int:
                 cfg, build = _store_config(cfg, rec), None
             else:
                 raise SourceError(
-                    f"{rec}: unknown recording type; give a memory store (.sqlite) or a caption stream (.jsonl)"
+                    f"{rec}: unknown recording type; give a memory store (.sqlite) or a caption stream "
+                    f"(.jsonl)"
                 )
         else:
             from edge_assist.memory.memory import Paths
@@ -96,7 +99,8 @@ def _ask(args: argparse.Namespace) -> int:
             build = None
             if not Paths.of(cfg).sqlite.exists():
                 raise StoreError(
-                    f"no memory for wearer {cfg.general.wearer!r} at {Paths.of(cfg).sqlite}; run `edge-assist run` "
+                    f"no memory for wearer {cfg.general.wearer!r} at {Paths.of(cfg).sqlite}; run "
+                    f"`edge-assist run` "
                     "or `edge-assist memory ingest FILE` first, or pass --recording"
                 )
         out = asyncio.run(_answer(cfg, question, choices, build, args.session, not args.only_session))

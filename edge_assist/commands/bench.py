@@ -23,7 +23,8 @@ def checkout(package_dir: Path | None = None) -> Path:
     root = (package_dir or Path(edge_assist.__file__).parent).resolve().parent
     if not (root / "benchmarks" / "run_all.py").is_file():
         raise EdgeAssistError(
-            f"edge-assist bench needs a source checkout (benchmarks/ beside edge_assist/, not found in {root}); "
+            f"edge-assist bench needs a source checkout (benchmarks/ beside edge_assist/, not found in "
+            f"{root}); "
             "clone the repository, `pip install -e .` from it, and run the command there"
         )
     return root
@@ -34,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "bench",
         help="run every benchmark on this machine and write a summary",
         description="Run every stage's benchmark (inference, memory ingest, search at scale, graph, bridge, "
-        "pipeline) and write benchmarks/results/bench-<machine>-<date>/summary.md, summary.json and raw.tar.gz.",
+        "pipeline) and write benchmarks/results/bench-<machine>-<date>/summary.md, summary.json and "
+        "raw.tar.gz.",
     )
     p.add_argument(
         "--quick", action="store_true", help="minutes instead of about an hour: small sizes, few repeats"

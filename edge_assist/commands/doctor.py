@@ -69,8 +69,19 @@ def part_kind(what: str, status: str = OK) -> str:
     return REQUIRED
 
 
-def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
+Row = tuple[str, str, str]  # (status, what, detail)
+
+
+def checks(cfg: Config) -> Iterator[Row]:
     """(status, what, detail) rows."""
+    yield from _software()
+    yield from _models(cfg)
+    yield from _devices(cfg)
+    yield from _bridge(cfg)
+    yield from _data_folder(cfg)
+
+
+def _software() -> Iterator[Row]:
     yield OK, "python", f"{platform.python_version()} on {platform.machine()} ({platform.system()})"
     for dist, module, fix in _PACKAGES:
         v = _version(dist) or (_version("opencv-python") if module == "cv2" else None)
@@ -89,6 +100,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except Exception as e:  # doctor reports, never crashes
         yield MISSING, "sqlite + sqlite-vec", str(e)
 
+
+def _models(cfg: Config) -> Iterator[Row]:
     try:
         from edge_assist.inference.loader import model_status
 
@@ -103,6 +116,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except Exception as e:
         yield MISSING, "models", f"cannot read the model manifest: {e}"
 
+
+def _devices(cfg: Config) -> Iterator[Row]:
     cams = sorted(glob.glob("/dev/video*"))
     if cams:
         yield OK, "cameras (V4L2)", ", ".join(cams)
@@ -137,6 +152,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
     except ImportError:
         yield NOTE, "voice input", "not available in this build"
 
+
+def _bridge(cfg: Config) -> Iterator[Row]:
     key = cfg.data_path(cfg.bridge.key_file)
     if cfg.bridge.transport == "off":
         yield (
@@ -156,6 +173,8 @@ def checks(cfg: Config) -> Iterator[tuple[str, str, str]]:
             ),
         )
 
+
+def _data_folder(cfg: Config) -> Iterator[Row]:
     data = cfg.data_dir
     probe = data if data.exists() else next((p for p in data.parents if p.exists()), Path("/"))
     if os.access(probe, os.W_OK):

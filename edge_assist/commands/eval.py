@@ -18,7 +18,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
@@ -26,6 +26,11 @@ from edge_assist.errors import EdgeAssistError
 # evaluation.captaincook.DEFAULT_DATASET (a test keeps them one), without importing the
 # evaluation at every start of every command.
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
+
+if TYPE_CHECKING:
+    from edge_assist.config import Config
+    from edge_assist.evaluation import harness
+    from edge_assist.evaluation.annotations import GTEvent
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Evaluate edge-assist with the EgoServe protocol.",
     )
     esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
+    _add_build(esub)
+    _add_run(esub)
+    _add_qa(esub)
+    _add_score(esub)
 
+
+def _add_build(esub: argparse._SubParsersAction) -> None:
     b = esub.add_parser("build-captaincook", help="build the CaptainCook4D proactive-service benchmark")
     b.add_argument("--data", required=True, metavar="DIR", help="CaptainCook4D annotations directory")
     b.add_argument("--out", required=True, metavar="DIR", help="where to write the benchmark")
@@ -43,6 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--seed", type=int, default=0, help="paraphrase seed (default 0)")
     b.set_defaults(func=_build)
 
+
+def _add_run(esub: argparse._SubParsersAction) -> None:
     r = esub.add_parser("run", help="run our assistant and the baselines over a dataset and write the report")
     add_config_args(r)
     r.add_argument(
@@ -97,6 +110,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     r.set_defaults(func=_run)
 
+
+def _add_qa(esub: argparse._SubParsersAction) -> None:
     q = esub.add_parser(
         "qa", help="the question benchmark: template questions from the annotations, answered from memory"
     )
@@ -125,6 +140,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
     q.set_defaults(func=_qa)
 
+
+def _add_score(esub: argparse._SubParsersAction) -> None:
     s = esub.add_parser("score", help="score a decision log against annotations (EgoServe or our GT JSONL)")
     s.add_argument("--gt", required=True, metavar="FILE", help="annotations: EgoServe JSON/JSONL or GT JSONL")
     s.add_argument(
@@ -151,7 +168,6 @@ def _build(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import harness, report
-    from edge_assist.evaluation.timeline import plot_timeline
 
     cfg = config_from_args(args)
     if args.jobs < 1:
@@ -162,21 +178,7 @@ def _run(args: argparse.Namespace) -> int:
         cfg = cfg.replace(**{"models.response_cache": cache_path})
     ds = harness.Dataset.open(args.dataset)
     recordings = ds.recordings(args.split, args.limit)
-    rows = harness.standard_rows()
-    if args.rows:
-        keyed = dict(harness.keyed_rows())
-        wanted = [x.strip() for x in args.rows.split(",") if x.strip()]
-        bad = [w for w in wanted if w not in keyed]
-        if bad:
-            raise EdgeAssistError(f"unknown row {bad[0]!r} for --rows; choose from {', '.join(keyed)}")
-        rows = [keyed[w] for w in wanted]
-        for r in rows:
-            gate_file = r.overrides.get("reasoner.gate_file")
-            if gate_file and not Path(gate_file).exists():
-                raise EdgeAssistError(
-                    f"row {r.name!r} needs {gate_file}; write it with `edge-assist gate train` "
-                    "from a checkout of the repository"
-                )
+    rows = _chosen_rows(args.rows)
     ablations = harness.ablation_rows() if args.ablations else []
     needs_models = any(not r.baseline for r in rows + ablations) or args.judge_max_pairs > 0
 
@@ -223,8 +225,48 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+    results = _write_results(args, cfg, ds, recordings, done, out)
+    print(report.table(results["rows"]))
+    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
+    return 0
+
+
+def _chosen_rows(names: str) -> list[harness.Row]:
+    """The rows `--rows` names (the standard rows when empty); a gate row needs its gate file."""
+    from edge_assist.evaluation import harness
+
+    if not names:
+        return harness.standard_rows()
+    keyed = dict(harness.keyed_rows())
+    wanted = [x.strip() for x in names.split(",") if x.strip()]
+    bad = [w for w in wanted if w not in keyed]
+    if bad:
+        raise EdgeAssistError(f"unknown row {bad[0]!r} for --rows; choose from {', '.join(keyed)}")
+    rows = [keyed[w] for w in wanted]
+    for r in rows:
+        gate_file = r.overrides.get("reasoner.gate_file")
+        if gate_file and not Path(gate_file).exists():
+            raise EdgeAssistError(
+                f"row {r.name!r} needs {gate_file}; write it with `edge-assist gate train` "
+                "from a checkout of the repository"
+            )
+    return rows
+
+
+def _write_results(
+    args: argparse.Namespace,
+    cfg: Config,
+    ds: harness.Dataset,
+    recordings: list[str],
+    done: list[harness.RowResult],
+    out: Path,
+) -> dict[str, Any]:
+    """results.json, runtime.json, report.md and the timelines of a finished run."""
+    from edge_assist.evaluation import report
+
     gt, problems = ds.ground_truth(args.split, recordings)
     with_gt = {g.session_id for g in gt}
+    models = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}, vlm={cfg.models.vlm or 'none'}"
     results: dict[str, Any] = {
         "dataset": {"name": ds.manifest.get("dataset", ds.root.name), "path": str(args.dataset)},
         "split": args.split,
@@ -235,8 +277,7 @@ def _run(args: argparse.Namespace) -> int:
         "delta_s": args.delta_s or ds.delta_s,
         "content_threshold": args.content_threshold,
         "judge_max_pairs": args.judge_max_pairs,
-        "models": f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}, "
-        f"vlm={cfg.models.vlm or 'none'}",
+        "models": models,
         "config_overrides": list(getattr(args, "set", []) or []),
         "rows": [d.result for d in done if d.row.kind != "ablation"],
         "ablations": [d.result for d in done if d.row.kind == "ablation"],
@@ -255,25 +296,36 @@ def _run(args: argparse.Namespace) -> int:
     (out / "runtime.json").write_text(json.dumps(runtime, indent=1) + "\n", encoding="utf-8")
     (out / "report.md").write_text(report.render(results), encoding="utf-8")
     if not args.no_plots:
-        for rid in recordings:
-            sid = ds.session_id(rid)
-            caps = [(c["t0"], c["t1"]) for c in ds.captions(args.split, args.variant, rid)]
-            systems = [
-                (d.row.name, [p for p in d.predictions if p.session_id == sid], d.matching)
-                for d in done
-                if d.row.kind != "ablation"
-            ]
-            plot_timeline(
-                out / "timelines" / f"{rid}.png",
-                f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
-                [g for g in gt if g.session_id == sid],
-                systems,
-                caps,
-                ds.duration_s(rid),
-            )
-    print(report.table(results["rows"]))
-    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
-    return 0
+        _plot_timelines(args, ds, recordings, done, gt, out)
+    return results
+
+
+def _plot_timelines(
+    args: argparse.Namespace,
+    ds: harness.Dataset,
+    recordings: list[str],
+    done: list[harness.RowResult],
+    gt: list[GTEvent],
+    out: Path,
+) -> None:
+    from edge_assist.evaluation.timeline import plot_timeline
+
+    for rid in recordings:
+        sid = ds.session_id(rid)
+        caps = [(c["t0"], c["t1"]) for c in ds.captions(args.split, args.variant, rid)]
+        systems = [
+            (d.row.name, [p for p in d.predictions if p.session_id == sid], d.matching)
+            for d in done
+            if d.row.kind != "ablation"
+        ]
+        plot_timeline(
+            out / "timelines" / f"{rid}.png",
+            f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
+            [g for g in gt if g.session_id == sid],
+            systems,
+            caps,
+            ds.duration_s(rid),
+        )
 
 
 def _qa(args: argparse.Namespace) -> int:

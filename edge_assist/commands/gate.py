@@ -67,7 +67,8 @@ def _gate(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out != str(SHIPPED) else cfg.data_path("gate.json")
         r = refit_from_feedback(Gate.load(cfg.reasoner.gate_file or SHIPPED), cfg.data_path(FILE), out)
         print(
-            f"refit on {r['labels']} labels; on {r['held_back']} held back: log-loss {r['before']['log_loss']} -> "
+            f"refit on {r['labels']} labels; on {r['held_back']} held back: log-loss "
+            f"{r['before']['log_loss']} -> "
             f"{r['after']['log_loss']}, accuracy {r['before']['accuracy']} -> {r['after']['accuracy']}"
         )
         print(f"wrote {out}; use it with --set reasoner.gate_file={out} (or in edge-assist.toml)")

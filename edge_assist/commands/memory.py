@@ -88,7 +88,8 @@ def _stats(args: argparse.Namespace) -> int:
     print(f"keyframes    {kf['count']:>8} vectors  {kf['files']} files {kf['jpeg_bytes'] / kb:.1f} KiB JPEG")
     g = s["graph"]
     print(
-        f"graph        {g['entities']} entities, {g['clips']} clips, {g['seen_in']} mentions, {g['relations']} relations"
+        f"graph        {g['entities']} entities, {g['clips']} clips, {g['seen_in']} mentions, "
+        f"{g['relations']} relations"
         f"; {s['graph_pending']} captions pending"
     )
     return 0
@@ -155,7 +156,8 @@ def _forget(args: argparse.Namespace) -> int:
         removed = sum(scrub_jsonl(p, forgotten)[1] for p in logs)
         res = mem.forget_before(cutoff)
     print(
-        f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} keyframe "
+        f"forgot {res['clips']} clips and the summaries that covered them; deleted {res['keyframe_files']} "
+        f"keyframe "
         f"files and {removed} log and label lines that told of them; copies made with `memory export` "
         "are yours to delete"
     )

@@ -8,11 +8,14 @@ import json
 import logging
 import math
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_assist.commands.options import add_config_args, config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import UserQuery
+
+if TYPE_CHECKING:
+    from edge_assist.runtime.app import Pipeline, RunResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -68,7 +71,7 @@ def _print_summary(result: Any, pipeline_stats: dict[str, Any] | None, log_path:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from edge_assist.runtime.app import Pipeline, run_sync
+    from edge_assist.runtime.app import run_sync
     from edge_assist.runtime.assembly import build_pipeline, default_sinks
 
     extra: dict[str, Any] = {"source.realtime": True} if args.realtime else {}
@@ -134,7 +137,7 @@ def _parse_ask(item: str) -> tuple[float, str]:
     return t, question.strip()
 
 
-async def _plant(pipeline: Any, questions: list[tuple[float, str]]) -> None:
+async def _plant(pipeline: Pipeline, questions: list[tuple[float, str]]) -> None:
     """Ask each question when the replay reaches its time, as the wearer would."""
     for t, question in sorted(questions):
         await pipeline.clock.sleep_until(t)
@@ -143,7 +146,7 @@ async def _plant(pipeline: Any, questions: list[tuple[float, str]]) -> None:
         )
 
 
-async def _with_signals(pipeline: Any) -> Any:
+async def _with_signals(pipeline: Pipeline) -> RunResult:
     from edge_assist.runtime.app import install_signal_handlers
 
     remove = install_signal_handlers(pipeline)
@@ -153,7 +156,7 @@ async def _with_signals(pipeline: Any) -> Any:
         remove()
 
 
-async def _stdin_questions(pipeline: Any) -> None:
+async def _stdin_questions(pipeline: Pipeline) -> None:
     """Each line typed on standard input is a wearer's question."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()

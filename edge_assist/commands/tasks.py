@@ -79,7 +79,8 @@ def _tasks(args: argparse.Namespace) -> int:
     if cmd == "check":
         task = load_file(args.file)
         print(
-            f"{args.file}: ok: {task.name!r}, {task.n} steps, {sum(len(s.after) for s in task.steps)} ordering edges"
+            f"{args.file}: ok: {task.name!r}, {task.n} steps, {sum(len(s.after) for s in task.steps)} "
+            f"ordering edges"
         )
         return 0
     if cmd == "add":

@@ -1,9 +1,9 @@
 """Settings: `edge-assist.toml` merged with command-line overrides, validated, frozen.
 
-Every key is declared once (config_sections.py) with its default, its unit and its range; the declared
-docs are what `edge-assist config show` prints, so the file documents itself. Units are
-in the key names (`_s`, `_ms`, `_px`, `_mb`). An unknown key or an out-of-range value is
-a one-line `ConfigError` that names the key.
+Every key is declared once (the *_sections.py modules here) with its default, its unit and its
+range; the declared docs are what `edge-assist config show` prints, so the file documents
+itself. Units are in the key names (`_s`, `_ms`, `_px`, `_mb`). An unknown key or an
+out-of-range value is a one-line `ConfigError` that names the key.
 """
 
 from __future__ import annotations
@@ -16,23 +16,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_origin, get_type_hints
 
-from edge_assist.config.sections import (  # noqa: F401  (re-exported: callers import sections from here)
-    BridgeConfig,
-    CaptionerConfig,
-    GeneralConfig,
-    MemoryConfig,
-    ModelsConfig,
-    OutputConfig,
+from edge_assist.config.decision_sections import (
     PolicyConfig,
     ReasonerConfig,
-    RemoteConfig,
     RetrievalConfig,
     SchedulerConfig,
+)
+from edge_assist.config.input_sections import (
+    CaptionerConfig,
+    GeneralConfig,
     SegmenterConfig,
     SourceConfig,
     VoiceConfig,
-    setting,
 )
+from edge_assist.config.model_sections import MemoryConfig, ModelsConfig, RemoteConfig
+from edge_assist.config.output_sections import BridgeConfig, OutputConfig
 from edge_assist.errors import ConfigError
 
 if sys.version_info >= (3, 11):

@@ -127,42 +127,10 @@ def load_raw(data_dir: str | Path) -> Raw:
         raise DatasetError(f"{graph_dir} holds no task graphs; re-copy task_graphs/ from the dataset")
     durations = _durations(d / "video_information.csv")
 
-    # Activity ids are not named anywhere: the recipe is the graph whose step texts the
-    # activity's recordings use most.
-    texts: dict[int, set[str]] = {}
-    for rec in annotations:
-        texts.setdefault(int(rec["activity_id"]), set()).update(
-            s["description"] for s in rec["step_annotations"]
-        )
-    recipe_of: dict[int, str] = {}
-    for act, used in texts.items():
-        overlap = {name: len(used & set(g["steps"].values())) for name, g in graphs.items()}
-        best = max(sorted(overlap), key=lambda n: overlap[n])
-        if overlap[best] * 2 < len(used):
-            raise DatasetError(
-                f"activity {act} matches no task graph (best {best}: {overlap[best]}/{len(used)} steps)"
-            )
-        recipe_of[act] = best
-
+    recipe_of = _recipe_of_activity(annotations, graphs)
     recordings: dict[str, Recording] = {}
     for rec in annotations:
-        steps = []
-        for s in rec["step_annotations"]:
-            errors = tuple(
-                (str(e.get("tag", "Other")), str(e.get("description", ""))) for e in s.get("errors") or []
-            )
-            modified = s.get("modified_description") or ""
-            start, end = float(s["start_time"]), float(s["end_time"])
-            steps.append(
-                Step(
-                    int(s["step_id"]),
-                    clean_step(s["description"]),
-                    start,
-                    end,
-                    clean_step(modified) if modified and start >= 0 else "",
-                    errors,
-                )
-            )
+        steps = [_step(s) for s in rec["step_annotations"]]
         performed_end = max((s.end for s in steps if s.performed), default=0.0)
         rid = str(rec["recording_id"])
         recordings[rid] = Recording(
@@ -180,6 +148,41 @@ def load_raw(data_dir: str | Path) -> Raw:
         recipes,
         {k: [str(x) for x in v] for k, v in splits.items()},
         lic if lic.exists() else None,
+    )
+
+
+def _recipe_of_activity(annotations: list[dict[str, Any]], graphs: dict[str, Any]) -> dict[int, str]:
+    """Activity ids are not named anywhere: the recipe is the graph whose step texts the
+    activity's recordings use most."""
+    texts: dict[int, set[str]] = {}
+    for rec in annotations:
+        texts.setdefault(int(rec["activity_id"]), set()).update(
+            s["description"] for s in rec["step_annotations"]
+        )
+    recipe_of: dict[int, str] = {}
+    for act, used in texts.items():
+        overlap = {name: len(used & set(g["steps"].values())) for name, g in graphs.items()}
+        best = max(sorted(overlap), key=lambda n: overlap[n])
+        if overlap[best] * 2 < len(used):
+            raise DatasetError(
+                f"activity {act} matches no task graph (best {best}: {overlap[best]}/{len(used)} steps)"
+            )
+        recipe_of[act] = best
+    return recipe_of
+
+
+def _step(s: dict[str, Any]) -> Step:
+    """One annotated step: its description, its times, what was done instead, its errors."""
+    errors = tuple((str(e.get("tag", "Other")), str(e.get("description", ""))) for e in s.get("errors") or [])
+    modified = s.get("modified_description") or ""
+    start, end = float(s["start_time"]), float(s["end_time"])
+    return Step(
+        int(s["step_id"]),
+        clean_step(s["description"]),
+        start,
+        end,
+        clean_step(modified) if modified and start >= 0 else "",
+        errors,
     )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,16 +70,21 @@ def _probs(m: ServiceModel, rows: Rows) -> np.ndarray:
 
 
 def train_and_report(
-    ds: Dataset, encoder: TextEncoder, out_dir: Path, model_path: Path, command: str, *, log: Any = print
+    ds: Dataset,
+    encoder: TextEncoder,
+    out_dir: Path,
+    model_path: Path,
+    command: str,
+    *,
+    log: Callable[[str], object] = print,
 ) -> dict[str, Any]:
     started = time.time()
     rows: dict[tuple[str, str], Rows] = {}
     for split in ("train", "val"):
         for v in VARIANTS:
             rows[(split, v)] = collect(ds, split, v, encoder)
-            log(
-                f"features: {split} {v}: {len(rows[(split, v)].y)} captions, {int(rows[(split, v)].y.sum())} due"
-            )
+            got = rows[(split, v)]
+            log(f"features: {split} {v}: {len(got.y)} captions, {int(got.y.sum())} due")
     train = Rows.concat([rows[("train", v)] for v in VARIANTS])
     val = _Split(ds, "val")
     model = _fit(train, NAMES)
@@ -98,49 +103,11 @@ def train_and_report(
     for v in VARIANTS:
         res["rows"][f"gate, val {v}"] = _points(_probs(model, rows[("val", v)]), rows[("val", v)], val, thr)
 
-    # What style alone scores: the same classifier on the caption's embedding, nothing else.
-    emb = [f"e{i}" for i in range(train.caption_vecs.shape[1])]
-    cap = fit_logistic(train.caption_vecs, train.y, emb, l2=CAPTION_L2)
-    cthr, _ = _thresholds(
-        cap.probabilities(rows[("val", CHOOSE_ON)].caption_vecs), rows[("val", CHOOSE_ON)], val
-    )
-    for v in VARIANTS:
-        res["rows"][f"caption-only, val {v}"] = _points(
-            cap.probabilities(rows[("val", v)].caption_vecs), rows[("val", v)], val, cthr
-        )
-    cap.thresholds = cthr
-    variants: dict[str, Gate] = {
-        "caption-only": Gate(
-            {"ER": cap}, {"command": command, "baseline": "caption-only"}, inputs="caption_embedding"
-        )
-    }
-    # Each feature group removed (refit, thresholds chosen the same way).
-    for g, names in [*GROUPS.items(), ("session history", SESSION_HISTORY)]:
-        keep = [n for n in NAMES if n not in names]
-        m = _fit(train, keep)
-        t, _ = _thresholds(_probs(m, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val)
-        res["rows"][f"gate without {g}, val {CHOOSE_ON}"] = _points(
-            _probs(m, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val, t
-        )
-        m.thresholds = t
-        variants[f"without-{g.replace(' ', '-')}"] = Gate(
-            {"ER": m}, {"command": command, "ablation": f"without {g}"}
-        )
+    variants = {"caption-only": _caption_only(train, rows, val, command, res)}
+    variants.update(_without_groups(train, rows, val, command, res))
     res["leave_recipes_out"] = leave_recipes_out(ds, rows)
     res["hazards"] = hazard_rates(ds, rows, HazardMatcher.load(encoder))
-    model_gate = Gate(
-        {"ER": model},
-        {
-            "command": command,
-            "trained": time.strftime("%Y-%m-%d"),
-            "data": "CaptainCook4D train (both variants)",
-            "thresholds_from": f"val {CHOOSE_ON}",
-            "data_sha256": data_hash(ds, ["train", "val"], list(VARIANTS)),
-            "train_rows": int(len(train.y)),
-            "train_positives": int(train.y.sum()),
-            "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
-        },
-    )
+    model_gate = Gate({"ER": model}, _provenance(ds, train, command, res))
     model_gate.save(model_path)
     # The baseline and ablation gates, for the pipeline's report rows (`eval run --rows`).
     for name, variant in variants.items():
@@ -152,6 +119,54 @@ def train_and_report(
     (out_dir / "report.md").write_text(report(res), encoding="utf-8")
     plot(res, out_dir / "curve.png")
     return res
+
+
+def _caption_only(
+    train: Rows, rows: dict[tuple[str, str], Rows], val: _Split, command: str, res: dict[str, Any]
+) -> Gate:
+    """What style alone scores: the same classifier on the caption's embedding, nothing else."""
+    emb = [f"e{i}" for i in range(train.caption_vecs.shape[1])]
+    cap = fit_logistic(train.caption_vecs, train.y, emb, l2=CAPTION_L2)
+    choose_on = rows[("val", CHOOSE_ON)]
+    cthr, _ = _thresholds(cap.probabilities(choose_on.caption_vecs), choose_on, val)
+    for v in VARIANTS:
+        res["rows"][f"caption-only, val {v}"] = _points(
+            cap.probabilities(rows[("val", v)].caption_vecs), rows[("val", v)], val, cthr
+        )
+    cap.thresholds = cthr
+    return Gate({"ER": cap}, {"command": command, "baseline": "caption-only"}, inputs="caption_embedding")
+
+
+def _without_groups(
+    train: Rows, rows: dict[tuple[str, str], Rows], val: _Split, command: str, res: dict[str, Any]
+) -> dict[str, Gate]:
+    """Each feature group removed (refit, thresholds chosen the same way)."""
+    variants: dict[str, Gate] = {}
+    choose_on = rows[("val", CHOOSE_ON)]
+    for g, names in [*GROUPS.items(), ("session history", SESSION_HISTORY)]:
+        keep = [n for n in NAMES if n not in names]
+        m = _fit(train, keep)
+        t, _ = _thresholds(_probs(m, choose_on), choose_on, val)
+        res["rows"][f"gate without {g}, val {CHOOSE_ON}"] = _points(_probs(m, choose_on), choose_on, val, t)
+        m.thresholds = t
+        variants[f"without-{g.replace(' ', '-')}"] = Gate(
+            {"ER": m}, {"command": command, "ablation": f"without {g}"}
+        )
+    return variants
+
+
+def _provenance(ds: Dataset, train: Rows, command: str, res: dict[str, Any]) -> dict[str, Any]:
+    """What the shipped gate file says of itself: command, date, data and its val metrics."""
+    return {
+        "command": command,
+        "trained": time.strftime("%Y-%m-%d"),
+        "data": "CaptainCook4D train (both variants)",
+        "thresholds_from": f"val {CHOOSE_ON}",
+        "data_sha256": data_hash(ds, ["train", "val"], list(VARIANTS)),
+        "train_rows": int(len(train.y)),
+        "train_positives": int(train.y.sum()),
+        "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
+    }
 
 
 def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[str, Any]:
@@ -231,7 +246,8 @@ def report(res: dict[str, Any]) -> str:
         f"Command: `{res['command']}`",
         "",
         "Trained on train (both stream variants); thresholds chosen on val paraphrased for each chattiness "
-        f"under a false-alarm budget per hour of error-free recordings: {res['budgets_false_alarms_per_hour']}. "
+        f"under a false-alarm budget per hour of error-free recordings: "
+        f"{res['budgets_false_alarms_per_hour']}. "
         "Every caption where the gate's probability passes the threshold is an ER prediction (before the "
         "intervention policy), scored by the EgoServe scorer (δ = 25 s).",
         "",
@@ -241,7 +257,8 @@ def report(res: dict[str, Any]) -> str:
     for name, pts in res["rows"].items():
         for c, p in pts.items():
             lines.append(
-                f"| {name} | {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |"
+                f"| {name} | {c} | {p['precision']} | {p['recall']} | {p['f1']} | "
+                f"{p['false_alarms_per_hour']} |"
             )
     lro = res["leave_recipes_out"]
     lines += [
@@ -267,7 +284,8 @@ def report(res: dict[str, Any]) -> str:
         lines.append(f"| {n} | {w} |")
     lines += [
         "",
-        "The whole curve on val paraphrased: `curve.png` (F1 and false alarms per hour against the threshold).",
+        "The whole curve on val paraphrased: `curve.png` (F1 and false alarms per hour against the "
+        "threshold).",
     ]
     return "\n".join(lines) + "\n"
 

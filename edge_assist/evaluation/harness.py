@@ -1,9 +1,9 @@
 """Run configurations over a built dataset through the app and score them.
 
 Every row (our assistant, an ablation, the no-memory reasoner, a baseline) replays every
-recording through `edge_assist.runtime.assembly.run_replay` on the virtual clock, each recording with
-its own fresh memory directory (recordings are not one wearer's consecutive days), and is
-scored by the same EgoServe scorer and measures.
+recording through `edge_assist.runtime.assembly.run_replay` on the virtual clock, each
+recording with its own fresh memory directory (recordings are not one wearer's consecutive
+days), and is scored by the same EgoServe scorer and measures.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
@@ -31,6 +31,10 @@ from edge_assist.evaluation.measures import content_match, false_alarms_per_hour
 from edge_assist.evaluation.scorer import Matching, score
 from edge_assist.events import Decision
 from edge_assist.inference.base import LLM, TextEncoder
+
+if TYPE_CHECKING:
+    from edge_assist.reasoning.api import Assistant
+    from edge_assist.runtime.app import RunResult
 
 VARIANTS = ("original", "paraphrased")
 
@@ -126,7 +130,8 @@ class Dataset:
         mf = r / "manifest.json"
         if not mf.exists():
             raise EdgeAssistError(
-                f"{r} has no manifest.json; build one with `edge-assist eval build-captaincook --data DIR --out {r}`"
+                f"{r} has no manifest.json; build one with "
+                f"`edge-assist eval build-captaincook --data DIR --out {r}`"
             )
         return cls(r, json.loads(mf.read_text(encoding="utf-8")))
 
@@ -172,7 +177,7 @@ class RowResult:
     runtime: dict[str, Any]  # wall-clock measurements (vary from run to run)
 
 
-def _replay(cfg: Config, path: Path, assistant: Any) -> Any:
+def _replay(cfg: Config, path: Path, assistant: Assistant | None) -> RunResult:
     from edge_assist.runtime.app import run_sync
     from edge_assist.runtime.assembly import build_pipeline, run_replay
 
@@ -200,8 +205,7 @@ def replay_recording(row_cfg: Config, stream: Path, row: Row) -> tuple[list[Deci
     with tempfile.TemporaryDirectory(prefix="edge-assist-eval-") as tmp:
         assistant = BASELINES[row.baseline]() if row.baseline else None
         res = _replay(row_cfg.replace(**{"general.data_dir": tmp}), stream, assistant)
-    to_json = getattr(getattr(res, "stats", None), "to_json", None)
-    runtime: dict[str, Any] = to_json() if callable(to_json) else {}
+    runtime = res.stats.to_json()
     after = response_cache_stats(row_cfg)
     if after is not None:
         runtime["response_cache"] = {
@@ -236,18 +240,10 @@ def run_row(
     a recording whose decisions an earlier run wrote to `out_dir` is read, not replayed:
     for resuming an interrupted run of the same code and configuration.
     """
-    delta = ds.delta_s if not delta_s else delta_s
+    row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides})
+    kept = _written(out_dir, row, recordings) if read_back and out_dir is not None else {}
     decisions: dict[str, list[Decision]] = {}
     runtime: dict[str, Any] = {"recordings": {}}
-    row_cfg = cfg.replace(**{**REPLAY_OVERRIDES, **row.overrides})
-    kept: dict[str, list[Decision]] = {}
-    if read_back and out_dir is not None:
-        for rid in recordings:
-            f = out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl"
-            if f.exists():
-                kept[rid] = [
-                    Decision.from_json(json.loads(x)) for x in f.read_text(encoding="utf-8").splitlines() if x
-                ]
     if executor is not None:
         futures = {
             rid: executor.submit(replay_recording, row_cfg, ds.stream(split, variant, rid), row)
@@ -267,15 +263,42 @@ def run_row(
         runtime["recordings"][rid] = stats
         if out_dir is not None:
             write_jsonl(out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl", (d.to_json() for d in decs))
-
     preds = [
         prediction_from_json(d.to_json())
         for rid in recordings
         for d in decisions[rid]
         if d.speak and d.sub_type is not None and d.trigger == "proactive"
     ]
+    m, result = _scored(ds, split, row, recordings, preds, text_encoder, content_threshold, delta_s)
+    if judge_llm is not None:
+        result["judge"] = _judged(judge_llm, ds, split, variant, m, judge_max_pairs)
+    return RowResult(row, decisions, preds, m, result, runtime)
+
+
+def _written(out_dir: Path, row: Row, recordings: Sequence[str]) -> dict[str, list[Decision]]:
+    """The decisions an earlier run of the row wrote, per recording that has them."""
+    kept: dict[str, list[Decision]] = {}
+    for rid in recordings:
+        f = out_dir / "decisions" / _slug(row.name) / f"{rid}.jsonl"
+        if f.exists():
+            lines = f.read_text(encoding="utf-8").splitlines()
+            kept[rid] = [Decision.from_json(json.loads(x)) for x in lines if x]
+    return kept
+
+
+def _scored(
+    ds: Dataset,
+    split: str,
+    row: Row,
+    recordings: Sequence[str],
+    preds: list[Prediction],
+    text_encoder: TextEncoder | None,
+    content_threshold: float,
+    delta_s: float | None,
+) -> tuple[Matching, dict[str, Any]]:
+    """The row's predictions matched to the ground truth, and its stable numbers."""
     gt, problems = ds.ground_truth(split, recordings)
-    sc, m = score(gt, preds, delta)
+    sc, m = score(gt, preds, ds.delta_s if not delta_s else delta_s)
     durations = {ds.session_id(r): ds.duration_s(r) for r in recordings}
     cm = content_match(m.pairs, text_encoder, content_threshold)
     result: dict[str, Any] = {
@@ -291,13 +314,16 @@ def run_row(
         "revealable": revealable_split(m),
         "problems": problems,
     }
-    if judge_llm is not None:
-        correct = [p for p in m.pairs if p.correct][: max(0, judge_max_pairs)]
-        situations = [_situation(ds, split, variant, p.prediction) for p in correct]
-        j = judge_pairs(judge_llm, correct, situations)
-        j["limit"] = judge_max_pairs
-        result["judge"] = j
-    return RowResult(row, decisions, preds, m, result, runtime)
+    return m, result
+
+
+def _judged(llm: LLM, ds: Dataset, split: str, variant: str, m: Matching, max_pairs: int) -> dict[str, Any]:
+    """The LLM judge's verdict on up to `max_pairs` correctly matched predictions."""
+    correct = [p for p in m.pairs if p.correct][: max(0, max_pairs)]
+    situations = [_situation(ds, split, variant, p.prediction) for p in correct]
+    j = judge_pairs(llm, correct, situations)
+    j["limit"] = max_pairs
+    return j
 
 
 def _situation(ds: Dataset, split: str, variant: str, p: Prediction) -> str:

@@ -22,21 +22,22 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edge_assist.config import Config
+from edge_assist.evaluation.qa_quantities import says_number
 from edge_assist.evaluation.qa_questions import (
     TEMPLATES,
     Question,
     Stream,
     generate,
     load_streams,
-    says_number,
 )
+from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning.answer_text import content_words, is_abstention
 
 CONTENT_THRESHOLD = 0.5
@@ -75,7 +76,7 @@ def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
 
 
 async def _run_recording(
-    cfg: Config, stream: Stream, questions: list[Question], rows: Sequence[str], llm: Any, enc: Any
+    cfg: Config, stream: Stream, questions: list[Question], rows: Sequence[str], llm: LLM, enc: TextEncoder
 ) -> list[dict[str, Any]]:
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
@@ -198,7 +199,7 @@ def run(
     *,
     limit: int = 0,
     seed: int = 0,
-    progress: Any = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     from edge_assist.inference.loader import load_llm, load_text_encoder
 
@@ -249,7 +250,8 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
     lines = [
         f"# Question benchmark: CaptainCook4D {result['split']}, {result['variant']} streams",
         "",
-        f"{result['recordings']} recordings, {s[rows[0]]['questions']} questions per row (seed {result['seed']}). "
+        f"{result['recordings']} recordings, {s[rows[0]]['questions']} questions per row (seed "
+        f"{result['seed']}). "
         "Command:",
         "",
         f"```\n{command}\n```",

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edge_assist.evaluation.qa_quantities import how_much_question
 from edge_assist.reasoning.answer_text import content_words, second_person
 
 TEMPLATES = ("when", "after", "did-yes", "did-no", "with", "howmuch", "unanswerable")
@@ -144,90 +145,9 @@ def _similar(a: str, b: str) -> bool:
 
 
 _WITH = re.compile(
-    r"^(?P<verb>[A-Za-z]+) (?P<obj>[^,]+?) with (?:a |an |the |your )?(?P<tool>[a-z][a-z -]{1,30}?)\s*(?:[,.]|$)"
+    r"^(?P<verb>[A-Za-z]+) (?P<obj>[^,]+?) with (?:a |an |the |your )?"
+    r"(?P<tool>[a-z][a-z -]{1,30}?)\s*(?:[,.]|$)"
 )
-_NUMBER = r"(?:\d+(?:[./]\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|half)"
-_UNIT = (
-    r"(?:tablespoons?|teaspoons?|tbsp|tsp|cups?|seconds?|secs?|minutes?|mins?|inch(?:es)?|grams?|g|ml|oz|"
-    r"pieces?|slices?|cloves?|pinch(?:es)?|drops?)"
-)
-_QUANTITY = re.compile(rf"\b(?P<num>{_NUMBER})(?:\s*-\s*{_NUMBER})?\s*(?P<unit>{_UNIT})\b(?:\s+of)?", re.I)
-_TIME_UNITS = ("sec", "min")
-_NUM_WORDS = {
-    "one": "1",
-    "two": "2",
-    "three": "3",
-    "four": "4",
-    "five": "5",
-    "six": "6",
-    "seven": "7",
-    "eight": "8",
-    "nine": "9",
-    "ten": "10",
-    "half": "1/2",
-}
-
-
-def number_key(num: str) -> str:
-    return _NUM_WORDS.get(num.lower(), num)
-
-
-# Said forms a key's number takes beyond one..ten: tens and common fractions, as an answer
-# composed from a caption in other words says them ("about thirty secs", "a quarter tbsp").
-_SAID_FORMS = {
-    "20": ("twenty",),
-    "30": ("thirty",),
-    "40": ("forty",),
-    "45": ("forty-five", "forty five"),
-    "50": ("fifty",),
-    "60": ("sixty",),
-    "90": ("ninety",),
-    "1/2": ("a half", "one half", "half a"),
-    "1/3": ("a third", "one third"),
-    "2/3": ("two thirds", "two-thirds"),
-    "1/4": ("a quarter", "one quarter", "one fourth"),
-    "3/4": ("three quarters", "three-quarters"),
-    "1/8": ("an eighth", "one eighth"),
-    "1/6": ("a sixth", "one sixth"),
-}
-
-
-def says_number(text: str, key: str) -> bool:
-    """The answer says the number `key` (in digits or in words)."""
-    forms = {key} | {w for w, n in _NUM_WORDS.items() if n == key} | set(_SAID_FORMS.get(key, ()))
-    low = text.lower()
-    # whole words and numbers only: "ten" is not in "tender", "2" not in "12" or "1/2"; a
-    # number may end a sentence ("2.")
-    return any(re.search(rf"(?<![\w/.]){re.escape(f)}(?!\w|[/.]\d)", low) for f in forms)
-
-
-def how_much_question(caption: str) -> tuple[str, str] | None:
-    """('How much flour did I add?', '2') for a caption holding exactly one quantity."""
-    found = list(_QUANTITY.finditer(caption))
-    if len(found) != 1:
-        return None
-    q = found[0]
-    verb_m = re.match(r"^([A-Za-z]+)\s", caption)
-    if verb_m is None or second_person(verb_m.group(1) + " it") is None:
-        return None
-    verb = verb_m.group(1).lower()
-    if q.group("unit").lower().startswith(_TIME_UNITS):
-        rest = caption[verb_m.end() : q.start()] + caption[q.end() :]
-        rest = re.sub(r"\b(?:for|about|around)\s*$", "", rest.strip().split(",")[0].rstrip(" .")).strip()
-        rest = re.sub(r"(?:\s+(?:for|about|on|at|in|and|or))+\s*$", "", rest)
-        return (
-            f"How long did I {verb} {rest}?".replace("  ", " ").replace(" ?", "?"),
-            number_key(q.group("num")),
-        )
-    after = caption[q.end() :].strip()
-    item = re.split(r"\s+(?:to|into|in|on|onto|over|from|and|with)\s+|,", after)[0].strip(" .")
-    if (
-        not re.fullmatch(r"[a-z][a-z -]*", item.lower())
-        or len(item.split()) > 5
-        or item.lower() in ("apart", "more")
-    ):
-        return None
-    return f"How much {item} did I {verb}?", number_key(q.group("num"))
 
 
 def generate(streams: Sequence[Stream], *, seed: int = 0) -> list[Question]:
@@ -249,26 +169,43 @@ def _norm(text: str) -> str:
 def _for_stream(
     s: Stream, rng: random.Random, tools: list[str], recipes: dict[str, list[str]], *, with_so_far: int
 ) -> list[Question]:
-    caps = s.captions
-    n = len(caps)
-    qs: list[Question] = []
-    if n < 3:
-        return qs
-    end_t = caps[-1][1]
-    texts = [c[2] for c in caps]
-    unique = [i for i in range(n) if sum(_similar(texts[i], t) for t in texts) == 1]
+    if len(s.captions) < 3:
+        return []
+    q = _StreamQuestions(s, rng)
+    # The order of the templates is the order the seeded generator draws in: keep it.
+    q.when()
+    q.after()
+    q.did()
+    q.with_tool(tools, with_so_far)
+    q.how_much()
+    q.unanswerable(recipes)
+    return q.qs
 
-    def later(i: int) -> float:
+
+class _StreamQuestions:
+    """The questions of one recording, template by template, from one seeded generator."""
+
+    def __init__(self, s: Stream, rng: random.Random) -> None:
+        self.s, self.rng = s, rng
+        self.caps = s.captions
+        self.n = len(self.caps)
+        self.texts = [c[2] for c in self.caps]
+        self.qs: list[Question] = []
+        self.unique = [i for i in range(self.n) if sum(_similar(self.texts[i], t) for t in self.texts) == 1]
+        self.named = [i for i in self.unique if as_first_person_past(self.texts[i])]
+
+    def later(self, i: int) -> float:
         """Ask a little after caption i ended: after one to three more captions."""
         # the latest end so far: captions may overlap in time
-        return max(c[1] for c in caps[i : min(n, i + 1 + rng.randint(1, 3))])
+        return max(c[1] for c in self.caps[i : min(self.n, i + 1 + self.rng.randint(1, 3))])
 
-    def add(template: str, form: str, text: str, ask_t: float, answerable: bool, **kw: Any) -> None:
-        qs.append(
+    def add(self, template: str, form: str, text: str, ask_t: float, answerable: bool, **kw: Any) -> None:
+        qid = f"{self.s.recording}:{len(self.qs)}"
+        self.qs.append(
             Question(
-                f"{s.recording}:{len(qs)}",
-                s.recording,
-                s.session_id,
+                qid,
+                self.s.recording,
+                self.s.session_id,
                 template,
                 form,
                 text,
@@ -278,134 +215,114 @@ def _for_stream(
             )
         )
 
-    # when
-    named = [i for i in unique if as_first_person_past(texts[i])]
-    for i in rng.sample(named, min(2, len(named))):
-        add(
-            "when",
-            "free",
-            f"When did I {short_step(texts[i])}?",
-            later(i),
-            True,
-            reference=texts[i],
-            window=(caps[i][0], caps[i][1]),
-        )
-    # after (multiple choice)
-    pairs = [i for i in named if i + 1 < n and not _similar(texts[i + 1], texts[i])]
-    for i in rng.sample(pairs, min(2, len(pairs))):
-        others = list(
-            dict.fromkeys(
-                t for j, t in enumerate(texts) if j not in (i, i + 1) and not _similar(t, texts[i + 1])
+    def when(self) -> None:
+        texts, caps = self.texts, self.caps
+        for i in self.rng.sample(self.named, min(2, len(self.named))):
+            window = (caps[i][0], caps[i][1])
+            text = f"When did I {short_step(texts[i])}?"
+            self.add("when", "free", text, self.later(i), True, reference=texts[i], window=window)
+
+    def after(self) -> None:
+        """Multiple choice: the next step among three other captions of the recording."""
+        texts, caps, n, rng = self.texts, self.caps, self.n, self.rng
+        pairs = [i for i in self.named if i + 1 < n and not _similar(texts[i + 1], texts[i])]
+        for i in rng.sample(pairs, min(2, len(pairs))):
+            nxt = texts[i + 1]
+            others = list(
+                dict.fromkeys(t for j, t in enumerate(texts) if j not in (i, i + 1) and not _similar(t, nxt))
             )
-        )
-        options = [texts[i + 1], *rng.sample(others, min(3, len(others)))]
-        rng.shuffle(options)
-        add(
-            "after",
-            "mc",
-            f"What did I do right after {as_first_person_past(texts[i])}?",
-            max(c[1] for c in caps[i : min(n, i + 2 + rng.randint(0, 2))]),
-            True,
-            reference=texts[i + 1],
-            choices=tuple(options),
-            correct_choice=texts[i + 1],
-            other=texts[i],
-        )
-    # did (yes: performed; no: skipped by the annotations)
-    if named:
-        i = rng.choice(named)
-        add(
-            "did-yes",
-            "yesno",
-            f"Did I {short_step(texts[i])}?",
-            later(i),
-            True,
-            reference=texts[i],
-            expect_yes=True,
-        )
-    for step in s.skipped[:2]:
-        if not any(_similar(step, t) for t in texts):
-            add(
-                "did-no", "yesno", f"Did I {short_step(step)}?", end_t, True, reference=step, expect_yes=False
-            )
-    # with (alternately multiple choice and free)
-    with_idx = [i for i in unique if _WITH.match(texts[i])]
-    for k, i in enumerate(rng.sample(with_idx, min(2, len(with_idx)))):
-        m = _WITH.match(texts[i])
-        assert m is not None
-        tool = m.group("tool").strip()
-        q = f"What did I {m.group('verb').lower()} {m.group('obj')} with?"
-        if (with_so_far + k) % 2 == 0:
-            distract = [t for t in tools if not (content_words(t) & content_words(tool))]
-            options = [tool, *rng.sample(distract, min(3, len(distract)))]
+            options = [nxt, *rng.sample(others, min(3, len(others)))]
             rng.shuffle(options)
-            add(
-                "with",
+            self.add(
+                "after",
                 "mc",
-                q,
-                later(i),
+                f"What did I do right after {as_first_person_past(texts[i])}?",
+                max(c[1] for c in caps[i : min(n, i + 2 + rng.randint(0, 2))]),
                 True,
-                reference=texts[i],
+                reference=nxt,
                 choices=tuple(options),
-                correct_choice=tool,
-                key=tool,
+                correct_choice=nxt,
+                other=texts[i],
             )
-        else:
-            add("with", "free", q, later(i), True, reference=texts[i], key=tool)
-    # how much / how long (annotated deviations hold a quantity)
-    deviated = {_norm(d) for d in s.deviations}
-    hm = [
-        (i, h)
-        for i in unique
-        if _norm(texts[i]) in deviated and (h := how_much_question(texts[i])) is not None
-    ]
-    for i, (q, key) in rng.sample(hm, min(2, len(hm))):
-        add("howmuch", "free", q, later(i), True, reference=texts[i], key=key)
-    # unanswerable: asked before the step happened, another recipe's step, an empty memory
-    # Captions may overlap in time: "held" is every caption ended by the ask time.
-    future = [
-        i
-        for i in named
-        if i >= 2
-        and caps[i][1] > caps[i - 1][1]
-        and not any(_similar(texts[i], c[2]) for c in caps if c[1] <= caps[i - 1][1])
-    ]
-    if future:
-        i = rng.choice(future)
-        add(
-            "unanswerable",
-            "free",
-            f"When did I {short_step(texts[i])}?",
-            caps[i - 1][1],
-            False,
-            reference=texts[i],
-            why="future",
-        )
-    foreign = [
-        t
-        for r, ts in recipes.items()
-        if r != s.recipe
-        for t in ts
-        if as_first_person_past(t) and not any(_similar(t, x) for x in texts)
-    ]
-    if foreign:
-        t = rng.choice(sorted(set(foreign)))
-        add(
-            "unanswerable",
-            "free",
-            f"When did I {short_step(t)}?",
-            end_t,
-            False,
-            reference=t,
-            why="other-recipe",
-        )
-    add(
-        "unanswerable",
-        "free",
-        f"When did I {short_step(texts[0])}?",
-        0.0,
-        False,
-        reference=texts[0],
-        why="empty-memory",
-    )
-    return qs
+
+    def did(self) -> None:
+        """Yes: a step performed; no: a step the annotations say was skipped."""
+        texts = self.texts
+        if self.named:
+            i = self.rng.choice(self.named)
+            text = f"Did I {short_step(texts[i])}?"
+            self.add("did-yes", "yesno", text, self.later(i), True, reference=texts[i], expect_yes=True)
+        end_t = self.caps[-1][1]
+        for step in self.s.skipped[:2]:
+            if not any(_similar(step, t) for t in texts):
+                text = f"Did I {short_step(step)}?"
+                self.add("did-no", "yesno", text, end_t, True, reference=step, expect_yes=False)
+
+    def with_tool(self, tools: list[str], with_so_far: int) -> None:
+        """Alternately multiple choice (the tool among three others) and free."""
+        texts, rng = self.texts, self.rng
+        with_idx = [i for i in self.unique if _WITH.match(texts[i])]
+        for k, i in enumerate(rng.sample(with_idx, min(2, len(with_idx)))):
+            m = _WITH.match(texts[i])
+            assert m is not None
+            tool = m.group("tool").strip()
+            q = f"What did I {m.group('verb').lower()} {m.group('obj')} with?"
+            if (with_so_far + k) % 2 == 0:
+                distract = [t for t in tools if not (content_words(t) & content_words(tool))]
+                options = [tool, *rng.sample(distract, min(3, len(distract)))]
+                rng.shuffle(options)
+                choices = tuple(options)
+                self.add(
+                    "with",
+                    "mc",
+                    q,
+                    self.later(i),
+                    True,
+                    reference=texts[i],
+                    choices=choices,
+                    correct_choice=tool,
+                    key=tool,
+                )
+            else:
+                self.add("with", "free", q, self.later(i), True, reference=texts[i], key=tool)
+
+    def how_much(self) -> None:
+        """How much / how long: the annotated deviations that hold a quantity."""
+        texts = self.texts
+        deviated = {_norm(d) for d in self.s.deviations}
+        hm = [
+            (i, h)
+            for i in self.unique
+            if _norm(texts[i]) in deviated and (h := how_much_question(texts[i])) is not None
+        ]
+        for i, (q, key) in self.rng.sample(hm, min(2, len(hm))):
+            self.add("howmuch", "free", q, self.later(i), True, reference=texts[i], key=key)
+
+    def unanswerable(self, recipes: dict[str, list[str]]) -> None:
+        """Asked before the step happened, another recipe's step, and over an empty memory."""
+        texts, caps = self.texts, self.caps
+        # Captions may overlap in time: "held" is every caption ended by the ask time.
+        future = [
+            i
+            for i in self.named
+            if i >= 2
+            and caps[i][1] > caps[i - 1][1]
+            and not any(_similar(texts[i], c[2]) for c in caps if c[1] <= caps[i - 1][1])
+        ]
+        if future:
+            i = self.rng.choice(future)
+            text = f"When did I {short_step(texts[i])}?"
+            self.add("unanswerable", "free", text, caps[i - 1][1], False, reference=texts[i], why="future")
+        foreign = [
+            t
+            for r, ts in recipes.items()
+            if r != self.s.recipe
+            for t in ts
+            if as_first_person_past(t) and not any(_similar(t, x) for x in texts)
+        ]
+        if foreign:
+            t = self.rng.choice(sorted(set(foreign)))
+            text = f"When did I {short_step(t)}?"
+            self.add("unanswerable", "free", text, caps[-1][1], False, reference=t, why="other-recipe")
+        text = f"When did I {short_step(texts[0])}?"
+        self.add("unanswerable", "free", text, 0.0, False, reference=texts[0], why="empty-memory")

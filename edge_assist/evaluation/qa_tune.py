@@ -26,17 +26,25 @@ import hashlib
 import json
 import pickle
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from edge_assist.answers.support import FEATURES, AnswerGate, features
+from edge_assist.answers.support import FEATURES, AnswerGate, WordEncoder, features
+from edge_assist.errors import EdgeAssistError
 from edge_assist.evaluation.gate_training import fit_logistic
 from edge_assist.evaluation.qa_bench import score
 from edge_assist.evaluation.qa_questions import Question, Stream, generate, load_streams
+from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import compose, content_words, question_focus, question_kind
+
+
+class WordTextEncoder(TextEncoder, WordEncoder, Protocol):
+    """A sentence encoder that also gives each word's contextual vector."""
+
 
 CANDIDATES = 5  # answering.OFFERED / retrieval.top_k: what the answerer scores
 VARIANTS = ("original", "paraphrased")
@@ -66,7 +74,7 @@ def target_index(q: Question, texts: list[str], caps: list[tuple[float, float, s
 
 
 def rows_for(
-    enc: Any, split: str, variant: str, dataset: Path, feature_names: tuple[str, ...] = FEATURES
+    enc: WordTextEncoder, split: str, variant: str, dataset: Path, feature_names: tuple[str, ...] = FEATURES
 ) -> list[Row]:
     annotated = load_streams(dataset, split, "original")
     memory = {s.recording: s for s in load_streams(dataset, split, variant)}
@@ -109,7 +117,7 @@ def rows_for(
 
 
 def scored_right(
-    enc: Any, q: Question, caps: list[tuple[float, float, str]], cands: list[int], held: int
+    enc: TextEncoder, q: Question, caps: list[tuple[float, float, str]], cands: list[int], held: int
 ) -> list[bool]:
     """Per candidate moment: whether eval qa scores right the answer the grounded answerer
     composes from it (as answering.GroundedAnswerer does: the neighbour for "after", the
@@ -143,7 +151,7 @@ def scored_right(
     return out
 
 
-def decide(rows: list[Row], rank: Any) -> list[tuple[float, bool]]:
+def decide(rows: list[Row], rank: Callable[[np.ndarray], np.ndarray]) -> list[tuple[float, bool]]:
     """Per question: (best candidate's probability, whether answering from it is right)."""
     out = []
     for r in rows:
@@ -196,9 +204,7 @@ def stack(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from edge_assist.config import load_config
     from edge_assist.evaluation.captaincook import DEFAULT_DATASET
-    from edge_assist.inference.loader import load_text_encoder
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", default=str(DEFAULT_DATASET))
@@ -216,19 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     names = tuple(args.features.split(","))
     dataset = Path(args.dataset)
     keys = [(s, v) for s in (args.train, args.val) for v in VARIANTS]
-    cache = Path(args.cache) if args.cache else None
-    data: dict[tuple[str, str], list[Row]] = {}
-    if cache is not None and cache.exists():
-        with cache.open("rb") as fh:
-            saved = pickle.load(fh)  # noqa: S301 (our own file, written below)
-        if saved.get("features") == names and saved.get("candidates") == CANDIDATES:
-            data = {k: saved["rows"][k] for k in keys if k in saved["rows"]}
-    if len(data) < len(keys):
-        enc = load_text_encoder(load_config())
-        data = {k: rows_for(enc, k[0], k[1], dataset, names) for k in keys}
-        if cache is not None:
-            with cache.open("wb") as fh:
-                pickle.dump({"features": names, "candidates": CANDIDATES, "rows": data}, fh)
+    data = _scored_candidates(dataset, keys, names, Path(args.cache) if args.cache else None)
     X, y = stack([r for v in VARIANTS for r in data[(args.train, v)]])
     model = fit_logistic(X, y, names)
     score = model.probabilities
@@ -242,32 +236,52 @@ def main(argv: list[str] | None = None) -> int:
         ),
     )
     report = {f"{s}/{v}": outcome(data[(s, v)], decided[(s, v)], float(best)) for s, v in data}
-    print(
-        json.dumps(
-            {
-                "weights": dict(zip(names, np.round(model.weights, 3).tolist(), strict=True)),
-                "threshold": float(best),
-                "outcomes": report,
-            },
-            indent=1,
-        )
-    )
+    weights = dict(zip(names, np.round(model.weights, 3).tolist(), strict=True))
+    print(json.dumps({"weights": weights, "threshold": float(best), "outcomes": report}, indent=1))
     if args.out:
-        sha = hashlib.sha256()
-        for s in (args.train, args.val):
-            for v in VARIANTS:
-                for p in sorted((dataset / s / v).glob("*.jsonl")):
-                    sha.update(p.read_bytes())
         training = {
             "command": "python -m edge_assist.evaluation.qa_tune " + " ".join(argv or sys.argv[1:]),
             "train": f"{args.train} questions, both variants: {len(y)} candidates, {int(y.sum())} positive",
             "threshold_from": f"{args.val}: the best worst-ratio to the targets over both variants",
-            "data_sha256": sha.hexdigest(),
+            "data_sha256": _data_sha256(dataset, (args.train, args.val)),
             "outcomes": report,
         }
         AnswerGate(model, float(best), training).save(args.out)
         print(f"wrote {args.out}")
     return 0
+
+
+def _scored_candidates(
+    dataset: Path, keys: list[tuple[str, str]], names: tuple[str, ...], cache: Path | None
+) -> dict[tuple[str, str], list[Row]]:
+    """Every question's scored candidates per (split, variant), from the cache when it matches."""
+    from edge_assist.config import load_config
+    from edge_assist.inference.loader import load_text_encoder
+
+    data: dict[tuple[str, str], list[Row]] = {}
+    if cache is not None and cache.exists():
+        with cache.open("rb") as fh:
+            saved = pickle.load(fh)  # noqa: S301 (our own file, written below)
+        if saved.get("features") == names and saved.get("candidates") == CANDIDATES:
+            data = {k: saved["rows"][k] for k in keys if k in saved["rows"]}
+    if len(data) < len(keys):
+        enc = load_text_encoder(load_config())
+        if not isinstance(enc, WordEncoder):
+            raise EdgeAssistError(f"{enc.name} gives no word vectors; the answer gate's features need them")
+        data = {k: rows_for(enc, k[0], k[1], dataset, names) for k in keys}
+        if cache is not None:
+            with cache.open("wb") as fh:
+                pickle.dump({"features": names, "candidates": CANDIDATES, "rows": data}, fh)
+    return data
+
+
+def _data_sha256(dataset: Path, splits: tuple[str, ...]) -> str:
+    sha = hashlib.sha256()
+    for s in splits:
+        for v in VARIANTS:
+            for p in sorted((dataset / s / v).glob("*.jsonl")):
+                sha.update(p.read_bytes())
+    return sha.hexdigest()
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ def table(rows: list[dict[str, Any]]) -> str:
             _num(r.get("false_alarms", {}).get("per_hour"), "{:.1f}"),
             f"{_pct(cm.get('rate'))} ({cm.get('matched', 0)}/{cm.get('pairs', 0)})",
             f"{_num(judge.get('rationality'))} / {_num(judge.get('effectiveness'))}" if judge else "–",
-            f"{_pct(rev.get('revealable', {}).get('recall'))} / {_pct(rev.get('unrevealable', {}).get('recall'))}",
+            f"{_pct(rev.get('revealable', {}).get('recall'))} / "
+            f"{_pct(rev.get('unrevealable', {}).get('recall'))}",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_assist.evaluation.annotations import GTEvent, Prediction
 from edge_assist.evaluation.scorer import Matching
 from edge_assist.events import SubType
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 _COLOURS = {st: f"C{i}" for i, st in enumerate(SubType)}
 
@@ -32,33 +36,7 @@ def plot_timeline(
     top = len(lanes) - 1
     for t0, _t1 in captions:
         ax.axvline(t0, color="0.88", lw=0.8, zorder=0)
-    used: set[SubType] = set()
-    for g in gt:
-        ax.barh(
-            top,
-            g.t1 - g.t0,
-            left=g.t0,
-            height=0.5,
-            color=_COLOURS[g.sub_type],
-            alpha=0.55,
-            edgecolor="k",
-            lw=0.5,
-        )
-        used.add(g.sub_type)
-    for lane, (_, preds, m) in enumerate(systems):
-        y = top - 1 - lane
-        hit = {id(p.prediction) for p in m.correct_pairs}
-        for p in preds:
-            ax.plot(
-                p.centre,
-                y,
-                "o",
-                ms=7,
-                mec=_COLOURS[p.sub_type],
-                mew=1.5,
-                mfc=_COLOURS[p.sub_type] if id(p) in hit else "none",
-            )
-            used.add(p.sub_type)
+    used = _draw_lanes(ax, top, gt, systems)
     ax.set_yticks(range(len(lanes)))
     ax.set_yticklabels(list(reversed(lanes)))
     ax.set_ylim(-0.6, top + 0.6)
@@ -84,3 +62,22 @@ def plot_timeline(
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def _draw_lanes(
+    ax: Axes, top: int, gt: Sequence[GTEvent], systems: Sequence[tuple[str, Sequence[Prediction], Matching]]
+) -> set[SubType]:
+    """The ground truth's bars in the top lane, each system's markers below; the kinds drawn."""
+    used: set[SubType] = set()
+    for g in gt:
+        colour = _COLOURS[g.sub_type]
+        ax.barh(top, g.t1 - g.t0, left=g.t0, height=0.5, color=colour, alpha=0.55, edgecolor="k", lw=0.5)
+        used.add(g.sub_type)
+    for lane, (_, preds, m) in enumerate(systems):
+        y = top - 1 - lane
+        hit = {id(p.prediction) for p in m.correct_pairs}
+        for p in preds:
+            colour = _COLOURS[p.sub_type]
+            ax.plot(p.centre, y, "o", ms=7, mec=colour, mew=1.5, mfc=colour if id(p) in hit else "none")
+            used.add(p.sub_type)
+    return used

@@ -116,7 +116,8 @@ class OnnxClipEncoder:
         dt = self.encode_texts(["a photo"]).shape[1]
         if di != dt:
             raise ModelError(
-                f"image tower gives {di}-d vectors but text tower gives {dt}-d; the two files are not one CLIP pair"
+                f"image tower gives {di}-d vectors but text tower gives {dt}-d; the two files are not one "
+                f"CLIP pair"
             )
         self.dim: int = int(di)
 

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.client import HTTPException
+from http.client import HTTPException, HTTPResponse
 from pathlib import Path
 
 from edge_assist.errors import ModelError
@@ -111,31 +111,7 @@ def download(entry: ModelEntry, f: ModelFile, dest: Path, *, quiet: bool = False
         ) from None
     if resp is not None:
         with resp:
-            resumed = have > 0 and resp.status == 206
-            if not resumed:
-                have = 0  # the server ignored Range: start over
-            length = resp.headers.get("Content-Length")
-            total = have + int(length) if length is not None else f.size
-            update = _progress(total, have, f.name, quiet)
-            try:
-                with open(part, "ab" if resumed else "wb") as out:
-                    while True:
-                        block = resp.read(CHUNK_BYTES)
-                        if not block:
-                            break
-                        out.write(block)
-                        have += len(block)
-                        update(len(block))
-            except (TimeoutError, ConnectionError, HTTPException, OSError) as e:
-                raise ModelError(
-                    f"download of {f.name} interrupted at {have} bytes ({type(e).__name__}); "
-                    f"run `edge-assist models pull {entry.name}` again to resume"
-                ) from None
-            if total is not None and have < total:
-                raise ModelError(
-                    f"download of {f.name} stopped at {have} of {total} bytes; "
-                    f"run `edge-assist models pull {entry.name}` again to resume"
-                )
+            _receive(resp, part, have, entry, f, quiet)
     result = check_file(entry, f, part)
     if result.bad:
         part.unlink(missing_ok=True)  # a bad download must not be resumed from
@@ -145,3 +121,32 @@ def download(entry: ModelEntry, f: ModelFile, dest: Path, *, quiet: bool = False
         )
     os.replace(part, dest)
     return FileCheck(entry.name, f.name, dest, result.status, result.detail)
+
+
+def _receive(resp: HTTPResponse, part: Path, have: int, entry: ModelEntry, f: ModelFile, quiet: bool) -> None:
+    """The response into `part`, after its `have` bytes when the server resumed. Raises ModelError."""
+    resumed = have > 0 and resp.status == 206
+    if not resumed:
+        have = 0  # the server ignored Range: start over
+    length = resp.headers.get("Content-Length")
+    total = have + int(length) if length is not None else f.size
+    update = _progress(total, have, f.name, quiet)
+    try:
+        with open(part, "ab" if resumed else "wb") as out:
+            while True:
+                block = resp.read(CHUNK_BYTES)
+                if not block:
+                    break
+                out.write(block)
+                have += len(block)
+                update(len(block))
+    except (TimeoutError, ConnectionError, HTTPException, OSError) as e:
+        raise ModelError(
+            f"download of {f.name} interrupted at {have} bytes ({type(e).__name__}); "
+            f"run `edge-assist models pull {entry.name}` again to resume"
+        ) from None
+    if total is not None and have < total:
+        raise ModelError(
+            f"download of {f.name} stopped at {have} of {total} bytes; "
+            f"run `edge-assist models pull {entry.name}` again to resume"
+        )

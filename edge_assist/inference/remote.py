@@ -89,7 +89,8 @@ class RemoteClient:
                     log.debug("remote request failed (%s); retry %d in %.2f s", last, i + 1, wait)
                     time.sleep(wait)
         raise ModelError(
-            f"remote model server at {self.cfg.base_url} did not answer after {self.cfg.retries + 1} tries ({last}); "
+            f"remote model server at {self.cfg.base_url} did not answer after {self.cfg.retries + 1} tries "
+            f"({last}); "
             "check that it runs, or raise remote.timeout_s / remote.retries"
         )
 
@@ -104,7 +105,8 @@ class RemoteClient:
                     raise _Transient(f"timeout while reading: {e}") from None
                 except (UnicodeDecodeError, json.JSONDecodeError):
                     raise ModelError(
-                        f"remote server at {self.cfg.base_url} did not answer with JSON; is it OpenAI-compatible?"
+                        f"remote server at {self.cfg.base_url} did not answer with JSON; is it "
+                        f"OpenAI-compatible?"
                     ) from None
             return _content(data, self.cfg.base_url)
 

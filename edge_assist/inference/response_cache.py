@@ -58,11 +58,13 @@ class ResponseCache:
                 time.sleep(0.05)
             except sqlite3.DatabaseError as e:
                 raise ConfigError(
-                    f"response cache {self.path} cannot be opened ({e}); delete it or point models.response_cache elsewhere"
+                    f"response cache {self.path} cannot be opened ({e}); delete it or point "
+                    f"models.response_cache elsewhere"
                 ) from None
         if row is None or row[0] != str(SCHEMA_VERSION):
             raise ConfigError(
-                f"response cache {self.path} has format {row[0] if row else '?'}, this build writes {SCHEMA_VERSION}; "
+                f"response cache {self.path} has format {row[0] if row else '?'}, this build writes "
+                f"{SCHEMA_VERSION}; "
                 "delete the file"
             )
         self._lock = threading.Lock()

@@ -13,9 +13,14 @@ similarities. Needs the dev extra (`gguf`, `onnx`); nothing in the product impor
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import onnx
 
 
 def write_tiny_mmproj(
@@ -32,15 +37,7 @@ def write_tiny_mmproj(
     """A random-weight LLaVA-1.5-style mmproj GGUF whose output width is `text_embd`."""
     import gguf
 
-    rng = np.random.default_rng(seed)
     path = Path(path)
-    n_pos = (image_size_px // patch_px) ** 2 + 1  # patches + the class token
-    ff = 4 * width
-    hidden = 2 * width
-
-    def w(*shape: int, scale: float = 0.02) -> np.ndarray:
-        return (rng.standard_normal(shape) * scale).astype(np.float32)
-
     writer = gguf.GGUFWriter(str(path), "clip")
     writer.add_string("general.name", "tiny-llava-mmproj (random weights, tests only)")
     writer.add_bool("clip.has_vision_encoder", True)
@@ -51,41 +48,56 @@ def write_tiny_mmproj(
     writer.add_uint32("clip.vision.image_size", image_size_px)
     writer.add_uint32("clip.vision.patch_size", patch_px)
     writer.add_uint32("clip.vision.embedding_length", width)
-    writer.add_uint32("clip.vision.feed_forward_length", ff)
+    writer.add_uint32("clip.vision.feed_forward_length", 4 * width)
     writer.add_uint32("clip.vision.projection_dim", text_embd)
     writer.add_uint32("clip.vision.block_count", layers)
     writer.add_uint32("clip.vision.attention.head_count", heads)
     writer.add_float32("clip.vision.attention.layer_norm_epsilon", 1e-5)
     writer.add_array("clip.vision.image_mean", [0.48145466, 0.4578275, 0.40821073])
     writer.add_array("clip.vision.image_std", [0.26862954, 0.26130258, 0.27577711])
-
-    # numpy shapes are ggml's ne reversed: a (out, in) matrix is ne = [in, out].
-    writer.add_tensor("v.patch_embd.weight", w(width, 3, patch_px, patch_px).astype(np.float16))
-    writer.add_tensor("v.class_embd", w(width))
-    writer.add_tensor("v.position_embd.weight", w(n_pos, width))
-    writer.add_tensor("v.pre_ln.weight", np.ones(width, np.float32))
-    writer.add_tensor("v.pre_ln.bias", np.zeros(width, np.float32))
-    for i in range(layers):
-        for name in ("attn_q", "attn_k", "attn_v", "attn_out"):
-            writer.add_tensor(f"v.blk.{i}.{name}.weight", w(width, width))
-            writer.add_tensor(f"v.blk.{i}.{name}.bias", np.zeros(width, np.float32))
-        for name in ("ln1", "ln2"):
-            writer.add_tensor(f"v.blk.{i}.{name}.weight", np.ones(width, np.float32))
-            writer.add_tensor(f"v.blk.{i}.{name}.bias", np.zeros(width, np.float32))
-        writer.add_tensor(f"v.blk.{i}.ffn_up.weight", w(ff, width))
-        writer.add_tensor(f"v.blk.{i}.ffn_up.bias", np.zeros(ff, np.float32))
-        writer.add_tensor(f"v.blk.{i}.ffn_down.weight", w(width, ff))
-        writer.add_tensor(f"v.blk.{i}.ffn_down.bias", np.zeros(width, np.float32))
-    writer.add_tensor("mm.0.weight", w(hidden, width))
-    writer.add_tensor("mm.0.bias", np.zeros(hidden, np.float32))
-    writer.add_tensor("mm.2.weight", w(text_embd, hidden))
-    writer.add_tensor("mm.2.bias", np.zeros(text_embd, np.float32))
-
+    n_pos = (image_size_px // patch_px) ** 2 + 1  # patches + the class token
+    for name, tensor in _mmproj_tensors(
+        np.random.default_rng(seed), text_embd, patch_px, width, layers, n_pos
+    ):
+        writer.add_tensor(name, tensor)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
     return path
+
+
+def _mmproj_tensors(
+    rng: np.random.Generator, text_embd: int, patch_px: int, width: int, layers: int, n_pos: int
+) -> Iterator[tuple[str, np.ndarray]]:
+    """The ViT's and the projector's tensors, named as clip.cpp reads them, in file order."""
+    ff = 4 * width
+    hidden = 2 * width
+
+    def w(*shape: int, scale: float = 0.02) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    # numpy shapes are ggml's ne reversed: a (out, in) matrix is ne = [in, out].
+    yield "v.patch_embd.weight", w(width, 3, patch_px, patch_px).astype(np.float16)
+    yield "v.class_embd", w(width)
+    yield "v.position_embd.weight", w(n_pos, width)
+    yield "v.pre_ln.weight", np.ones(width, np.float32)
+    yield "v.pre_ln.bias", np.zeros(width, np.float32)
+    for i in range(layers):
+        for name in ("attn_q", "attn_k", "attn_v", "attn_out"):
+            yield f"v.blk.{i}.{name}.weight", w(width, width)
+            yield f"v.blk.{i}.{name}.bias", np.zeros(width, np.float32)
+        for name in ("ln1", "ln2"):
+            yield f"v.blk.{i}.{name}.weight", np.ones(width, np.float32)
+            yield f"v.blk.{i}.{name}.bias", np.zeros(width, np.float32)
+        yield f"v.blk.{i}.ffn_up.weight", w(ff, width)
+        yield f"v.blk.{i}.ffn_up.bias", np.zeros(ff, np.float32)
+        yield f"v.blk.{i}.ffn_down.weight", w(width, ff)
+        yield f"v.blk.{i}.ffn_down.bias", np.zeros(width, np.float32)
+    yield "mm.0.weight", w(hidden, width)
+    yield "mm.0.bias", np.zeros(hidden, np.float32)
+    yield "mm.2.weight", w(text_embd, hidden)
+    yield "mm.2.bias", np.zeros(text_embd, np.float32)
 
 
 def write_tiny_clip(
@@ -100,19 +112,32 @@ def write_tiny_clip(
     """A CLIP-shaped ONNX pair: image tower (patch conv, ReLU, mean pool, projection) and
     text tower (token embedding, masked mean, projection), both ending in `dim`."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import helper
 
     rng = np.random.default_rng(seed)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    image_graph = _image_tower(rng, dim, image_size_px, patch_px)
+    text_graph = _text_tower(rng, dim, vocab)
+    paths = []
+    for graph, fname in ((image_graph, "image.onnx"), (text_graph, "text.onnx")):
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8  # readable by every onnxruntime we support
+        onnx.checker.check_model(model)
+        p = directory / fname
+        onnx.save(model, str(p))
+        paths.append(p)
+    return paths[0], paths[1]
+
+
+def _image_tower(rng: np.random.Generator, dim: int, image_size_px: int, patch_px: int) -> onnx.GraphProto:
+    from onnx import TensorProto, helper, numpy_helper
+
     width = 2 * dim
-
-    def init(name: str, arr: np.ndarray) -> onnx.TensorProto:
-        return numpy_helper.from_array(arr, name)
-
     conv_w = (rng.standard_normal((width, 3, patch_px, patch_px)) * 0.1).astype(np.float32)
     img_proj = (rng.standard_normal((width, dim)) * 0.1).astype(np.float32)
-    image_graph = helper.make_graph(
+    pixels: list[str | int] = ["batch", 3, image_size_px, image_size_px]
+    return helper.make_graph(
         [
             helper.make_node("Conv", ["pixel_values", "conv_w"], ["patches"], strides=[patch_px, patch_px]),
             helper.make_node("Relu", ["patches"], ["act"]),
@@ -121,18 +146,19 @@ def write_tiny_clip(
             helper.make_node("MatMul", ["flat", "img_proj"], ["image_embeds"]),
         ],
         "tiny_clip_image",
-        [
-            helper.make_tensor_value_info(
-                "pixel_values", TensorProto.FLOAT, ["batch", 3, image_size_px, image_size_px]
-            )
-        ],
+        [helper.make_tensor_value_info("pixel_values", TensorProto.FLOAT, pixels)],
         [helper.make_tensor_value_info("image_embeds", TensorProto.FLOAT, ["batch", dim])],
-        [init("conv_w", conv_w), init("img_proj", img_proj)],
+        [numpy_helper.from_array(conv_w, "conv_w"), numpy_helper.from_array(img_proj, "img_proj")],
     )
 
+
+def _text_tower(rng: np.random.Generator, dim: int, vocab: int) -> onnx.GraphProto:
+    from onnx import TensorProto, helper, numpy_helper
+
+    width = 2 * dim
     table = (rng.standard_normal((vocab, width)) * 0.1).astype(np.float32)
     txt_proj = (rng.standard_normal((width, dim)) * 0.1).astype(np.float32)
-    text_graph = helper.make_graph(
+    return helper.make_graph(
         [
             helper.make_node("Gather", ["table", "input_ids"], ["tok"]),
             helper.make_node("Cast", ["attention_mask"], ["maskf"], to=TensorProto.FLOAT),
@@ -151,22 +177,13 @@ def write_tiny_clip(
         ],
         [helper.make_tensor_value_info("text_embeds", TensorProto.FLOAT, ["batch", dim])],
         [
-            init("table", table),
-            init("txt_proj", txt_proj),
-            init("axis1", np.array([1], np.int64)),
-            init("axis2", np.array([2], np.int64)),
-            init("one", np.array([1.0], np.float32)),
+            numpy_helper.from_array(table, "table"),
+            numpy_helper.from_array(txt_proj, "txt_proj"),
+            numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+            numpy_helper.from_array(np.array([2], np.int64), "axis2"),
+            numpy_helper.from_array(np.array([1.0], np.float32), "one"),
         ],
     )
-    paths = []
-    for graph, fname in ((image_graph, "image.onnx"), (text_graph, "text.onnx")):
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8  # readable by every onnxruntime we support
-        onnx.checker.check_model(model)
-        p = directory / fname
-        onnx.save(model, str(p))
-        paths.append(p)
-    return paths[0], paths[1]
 
 
 def write_manifest(directory: str | Path, entries: dict[str, dict[str, object]]) -> Path:

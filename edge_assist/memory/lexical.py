@@ -1,7 +1,7 @@
 """Entities and relations from a caption's shallow parse, without the LLM.
 
 The LLM extraction costs ~4 s of compute per caption with SmolLM2-135M (most of the memory
-writer's budget, issue 13) and, being a small model, often repeats its prompt example, which
+writer's budget) and, being a small model, often repeats its prompt example, which
 `entities.resolve` then drops as ungrounded. Captions are short log lines of one of two
 shapes, an imperative step ("Pour 1 egg into the ramekin cup") or a narration ("C picks up
 the knife"), so a shallow parse finds the same kind of names:
@@ -18,8 +18,9 @@ the knife"), so a shallow parse finds the same kind of names:
 Every name is a span of the caption (or the thing an instrument verb names: "Microwave
 the cup" -> microwave), so it is grounded by construction; kinds are not guessed
 ("other", but "appliance"/"tool" for an instrument verb): the graph path matches names,
-and a kind the LLM gave a key stays in the graph when the LLM path ran. `memory.entity_extractor = "lexical"` selects this
-path; benchmarks/bench_memory_ingest.py measures it against the LLM's extraction.
+and a kind the LLM gave a key stays in the graph when the LLM path ran.
+`memory.entity_extractor = "lexical"` selects this path; benchmarks/bench_memory_ingest.py
+measures it against the LLM's extraction.
 """
 
 from __future__ import annotations
@@ -27,341 +28,49 @@ from __future__ import annotations
 import re
 
 from edge_assist.memory.entities import MAX_ENTITIES, MAX_RELATIONS, Extraction, entity_key, relation_key
+from edge_assist.text.numbers import CARDINALS, COUNT_WORDS
+from edge_assist.text.stop_words import (
+    AUXILIARIES,
+    CLAUSE_CONJUNCTIONS,
+    DETERMINERS,
+    PARTICLES,
+    PREPOSITIONS,
+    PRONOUNS,
+)
 from edge_assist.text.units import UNIT_NAMES
 
-_DETERMINERS = {
-    "a",
-    "an",
-    "the",
-    "some",
-    "any",
-    "this",
-    "that",
-    "these",
-    "those",
-    "my",
-    "your",
-    "his",
-    "her",
-    "their",
-    "our",
-    "its",
-    "each",
-    "every",
-    "another",
-    "other",
-    "all",
-    "both",
-    "few",
-    "several",
-    "more",
-    "less",
-    "much",
-    "many",
-    "enough",
-    "no",
-    "same",
-    "such",
-    "whole",
-    "half",
-    "remaining",
-    "rest",
-    "excess",
-    "extra",
-}
-_PREPOSITIONS = {
-    "into",
-    "in",
-    "on",
-    "onto",
-    "from",
-    "with",
-    "to",
-    "of",
-    "for",
-    "over",
-    "under",
-    "at",
-    "by",
-    "off",
-    "out",
-    "inside",
-    "across",
-    "through",
-    "around",
-    "before",
-    "after",
-    "about",
-    "near",
-    "beside",
-    "between",
-    "without",
-    "within",
-    "along",
-    "per",
-    "against",
-    "towards",
-    "toward",
-    "upon",
-    "via",
-    "using",
-    "as",
-    "like",
-    "than",
-    "behind",
-    "above",
-    "below",
-    "beneath",
-    "next",
-    "up",
-    "down",
-    "away",
-    "back",
-    "together",
-    "apart",
-}
-# Words that end one clause and start the next: what follows has its own verb.
-_CLAUSE_BREAKS = {
-    "and",
-    "then",
-    "until",
-    "till",
-    "while",
-    "or",
-    "but",
-    "so",
-    "when",
-    "once",
-    "if",
-    "unless",
-    "because",
-    "whilst",
-    "where",
-    "after",
-    "before",
-}
-_PRONOUNS = {
-    "i",
-    "me",
-    "you",
-    "he",
-    "him",
-    "she",
-    "it",
-    "we",
-    "us",
-    "they",
-    "them",
-    "c",
-    "itself",
-    "themselves",
-    "yourself",
-    "myself",
-    "someone",
-    "something",
-    "everything",
-    "anything",
-    "one",
-    "ones",
-    "which",
-    "who",
-    "what",
-    "there",
-    "here",
-}
-_AUXILIARIES = {
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "am",
-    "do",
-    "does",
-    "did",
-    "has",
-    "have",
-    "had",
-    "can",
-    "could",
-    "will",
-    "would",
-    "should",
-    "may",
-    "might",
-    "must",
-    "not",
-    "let",
-    "lets",
-    "let's",
-}
-_ADVERBS = {
-    "again",
-    "also",
-    "almost",
-    "just",
-    "only",
-    "very",
-    "well",
-    "now",
-    "still",
-    "already",
-    "even",
-    "about",
-    "approximately",
-    "around",
-    "roughly",
-    "evenly",
-    "gently",
-    "slowly",
-    "quickly",
-    "thoroughly",
-    "finely",
-    "lightly",
-    "completely",
-    "carefully",
-    "firmly",
-    "briefly",
-    "immediately",
-    "uncovered",
-    "covered",
-    "aside",
-    "further",
-    "continue",
-    "continuing",
-    "more",
-    "minutes",
-    "seconds",
-    "once",
-    "twice",
-    "thrice",
-    "times",
-}
-_NUMBER_WORDS = {
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "fifteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "hundred",
-    "dozen",
-    "couple",
-    "first",
-    "second",
-    "third",
-    "last",
-    "next",
-    "single",
-    "double",
-    "few",
-}
-_LEVELS = {
-    "low",
-    "medium",
-    "high",
-    "max",
-    "full",
-    "medium-low",
-    "medium-high",
-    "low-medium",
-    "hot",
-    "cold",
-    "warm",
-    "lukewarm",
-    "boiling",
-    "room",
-    "temperature",
-    "degree",
-    "degrees",
-}
+# Words a caption counts or orders things with: "two eggs", "a dozen", "the first pan".
+_NUMBER_WORDS = (
+    frozenset(CARDINALS)
+    | frozenset(COUNT_WORDS)
+    | frozenset("first second third last next double few".split())
+)
+# Adverbs, participles and measures that never belong to a thing's name.
+_ADVERBS = frozenset(
+    """again also almost just only very well now still already even about approximately around
+    roughly evenly gently slowly quickly thoroughly finely lightly completely carefully firmly
+    briefly immediately uncovered covered aside further continue continuing more minutes seconds
+    once twice thrice times""".split()
+)
+# Heat and power settings: "on medium" names no thing.
+_LEVELS = frozenset(
+    """low medium high max full medium-low medium-high low-medium hot cold warm lukewarm boiling
+    room temperature degree degrees""".split()
+)
 # Nouns of shape, not of things: "two pieces", "the top", "a bit".
-_NOT_THINGS = {
-    "piece",
-    "pieces",
-    "top",
-    "bottom",
-    "side",
-    "sides",
-    "end",
-    "ends",
-    "way",
-    "bit",
-    "bits",
-    "lot",
-    "amount",
-    "time",
-    "times",
-    "step",
-    "steps",
-    "part",
-    "parts",
-    "middle",
-    "center",
-    "centre",
-    "edge",
-    "edges",
-    "surface",
-    "layer",
-    "layers",
-    "mixture",
-    "taste",
-    "liking",
-    "needed",
-    "desired",
-}
-_NARRATION_SUBJECTS = {
-    "c",
-    "i",
-    "you",
-    "he",
-    "she",
-    "we",
-    "they",
-    "person",
-    "wearer",
-    "man",
-    "woman",
-    "someone",
-}
-_PARTICLES = {"up", "down", "out", "off", "away", "back", "in", "over", "on", "aside", "together"}
-_LY_NOUNS = {"jelly", "belly", "lily", "family", "assembly", "supply", "butterfly", "holly", "bully", "ally"}
-_ED_NOUNS = {"bed", "red", "shed", "sled", "seed", "bread", "feed", "reed", "weed", "steed", "speed"}
+_NOT_THINGS = frozenset(
+    """piece pieces top bottom side sides end ends way bit bits lot amount time times step steps
+    part parts middle center centre edge edges surface layer layers mixture taste liking needed
+    desired""".split()
+)
+_NARRATION_SUBJECTS = frozenset("c i you he she we they person wearer man woman someone".split())
+_LY_NOUNS = frozenset("jelly belly lily family assembly supply butterfly holly bully ally".split())
+_ED_NOUNS = frozenset("bed red shed sled seed bread feed reed weed steed speed".split())
 # Verbs whose "to" starts an infinitive ("use X to cut", "continue to stir"), not a destination.
-_TO_VERBS = {
-    "use",
-    "continue",
-    "start",
-    "begin",
-    "try",
-    "need",
-    "want",
-    "remember",
-    "wait",
-    "allow",
-    "help",
-    "prepare",
-    "make",
-    "using",
-    "uses",
-    "continues",
-    "starts",
-    "begins",
-    "tries",
-}
+_TO_VERBS = frozenset(
+    """use continue start begin try need want remember wait allow help prepare make using uses
+    continues starts begins tries""".split()
+)
 # Verbs that name the thing doing the work ("Microwave the cup", "Whisk the eggs"): the
 # thing is in the caption as the verb, and a question names it ("did I use the microwave").
 INSTRUMENT_VERBS = {
@@ -381,7 +90,7 @@ INSTRUMENT_VERBS = {
     "drill": "drill",
 }
 _FUNCTION = (
-    {","} | _DETERMINERS | _PREPOSITIONS | _CLAUSE_BREAKS | _PRONOUNS | _AUXILIARIES | _ADVERBS | _LEVELS
+    {","} | DETERMINERS | PREPOSITIONS | CLAUSE_CONJUNCTIONS | PRONOUNS | AUXILIARIES | _ADVERBS | _LEVELS
 )
 # "60", "1/2", "15-30", "6-oz", "2nd": a leading digit makes a quantity, not a thing.
 _NUMBER = re.compile(r"^([0-9½¼¾⅓⅔⅛][0-9a-z./-]*)$")
@@ -399,18 +108,19 @@ def _is_modifier_verb(word: str) -> bool:
 
 
 def _starts_clause(words: list[str], i: int) -> bool:
-    """Whether the word after "and"/"or" at i is a new verb ("and stir gently") or a second noun ("salt and pepper")."""
+    """Whether the word after "and"/"or" at i is a new verb ("and stir gently") or a second
+    noun ("salt and pepper")."""
     if i + 1 >= len(words):
         return False
     nxt = words[i + 2] if i + 2 < len(words) else None
     return (
         nxt is None
-        or nxt in _DETERMINERS
+        or nxt in DETERMINERS
         or bool(_NUMBER.match(nxt))
         or nxt in _ADVERBS
-        or nxt in _PARTICLES
+        or nxt in PARTICLES
         or _is_modifier_verb(nxt)
-        or (nxt in _PREPOSITIONS and nxt not in ("to", "of", "in", "on"))
+        or (nxt in PREPOSITIONS and nxt not in ("to", "of", "in", "on"))
     )
 
 
@@ -426,7 +136,7 @@ def _clauses(text: str) -> list[list[str]]:
             if coordinated:
                 cur.append(",")  # two nouns side by side stay two phrases
                 continue
-            if tok in _CLAUSE_BREAKS or (tok == "to" and cur and cur[0] in _TO_VERBS):
+            if tok in CLAUSE_CONJUNCTIONS or (tok == "to" and cur and cur[0] in _TO_VERBS):
                 # "use a knife to scoop ...": what follows "to" after such a verb has its own verb.
                 if cur:
                     out.append(cur)
@@ -442,14 +152,14 @@ def _verb(words: list[str]) -> tuple[str, int]:
     """The clause's verb phrase and where its object starts: skip a narration subject first."""
     i = 0
     while i < len(words) and (
-        words[i] in _NARRATION_SUBJECTS or words[i] in _AUXILIARIES or words[i] in _DETERMINERS
+        words[i] in _NARRATION_SUBJECTS or words[i] in AUXILIARIES or words[i] in DETERMINERS
     ):
         i += 1
-    if i >= len(words) or (i > 0 and words[i - 1] in _DETERMINERS) or _NUMBER.match(words[i]):
+    if i >= len(words) or (i > 0 and words[i - 1] in DETERMINERS) or _NUMBER.match(words[i]):
         return "", 0  # "the egg is set": the clause opens with a thing, not a verb
     verb = [words[i]]
     i += 1
-    if i < len(words) and words[i] in _PARTICLES and (i + 1 >= len(words) or words[i + 1] not in _PARTICLES):
+    if i < len(words) and words[i] in PARTICLES and (i + 1 >= len(words) or words[i + 1] not in PARTICLES):
         # "pick up the knife": the particle belongs to the verb, unless it starts a phrase ("up to").
         verb.append(words[i])
         i += 1
@@ -462,9 +172,8 @@ def _phrases(words: list[str]) -> list[tuple[str, str]]:
     run: list[str] = []
     prep = ""
     after_number = False
-    quantity = (
-        False  # the last word was a number, unit or shape noun: "with 1 tablespoon of salsa" keeps "with"
-    )
+    # The last word was a number, unit or shape noun: "with 1 tablespoon of salsa" keeps "with".
+    quantity = False
 
     def close() -> None:
         nonlocal run, prep
@@ -476,7 +185,7 @@ def _phrases(words: list[str]) -> list[tuple[str, str]]:
         run = []
 
     for w in words:
-        if w in _AUXILIARIES:
+        if w in AUXILIARIES:
             break  # "the egg is almost set": a predicate follows, not a thing
         number = bool(_NUMBER.match(w)) or w in _NUMBER_WORDS
         if number:
@@ -490,7 +199,7 @@ def _phrases(words: list[str]) -> list[tuple[str, str]]:
         after_number = False
         if w in _FUNCTION or w in _NOT_THINGS or _is_modifier_verb(w) or len(w) < 2:
             close()
-            if w in _PREPOSITIONS and not (w == "of" and quantity):
+            if w in PREPOSITIONS and not (w == "of" and quantity):
                 prep = w
             quantity = quantity or w in _NOT_THINGS
             continue

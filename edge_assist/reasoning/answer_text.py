@@ -14,7 +14,9 @@ import re
 from collections.abc import Sequence
 
 from edge_assist.reasoning import prompts
+from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
+from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb, past_tense
 
 # What the wearer hears when memory holds nothing that answers: never an invented answer.
 DONT_REMEMBER = "I don't remember you doing that."
@@ -82,200 +84,15 @@ def question_focus(question: str) -> str:
 
 
 # -- second person, past ----------------------------------------------------------------------
-_IRREGULAR = {
-    "be": "were",
-    "beat": "beat",
-    "become": "became",
-    "begin": "began",
-    "bend": "bent",
-    "bite": "bit",
-    "blow": "blew",
-    "break": "broke",
-    "bring": "brought",
-    "build": "built",
-    "buy": "bought",
-    "catch": "caught",
-    "choose": "chose",
-    "come": "came",
-    "cut": "cut",
-    "deal": "dealt",
-    "dig": "dug",
-    "do": "did",
-    "draw": "drew",
-    "drink": "drank",
-    "drive": "drove",
-    "eat": "ate",
-    "fall": "fell",
-    "feed": "fed",
-    "feel": "felt",
-    "fight": "fought",
-    "find": "found",
-    "fit": "fit",
-    "fling": "flung",
-    "fly": "flew",
-    "forget": "forgot",
-    "freeze": "froze",
-    "get": "got",
-    "give": "gave",
-    "go": "went",
-    "grind": "ground",
-    "grow": "grew",
-    "hang": "hung",
-    "have": "had",
-    "hear": "heard",
-    "hide": "hid",
-    "hit": "hit",
-    "hold": "held",
-    "hurt": "hurt",
-    "keep": "kept",
-    "know": "knew",
-    "lay": "laid",
-    "lead": "led",
-    "leave": "left",
-    "lend": "lent",
-    "let": "let",
-    "lie": "lay",
-    "light": "lit",
-    "lose": "lost",
-    "make": "made",
-    "mean": "meant",
-    "meet": "met",
-    "pay": "paid",
-    "put": "put",
-    "quit": "quit",
-    "read": "read",
-    "ride": "rode",
-    "ring": "rang",
-    "rise": "rose",
-    "run": "ran",
-    "say": "said",
-    "see": "saw",
-    "seek": "sought",
-    "sell": "sold",
-    "send": "sent",
-    "set": "set",
-    "sew": "sewed",
-    "shake": "shook",
-    "shed": "shed",
-    "shine": "shone",
-    "shoot": "shot",
-    "show": "showed",
-    "shred": "shredded",
-    "shut": "shut",
-    "sing": "sang",
-    "sink": "sank",
-    "sit": "sat",
-    "slide": "slid",
-    "sling": "slung",
-    "slit": "slit",
-    "speak": "spoke",
-    "spend": "spent",
-    "spin": "spun",
-    "spit": "spat",
-    "split": "split",
-    "spread": "spread",
-    "spring": "sprang",
-    "stand": "stood",
-    "steal": "stole",
-    "stick": "stuck",
-    "sting": "stung",
-    "stir": "stirred",
-    "strike": "struck",
-    "swear": "swore",
-    "sweep": "swept",
-    "swim": "swam",
-    "swing": "swung",
-    "take": "took",
-    "teach": "taught",
-    "tear": "tore",
-    "tell": "told",
-    "think": "thought",
-    "throw": "threw",
-    "thrust": "thrust",
-    "understand": "understood",
-    "wake": "woke",
-    "wear": "wore",
-    "weep": "wept",
-    "win": "won",
-    "wind": "wound",
-    "wring": "wrung",
-    "write": "wrote",
-    "transfer": "transferred",
-    "refer": "referred",
-    "prefer": "preferred",
-    "zip": "zipped",
-    "overcook": "overcooked",
-    "undercook": "undercooked",
-    "rewrap": "rewrapped",
-}
-# Verbs a caption may start with (recipes, household tasks, VLM captions); any verb in
-# _IRREGULAR counts too. A first word not listed here is not taken for a verb.
-_REGULAR = frozenset(
-    """add adjust allow apply arrange assemble bake baste blanch blend blitz boil bounce braise brown brush
-    bake carry check chill chop clean clear close coat collect combine continue cook cool cover crack cross
-    crush cube dab dice dip discard dissolve drain drizzle drop dry dust empty extract fill filter finish
-    flatten flip float fold fry garnish glaze grab grate grease grill halve handle heat insert invert juice
-    knead ladle lift line load lower marinate mash measure melt mince mix move nudge open pack pat peel pick
-    pinch place plate plug poach pour preheat prepare press pull puree push rinse roast roll rub salt saute
-    scoop scrape scrub season secure serve shape shift simmer skim skip slice smash smear soak spiralize
-    splash spoon spray sprinkle squeeze stack start steam steep stop store strain stuff sweeten switch
-    taste tilt tip toast top toss transfer trim tuck turn twist unwrap use wait warm wash weigh whip
-    whisk wipe wrap zap zest microwave replace return increase check drop fetch hand mop swap set slide
-    dice dunk shave snip slather smooth stripe strip skin tap toss tug type walk watch look reach
-    change fix repair inflate""".split()
-)
 _ADVERBS = frozenset(
     "then next now slowly gently briefly quickly carefully finally first also again immediately directly "
     "rapidly lightly thoroughly evenly fast partially improperly incompletely".split()
 )
 _SUBJECTS = re.compile(
-    r"^(?:#?c\b\s*c?|the wearer|the person|a person|the user|someone|somebody|a man|a woman|the man|the woman|"
-    r"person|he|she|they)\s+",
+    r"^(?:#?c\b\s*c?|the wearer|the person|a person|the user|someone|somebody|"
+    r"a man|a woman|the man|the woman|person|he|she|they)\s+",
     re.I,
 )
-_VOWELS = re.compile(r"[aeiouy]+")
-
-
-def past_tense(verb: str) -> str:
-    """Past tense of an English verb in its base form (rules plus a table of irregulars)."""
-    v = verb.lower()
-    if v in _IRREGULAR:
-        return _IRREGULAR[v]
-    if v.endswith("e"):
-        return v + "d"
-    if len(v) > 2 and v.endswith("y") and v[-2] not in "aeiou":
-        return v[:-1] + "ied"
-    # One syllable ending consonant-vowel-consonant doubles its last letter (stop, chop, pat).
-    if (
-        len(_VOWELS.findall(v)) == 1
-        and len(v) >= 3
-        and v[-1] not in "aeiouwxy"
-        and v[-2] in "aeiou"
-        and v[-3] not in "aeiou"
-    ):
-        return v + v[-1] + "ed"
-    return v + "ed"
-
-
-def _base_of_third_person(word: str) -> str:
-    w = word.lower()
-    for suffix, repl in (
-        ("ies", "y"),
-        ("shes", "sh"),
-        ("ches", "ch"),
-        ("sses", "ss"),
-        ("xes", "x"),
-        ("zes", "z"),
-        ("oes", "o"),
-    ):
-        if w.endswith(suffix):
-            return w[: -len(suffix)] + repl
-    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-
-
-def _is_verb(word: str) -> bool:
-    w = word.lower()
-    return w in _REGULAR or w in _IRREGULAR
 
 
 def _past_clause(words: list[str]) -> list[str] | None:
@@ -286,16 +103,16 @@ def _past_clause(words: list[str]) -> list[str] | None:
     lead: list[str] = []
     if head in _ADVERBS and len(words) > 1:
         lead, words, head = [head], words[1:], words[1].lower().strip(",")
-    if _is_verb(head):
+    if is_verb(head):
         rest = list(words[1:])
         # "Measure and add", "Cut or tear": both verbs are the wearer's, both in the past.
-        if len(rest) >= 2 and rest[0].lower() in ("and", "or") and _is_verb(rest[1]):
+        if len(rest) >= 2 and rest[0].lower() in ("and", "or") and is_verb(rest[1]):
             rest[1] = past_tense(rest[1])
         return [*lead, past_tense(head), *rest]
     if head.endswith("ed") and len(head) > 4:  # already past: "Stirred ramekin cup with knife"
         return [*lead, head, *words[1:]]
-    if head.endswith("s") and _is_verb(_base_of_third_person(head)):
-        return [*lead, past_tense(_base_of_third_person(head)), *words[1:]]
+    if head.endswith("s") and is_verb(base_of_third_person(head)):
+        return [*lead, past_tense(base_of_third_person(head)), *words[1:]]
     return None
 
 
@@ -307,10 +124,10 @@ def _first_person(s: str) -> str:
 
     def subject(m: re.Match[str]) -> str:
         nxt = m.group(2)
-        if _is_verb(nxt):  # "I take" -> "you took"; "I tipped" stays
+        if is_verb(nxt):  # "I take" -> "you took"; "I tipped" stays
             nxt = past_tense(nxt)
-        elif nxt.lower().endswith("s") and _is_verb(_base_of_third_person(nxt)):
-            nxt = past_tense(_base_of_third_person(nxt))
+        elif nxt.lower().endswith("s") and is_verb(base_of_third_person(nxt)):
+            nxt = past_tense(base_of_third_person(nxt))
         return f"you{m.group(1)}{nxt}"
 
     s = re.sub(r"\bI(\s+)([A-Za-z]+)", subject, s)
@@ -402,14 +219,6 @@ def is_abstention(text: str) -> bool:
 
 
 # -- faithfulness ----------------------------------------------------------------------------
-_FUNCTION_WORDS = frozenset(
-    """a an the this that these those i me my you your yours yourself we our he she it its they them their
-    is are was were be been being am do does did done have has had will would should could can may might
-    and or but if then so to of in on at by for with from into onto over under up down out off about
-    again there here just now right after before while when where what which who how yes no not
-    all any some one each every also very too first then later earlier ago min h yesterday days day
-    time moment saw see remember recall think okay ok well oh""".split()
-)
 
 
 def _stem(w: str) -> str:
@@ -430,7 +239,7 @@ def _stem(w: str) -> str:
 def content_words(text: str) -> set[str]:
     """Lower-case content words, naively stemmed; numbers kept (they are facts)."""
     words = re.findall(r"[a-z]+|\d+(?:[.:/]\d+)*", text.lower())
-    return {_stem(w) for w in words if w not in _FUNCTION_WORDS and (len(w) > 1 or w.isdigit())}
+    return {_stem(w) for w in words if w not in ANSWER_STOP_WORDS and (len(w) > 1 or w.isdigit())}
 
 
 def new_content(rephrased: str, sources: Sequence[str]) -> set[str]:
@@ -440,8 +249,8 @@ def new_content(rephrased: str, sources: Sequence[str]) -> set[str]:
         allowed |= content_words(s)
         # irregular pasts and bases are the same fact: "cut"/"cut", "took"/"take"
         for w in re.findall(r"[a-z]+", s.lower()):
-            if w in _IRREGULAR:
-                allowed.add(_stem(_IRREGULAR[w]))
+            if w in IRREGULAR_PAST:
+                allowed.add(_stem(IRREGULAR_PAST[w]))
     return content_words(rephrased) - allowed
 
 

@@ -87,7 +87,8 @@ class ServiceModel:
         n = len(feats) + len(pairs)
         if not (len(m.mean) == len(m.scale) == len(m.weights) == n) or not np.all(np.isfinite(m.weights)):
             raise ModelError(
-                f"{where}: gate weights do not match its {n} features; retrain it with `edge-assist gate train`"
+                f"{where}: gate weights do not match its {n} features; retrain it with `edge-assist gate "
+                f"train`"
             )
         if np.any(m.scale <= 0):
             raise ModelError(
@@ -119,7 +120,8 @@ class Gate:
             ) from None
         if not isinstance(o, dict) or o.get("format") != FORMAT or not isinstance(o.get("services"), dict):
             raise ModelError(
-                f"{p}: not an edge-assist gate model (format {FORMAT}); retrain it with `edge-assist gate train`"
+                f"{p}: not an edge-assist gate model (format {FORMAT}); retrain it with `edge-assist gate "
+                f"train`"
             )
         inputs = str(o.get("inputs", "features"))
         if inputs not in INPUTS:
@@ -132,7 +134,8 @@ class Gate:
             missing = [c for c in CHATTINESS if c not in m.thresholds]
             if missing:
                 raise ModelError(
-                    f"{p}: service {name} has no {missing[0]!r} threshold; retrain it with `edge-assist gate train`"
+                    f"{p}: service {name} has no {missing[0]!r} threshold; retrain it with `edge-assist gate "
+                    f"train`"
                 )
         return cls(services, dict(o.get("training", {})), str(p), inputs)
 

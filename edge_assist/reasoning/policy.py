@@ -108,7 +108,8 @@ class InterventionPolicy:
             if last is not None and now_t - last.t < cooldown:
                 return Verdict(
                     False,
-                    f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} s)",
+                    f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} "
+                    f"s)",
                 )
             if self.cfg.max_per_hour > 0:
                 in_hour = sum(1 for s in self._spoken if s.t > now_t - HOUR_S)
@@ -135,7 +136,8 @@ class InterventionPolicy:
                     if cos >= self.cfg.repeat_similarity:
                         return Verdict(
                             False,
-                            f"repeat (cosine {cos:.2f} >= {self.cfg.repeat_similarity:g} with advice at {s.t:.1f} s, "
+                            f"repeat (cosine {cos:.2f} >= {self.cfg.repeat_similarity:g} with advice at "
+                            f"{s.t:.1f} s, "
                             f"window {window:g} s)",
                         )
         if vector is None:

@@ -155,5 +155,8 @@ def answer_messages(
 
 def coarse_messages(*, question: str, summaries: str, choices: Sequence[str] = ()) -> list[Message]:
     opts = ("\nOptions: " + " | ".join(choices)) if choices else ""
-    user = f"Summaries:\n{clip(summaries, CONTEXT_CHARS) or '(none)'}\nQuestion: {clip(question, LINE_CHARS)}{opts}"
+    user = (
+        f"Summaries:\n{clip(summaries, CONTEXT_CHARS) or '(none)'}\n"
+        f"Question: {clip(question, LINE_CHARS)}{opts}"
+    )
     return [{"role": "system", "content": OFFLINE_COARSE_SYSTEM}, {"role": "user", "content": user}]

@@ -120,7 +120,7 @@ class SecondPass:
     evidence: str = ""
 
 
-def _sub(value: Any) -> SubType | None:
+def _sub(value: object) -> SubType | None:
     if not isinstance(value, str) or value.strip().lower() in ("", "none"):
         return None
     try:

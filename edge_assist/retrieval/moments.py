@@ -5,7 +5,7 @@ Two paths propose clips, both bounded by `before_t`: the clip-level text vectors
 question's focus against every caption) and the entity graph (things named in the
 question, the clips they were seen in). Every candidate is scored by the same measure,
 the text-encoder cosine between the focus and its caption; the answerer then weighs each
-one by the answer gate (reasoning/answer_support.py), whose threshold
+one by the answer gate (answers/support.py), whose threshold
 (`reasoner.answer_min_score`) says what is too far to be evidence.
 """
 
@@ -21,6 +21,8 @@ from edge_assist.memory.api import CaptionRecord, MemoryReader, sessions_before
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.paths import query_terms
 from edge_assist.retrieval.when import SessionAges
+
+Key = tuple[str, int]  # (session id, clip index)
 
 
 async def candidate_moments(
@@ -45,42 +47,13 @@ async def candidate_moments(
         earlier = tuple(sessions_before(starts, session_id))
     ages = SessionAges(starts, session_id, before_t)
     qvec = (await clock.run_blocking(encoder.encode, [focus]))[0]
-    hits = await clock.run_blocking(
-        lambda: memory.search_text(
-            qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id, earlier_sessions=earlier
-        )
+    records, scores = await _text_candidates(
+        memory, clock, qvec, before_t=before_t, session_id=session_id, k=k, earlier=earlier
     )
-    if earlier:
-        # This session's own best too, even when a week of closer captions fills the k: the
-        # answerer puts today first when today answers (answering.py).
-        hits = [
-            *hits,
-            *await clock.run_blocking(
-                lambda: memory.search_text(
-                    qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id
-                )
-            ),
-        ]
-    records: dict[tuple[str, int], CaptionRecord] = {}
-    scores: dict[tuple[str, int], float] = {}
-    for h in hits:
-        for idx in h.clip_indices:
-            records[(h.session_id, idx)] = CaptionRecord(h.session_id, idx, h.t0, h.t1, h.text)
-            scores[(h.session_id, idx)] = h.score
     if graph and (names := query_terms(focus)):
-        ents = await clock.run_blocking(
-            lambda: memory.graph_neighbourhood(
-                names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier
-            )
+        await _add_graph_candidates(
+            memory, clock, names, records, before_t=before_t, session_id=session_id, k=k, earlier=earlier
         )
-        by_session: dict[str, set[int]] = {}
-        for e in ents:
-            by_session.setdefault(e.session_id, set()).update(e.clip_indices)
-        for sid, idxs in by_session.items():
-            missing = [i for i in sorted(idxs) if (sid, i) not in records]
-            if missing:
-                for r in await clock.run_blocking(memory.captions, sid, missing):
-                    records[(r.session_id, r.clip_index)] = r
     for r in extra:
         if r.t1 <= before_t + 1e-6 and (session_id is None or r.session_id == session_id):
             records.setdefault((r.session_id, r.clip_index), r)
@@ -92,7 +65,7 @@ async def candidate_moments(
     # Equal scores (a routine's caption, the same every day): the most recent moment first.
     ordered = sorted(records, key=lambda key: (-scores[key], -ages.order(key[0]), -records[key].t0))
     ranked = ordered[:k]
-    if earlier:  # and this session's best k, behind them (see above)
+    if earlier:  # and this session's best k, behind them (see _text_candidates)
         ranked += [key for key in ordered[k:] if key[0] == session_id][:k]
     return [
         Moment(
@@ -106,6 +79,69 @@ async def candidate_moments(
         )
         for key in ranked
     ]
+
+
+async def _text_candidates(
+    memory: MemoryReader,
+    clock: Clock,
+    qvec: np.ndarray,
+    *,
+    before_t: float,
+    session_id: str | None,
+    k: int,
+    earlier: tuple[str, ...],
+) -> tuple[dict[Key, CaptionRecord], dict[Key, float]]:
+    """The clips whose caption vectors are nearest the focus, with their cosines."""
+    hits = await clock.run_blocking(
+        lambda: memory.search_text(
+            qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id, earlier_sessions=earlier
+        )
+    )
+    if earlier:
+        # This session's own best too, even when a week of closer captions fills the k: the
+        # answerer puts today first when today answers (answers/grounded.py).
+        hits = [
+            *hits,
+            *await clock.run_blocking(
+                lambda: memory.search_text(
+                    qvec, k=k, before_t=before_t, levels=("clip",), session_id=session_id
+                )
+            ),
+        ]
+    records: dict[Key, CaptionRecord] = {}
+    scores: dict[Key, float] = {}
+    for h in hits:
+        for idx in h.clip_indices:
+            records[(h.session_id, idx)] = CaptionRecord(h.session_id, idx, h.t0, h.t1, h.text)
+            scores[(h.session_id, idx)] = h.score
+    return records, scores
+
+
+async def _add_graph_candidates(
+    memory: MemoryReader,
+    clock: Clock,
+    names: list[str],
+    records: dict[Key, CaptionRecord],
+    *,
+    before_t: float,
+    session_id: str | None,
+    k: int,
+    earlier: tuple[str, ...],
+) -> None:
+    """The clips the entities the question names were seen in, added to `records` unscored."""
+    ents = await clock.run_blocking(
+        lambda: memory.graph_neighbourhood(
+            names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier
+        )
+    )
+    by_session: dict[str, set[int]] = {}
+    for e in ents:
+        by_session.setdefault(e.session_id, set()).update(e.clip_indices)
+    for sid, idxs in by_session.items():
+        missing = [i for i in sorted(idxs) if (sid, i) not in records]
+        if missing:
+            for r in await clock.run_blocking(memory.captions, sid, missing):
+                records[(r.session_id, r.clip_index)] = r
 
 
 async def neighbour(

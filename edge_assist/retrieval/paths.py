@@ -21,21 +21,13 @@ from edge_assist.inference.llm_call import call_json
 from edge_assist.memory.api import LEVELS, MemoryReader
 from edge_assist.retrieval import prompts
 from edge_assist.retrieval.hits import ClipRef, PathResult
-
-# Function words never name an entity; everything else in a query may.
-_STOP = frozenset(
-    """a an the this that these those i me my we our you your he she it its they them their
-    is are was were be been being am do does did have has had will would should could can may
-    might must shall what where when which who whom whose why how not no yes and or but if then
-    so to of in on at by for with from into onto over under up down out off about again there
-    here just now next last first before after did done left put get got go going all any some
-    one ones thing things time step steps please tell remind show find let know see saw use used""".split()
-)
+from edge_assist.text.stop_words import QUERY_STOP_WORDS
 
 
 def query_terms(query: str, limit: int = 12) -> list[str]:
     """Candidate entity names in a query: content words, adjacent pairs, naive singulars."""
-    words = [w for w in re.findall(r"[a-z][a-z0-9'-]*", query.lower()) if w not in _STOP and len(w) > 1]
+    words = re.findall(r"[a-z][a-z0-9'-]*", query.lower())
+    words = [w for w in words if w not in QUERY_STOP_WORDS and len(w) > 1]
     terms: list[str] = []
     for a, b in zip(words, words[1:], strict=False):
         terms.append(f"{a} {b}")

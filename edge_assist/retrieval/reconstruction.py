@@ -83,6 +83,19 @@ def caption_lines(records: Sequence[CaptionRecord], ages: SessionAges = NO_AGES)
     )
 
 
+async def _keyframes(
+    memory: MemoryReader, clock: Clock, records: Sequence[CaptionRecord]
+) -> list[np.ndarray]:
+    """The keyframes of the group's clips, in order, at most `MAX_IMAGES`."""
+    images: list[np.ndarray] = []
+    for r in records:
+        if len(images) >= MAX_IMAGES:
+            break
+        imgs = await clock.run_blocking(memory.keyframe_images, r.session_id, r.clip_index)
+        images.extend(imgs[: MAX_IMAGES - len(images)])
+    return images
+
+
 async def reconstruct(
     path: str,
     query: str,
@@ -106,12 +119,7 @@ async def reconstruct(
         (r.t0, r.t1, f"({n}) {r.text}" if (n := ages.note(r.session_id, r.t0)) else r.text) for r in records
     ]
     if vlm is not None:
-        images: list[np.ndarray] = []
-        for r in records:
-            if len(images) >= MAX_IMAGES:
-                break
-            imgs = await clock.run_blocking(memory.keyframe_images, r.session_id, r.clip_index)
-            images.extend(imgs[: MAX_IMAGES - len(images)])
+        images = await _keyframes(memory, clock, records)
         if images:
             prompt = prompts.reconstruct_vlm_prompt(query=query, captions=triples)
             text = await clock.run_blocking(

@@ -21,7 +21,7 @@ from typing import Any
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, VLM, GenerationCancelled, ImageEncoder, TextEncoder
-from edge_assist.memory.api import MemoryReader, sessions_before
+from edge_assist.memory.api import CaptionRecord, MemoryReader, sessions_before
 from edge_assist.retrieval.api import PATHS, SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext, fuse
 from edge_assist.retrieval.hits import ClipRef, PathResult
@@ -139,7 +139,29 @@ class Retriever:
         args = PathArgs(
             query=query, before_t=before_t, top_k=plan.top_k, session_id=session_id, earlier=earlier
         )
-        runners: dict[str, Callable[[PathResult], Awaitable[None]]] = {
+        await self._run_paths(out, args, plan)
+
+        n = self.cfg.retrieval.max_clips_per_group
+        temporal = out.paths.get("temporal")
+        wanted: dict[str, Sequence[ClipRef]] = {
+            name: out.paths[name].best_clips(n)
+            for name in ("temporal", "graph", "visual")
+            if name in out.paths and (name == "temporal" or out.paths[name].clips)
+        }
+        groups = await load_groups(self.memory, self.clock, wanted)  # one hop for every group's captions
+        temporal_records = groups.pop("temporal", [])
+        await self._reconstruct(out, groups, plan, ages)
+        out.context = fuse(
+            temporal.text_hits if temporal is not None else [],
+            out.accounts,
+            temporal_records,
+            max_chars=self.cfg.retrieval.context_chars,
+            ages=ages,
+        )
+        return out
+
+    def _runners(self, args: PathArgs) -> dict[str, Callable[[PathResult], Awaitable[None]]]:
+        return {
             "temporal": lambda res: temporal_path(
                 res,
                 args,
@@ -159,6 +181,10 @@ class Retriever:
                 max_tokens=VISUAL_REWRITE_TOKENS,
             ),
         }
+
+    async def _run_paths(self, out: Retrieval, args: PathArgs, plan: SearchPlan) -> None:
+        """The granted paths, concurrently, each timed; the others are named in `out.skipped`."""
+        runners = self._runners(args)
         why_not = self.configured_paths()
         start = time.perf_counter()
 
@@ -189,17 +215,10 @@ class Retriever:
         for name, res in out.paths.items():
             out.timings_s[f"retrieval.{name}"] = res.end_s - res.start_s
 
-        n = self.cfg.retrieval.max_clips_per_group
-        temporal = out.paths.get("temporal")
-        wanted: dict[str, Sequence[ClipRef]] = {
-            name: out.paths[name].best_clips(n)
-            for name in ("temporal", "graph", "visual")
-            if name in out.paths and (name == "temporal" or out.paths[name].clips)
-        }
-        loaded = await load_groups(self.memory, self.clock, wanted)  # one hop for every group's captions
-        temporal_records = loaded.pop("temporal", [])
-        groups: dict[str, list[Any]] = loaded
-
+    async def _reconstruct(
+        self, out: Retrieval, groups: dict[str, list[CaptionRecord]], plan: SearchPlan, ages: SessionAges
+    ) -> None:
+        """One account per group of clips, concurrently (the captions alone when switched off)."""
         accounts: dict[str, GroupAccount] = {}
         enabled = plan.reconstruction and self.cfg.retrieval.reconstruction
         rec_start = time.perf_counter()
@@ -207,7 +226,7 @@ class Retriever:
         async def rebuild(name: str) -> None:
             accounts[name] = await reconstruct(
                 name,
-                query,
+                out.query,
                 groups[name],
                 memory=self.memory,
                 llm=self.llm,
@@ -224,11 +243,3 @@ class Retriever:
             for name, acc in accounts.items():
                 out.timings_s[f"reconstruction.{name}"] = acc.seconds
         out.accounts = [accounts[g] for g in ("graph", "visual") if g in accounts]
-        out.context = fuse(
-            temporal.text_hits if temporal is not None else [],
-            out.accounts,
-            temporal_records,
-            max_chars=self.cfg.retrieval.context_chars,
-            ages=ages,
-        )
-        return out

@@ -14,41 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from edge_assist.text.numbers import CARDINALS, COUNT_WORDS, FRACTION_CHARS, FRACTIONS, TIME_CARDINALS
 from edge_assist.text.units import UNITS as _UNITS
 
-_WORD_NUMBERS = {
-    "zero": 0,
-    "one": 1,
-    "a": 1,
-    "an": 1,
-    "single": 1,
-    "two": 2,
-    "couple": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "forty-five": 45,
-    "fifty": 50,
-    "sixty": 60,
-    "ninety": 90,
-    "hundred": 100,
-    "half": 0.5,
-    "quarter": 0.25,
-    "third": 1 / 3,
-    "dozen": 12,
-}
-_FRACTION_CHARS = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125}
+# "a cup", "an egg": the article counts one where an amount is read.
+_WORD_NUMBERS: dict[str, float] = {**CARDINALS, **TIME_CARDINALS, **COUNT_WORDS, **FRACTIONS, "a": 1, "an": 1}
+# The number words a count of things without a unit is read from ("two eggs", "half a lemon").
+_BARE_WORDS = [w for w, n in CARDINALS.items() if n <= 12] + ["half", "dozen"]
 
 # Ordered settings: a step "on high" done "on medium" is a deviation (temperature/setting).
 _LEVELS = {
@@ -99,13 +71,14 @@ _AMOUNT = re.compile(
 )
 _BARE = re.compile(
     r"(?<![\w/.])(?P<num>\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|[½¼¾⅓⅔⅛]|"
-    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|dozen))(?![\w/])"
+    rf"(?:{'|'.join(_BARE_WORDS)}))(?![\w/])"
     r"(?=\s+(?:of\s+(?:a|an|the)\s+)?(?P<noun>[a-z]+))",
     re.IGNORECASE,
 )
 _TOOL = re.compile(
     r"\b(?:with|using|use|by means of|via)\s+(?:the\s+|a\s+|an\s+|your\s+|my\s+|his\s+|her\s+|some\s+)?"
-    r"(?P<tool>[a-z][a-z\- ]{1,40}?)(?=$|[,.;:!?)]|\s+(?:and|to|on|in|into|onto|until|for|from|over|then|before|after|while|so|at|instead|rather|but)\b)",
+    r"(?P<tool>[a-z][a-z\- ]{1,40}?)(?=$|[,.;:!?)]|\s+(?:and|to|on|in|into|onto|until|for|from|over|then|"
+    r"before|after|while|so|at|instead|rather|but)\b)",
     re.IGNORECASE,
 )
 
@@ -151,8 +124,8 @@ class Details:
 def parse_number(text: str) -> float | None:
     """A number written as digits, a fraction, a mixed number or words; None if it is none."""
     t = text.strip().lower().replace("-", " ")
-    if t in _FRACTION_CHARS:
-        return _FRACTION_CHARS[t]
+    if t in FRACTION_CHARS:
+        return FRACTION_CHARS[t]
     m = re.fullmatch(r"(\d+)\s+(\d+)/(\d+)", t)
     if m:
         d = int(m.group(3))

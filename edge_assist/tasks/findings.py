@@ -52,7 +52,8 @@ class Finding:
         if self.kind == PREREQUISITE and self.missing:
             return skipped_sentence(self.missing[0], before=self.step_text)
         if self.kind == ORDER and self.missing:
-            return f'"{_short(self.step_text)}" was meant to come before "{_short(self.missing[0])}", not after it.'
+            step, missing = _short(self.step_text), _short(self.missing[0])
+            return f'"{step}" was meant to come before "{missing}", not after it.'
         if self.kind == DEVIATION and self.differences:
             d = self.differences[0]
             said = d.say()

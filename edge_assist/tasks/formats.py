@@ -55,7 +55,7 @@ def _line_of(raw: str, needle: str) -> int | None:
     return None
 
 
-def _strings(v: Any, where: str) -> tuple[str, ...]:
+def _strings(v: object, where: str) -> tuple[str, ...]:
     if isinstance(v, str):
         return (v,)
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
@@ -86,58 +86,11 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         raise TaskFileError(f"{p}: not valid TOML ({e})") from None
     except RecursionError:
         raise TaskFileError(f"{p}: not a task file (nesting too deep)") from None
-    unknown = set(doc) - {"task", "step"}
-    if unknown:
-        key = sorted(unknown)[0]
-        raise TaskFileError(
-            f"{p}:{_line_of(text, key) or '?'}: unknown table or key {key!r}; use [task] and [[step]]"
-        )
-    head = doc.get("task")
-    if not isinstance(head, dict):
-        raise TaskFileError(f'{p}: the [task] table is missing; add [task] with name = "..."')
-    for k in head:
-        if k not in _TASK_KEYS:
-            raise TaskFileError(
-                f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} "
-                f"(known: {', '.join(sorted(_TASK_KEYS))})"
-            )
-    for k in _TASK_KEYS:
-        if k in head and not isinstance(head[k], str):
-            raise TaskFileError(f"{p}:{_line_of(text, k) or '?'}: task.{k} must be a string")
+    head = _task_table(p, doc, text)
     raw_steps = doc.get("step")
     if not isinstance(raw_steps, list):
         raise TaskFileError(f"{p}: no [[step]] tables; a task needs at least two steps")
-    steps: list[Step] = []
-    for i, s in enumerate(raw_steps, start=1):
-        if not isinstance(s, dict):
-            raise TaskFileError(f"{p}: step {i} is not a table; write each step as [[step]]")
-        sid = s.get("id")
-
-        def at(sid: Any = sid, i: int = i) -> str:
-            # Only an error needs the line: finding it for every step is most of a load's time.
-            line = _line_of(text, f"id = {json.dumps(sid)}") if isinstance(sid, str) else None
-            return f"{p}:{line or '?'}: step {i}" if isinstance(sid, str) else f"{p}: step {i}"
-
-        for k in s:
-            if k not in _STEP_KEYS:
-                raise TaskFileError(f"{at()}: unknown key {k!r} (known: {', '.join(sorted(_STEP_KEYS))})")
-        if not isinstance(sid, str) or not sid.strip():
-            raise TaskFileError(f"{at()}: the field 'id' is missing or not a string")
-        txt = s.get("text")
-        if not isinstance(txt, str) or not txt.strip():
-            raise TaskFileError(f"{at()} ({sid}): the field 'text' is missing or empty")
-        fields = {k: _field(s, k, at, sid) for k in ("after", "tools", "objects", "amounts", "hazards")}
-        steps.append(
-            make_step(
-                sid.strip(),
-                txt,
-                fields["after"],
-                tools=fields["tools"],
-                objects=fields["objects"],
-                amounts=fields["amounts"],
-                hazards=fields["hazards"],
-            )
-        )
+    steps = [_step_table(p, i, s, text) for i, s in enumerate(raw_steps, start=1)]
     try:
         return Task.build(
             head.get("name", ""),
@@ -154,6 +107,59 @@ def load_toml(path: str | Path, text: str | None = None) -> Task:
         if line is not None and msg.startswith(f"{p}: "):
             raise TaskFileError(f"{p}:{line}: " + msg[len(f"{p}: ") :]) from None
         raise
+
+
+def _task_table(p: Path, doc: dict[str, Any], text: str) -> dict[str, str]:
+    """The checked [task] table (and no other top-level key than [task] and [[step]])."""
+    unknown = set(doc) - {"task", "step"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise TaskFileError(
+            f"{p}:{_line_of(text, key) or '?'}: unknown table or key {key!r}; use [task] and [[step]]"
+        )
+    head = doc.get("task")
+    if not isinstance(head, dict):
+        raise TaskFileError(f'{p}: the [task] table is missing; add [task] with name = "..."')
+    for k in head:
+        if k not in _TASK_KEYS:
+            known = ", ".join(sorted(_TASK_KEYS))
+            raise TaskFileError(f"{p}:{_line_of(text, k) or '?'}: unknown key task.{k} (known: {known})")
+    for k in _TASK_KEYS:
+        if k in head and not isinstance(head[k], str):
+            raise TaskFileError(f"{p}:{_line_of(text, k) or '?'}: task.{k} must be a string")
+    return head
+
+
+def _step_table(p: Path, i: int, s: object, text: str) -> Step:
+    """Step `i` (from 1) of the file, checked; errors name the line of its id."""
+    if not isinstance(s, dict):
+        raise TaskFileError(f"{p}: step {i} is not a table; write each step as [[step]]")
+    sid = s.get("id")
+
+    def at() -> str:
+        # Only an error needs the line: finding it for every step is most of a load's time.
+        if not isinstance(sid, str):
+            return f"{p}: step {i}"
+        return f"{p}:{_line_of(text, f'id = {json.dumps(sid)}') or '?'}: step {i}"
+
+    for k in s:
+        if k not in _STEP_KEYS:
+            raise TaskFileError(f"{at()}: unknown key {k!r} (known: {', '.join(sorted(_STEP_KEYS))})")
+    if not isinstance(sid, str) or not sid.strip():
+        raise TaskFileError(f"{at()}: the field 'id' is missing or not a string")
+    txt = s.get("text")
+    if not isinstance(txt, str) or not txt.strip():
+        raise TaskFileError(f"{at()} ({sid}): the field 'text' is missing or empty")
+    fields = {k: _field(s, k, at, sid) for k in ("after", "tools", "objects", "amounts", "hazards")}
+    return make_step(
+        sid.strip(),
+        txt,
+        fields["after"],
+        tools=fields["tools"],
+        objects=fields["objects"],
+        amounts=fields["amounts"],
+        hazards=fields["hazards"],
+    )
 
 
 _PREFIX = re.compile(r"^\s*(?:\([^)]*\)\s*)?[A-Za-z][A-Za-z ]{0,30}?\s*-\s*(?=\S)")

@@ -89,7 +89,8 @@ class Task:
                 raise TaskFileError(f'{at}step {s.id!r} has no text; add text = "..."')
             if s.id in ids:
                 raise TaskFileError(
-                    f"{at}step id {s.id!r} is used twice (steps {ids[s.id] + 1} and {i + 1}); ids must be unique"
+                    f"{at}step id {s.id!r} is used twice (steps {ids[s.id] + 1} and {i + 1}); ids must be "
+                    f"unique"
                 )
             ids[s.id] = i
             for h in s.hazards:

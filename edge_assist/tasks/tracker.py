@@ -45,6 +45,7 @@ from edge_assist.tasks.findings import (
     TrackerState,
 )
 from edge_assist.tasks.model import Task
+from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
 Encode = Callable[[Sequence[str]], np.ndarray]
@@ -69,20 +70,6 @@ class TrackerParams:
     object_gone_cos: float = 0.35  # a step word this far from every caption word is missing
 
 
-_STOP = set(
-    """
-a an the i i'm im me my mine we our you your he she it its they them their this that these those there here
-is am are was were be been being do does did doing have has had having will would shall should can could may
-might must now then just also again still so too very really quite about over under into onto in on at to of
-for from with without by as and or but not no nor yet while when where what which who whom whose why how
-than some any all each both few more most other such only own same up down out off once first next last
-before after during until again further per one two three four five six seven eight nine ten half quarter
-person wearer someone user hand hands left right side sides bit little piece pieces it's i've i'll let's
-using use uses used take taking took taken making make made put putting get getting got go going gone start
-starting begin beginning continue continuing carefully gently slowly quickly well place placing placed set
-setting another thing things way
-""".split()
-)
 _WORD = re.compile(r"[a-z][a-z'-]+")
 
 
@@ -90,7 +77,8 @@ def content_words(text: str) -> list[str]:
     out = []
     for w in _WORD.findall(text.lower()):
         w = w.strip("'-")
-        if len(w) > 2 and w not in _STOP and w not in UNIT_NAMES:  # units are amounts, compared by value
+        # Units are amounts, compared by value.
+        if len(w) > 2 and w not in STEP_STOP_WORDS and w not in UNIT_NAMES:
             out.append(w)
     return list(dict.fromkeys(out))
 
@@ -193,70 +181,14 @@ class StepTracker:
         nearest = int(order[0])
         margin = float(sims[order[0]] - sims[order[1]]) if len(order) > 1 else float(sims[order[0]])
         steps = self.task.steps
-        findings: list[Finding] = []
         j = h.cur
         conf = post.get(j, 0.0)
         if j >= 0 and not (h.prev_done >> j & 1) and j not in self._order:
             self._order.append(j)
         if j >= 0:
-            if not (h.prev_done >> j & 1):
-                missing = self._anc[j] & ~h.prev_done
-                # Each missing step is a finding once, where it was first due; later steps
-                # that also depend on it do not repeat it (the state still lists it).
-                miss = [
-                    i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing
-                ]
-                for i in miss:
-                    self._flagged_missing[i] = j
-                if miss:
-                    findings.append(
-                        Finding(
-                            PREREQUISITE,
-                            steps[j].id,
-                            steps[j].text,
-                            conf,
-                            f'"{steps[j].text}" began, but {_list(steps[i].text for i in miss)} '
-                            f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
-                            missing=tuple(steps[i].text for i in miss),
-                        )
-                    )
-                if j in self._flagged_missing:
-                    later = self._flagged_missing.pop(j)
-                    findings.append(
-                        Finding(
-                            ORDER,
-                            steps[j].id,
-                            steps[j].text,
-                            conf,
-                            f'"{steps[j].text}" was done after "{steps[later].text}", which it must precede',
-                            missing=(steps[later].text,),
-                        )
-                    )
-            elif j != h.prev_cur:
-                findings.append(
-                    Finding(
-                        REPEATED,
-                        steps[j].id,
-                        steps[j].text,
-                        conf,
-                        f'"{steps[j].text}" was already done and began again',
-                    )
-                )
-            if sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf:
-                diffs = self.differences(j, text)
-                if diffs:
-                    findings.append(
-                        Finding(
-                            DEVIATION,
-                            steps[j].id,
-                            steps[j].text,
-                            conf,
-                            f"the step says {diffs[0].expected}; seen: {diffs[0].observed}",
-                            differences=tuple(diffs),
-                        )
-                    )
+            findings = [*self._sequence_findings(h, conf), *self._deviation_findings(j, conf, text, sims)]
         else:
-            findings.append(
+            findings = [
                 Finding(
                     UNMATCHED,
                     "",
@@ -264,7 +196,7 @@ class StepTracker:
                     post.get(-1, 0.0),
                     f'matches no step (nearest: "{steps[nearest].text}", cosine {float(sims[nearest]):.2f})',
                 )
-            )
+            ]
         # Steps presumed done (before a picked-up task was seen) first, then in the order done.
         presumed = [i for i in self.task.topological() if h.done >> i & 1 and i not in self._order]
         done_ids = [steps[i].id for i in [*presumed, *self._order] if h.done >> i & 1]
@@ -287,6 +219,60 @@ class StepTracker:
             missing=still_missing,
             step_texts={s.id: s.text for s in steps},
         )
+
+    def _sequence_findings(self, h: _Hyp, conf: float) -> list[Finding]:
+        """What the step the best path is in says of the order: steps skipped before it, a step
+        flagged missing that came late after all, or a step done again."""
+        steps = self.task.steps
+        j = h.cur
+        findings: list[Finding] = []
+        if h.prev_done >> j & 1:
+            if j != h.prev_cur:
+                text = f'"{steps[j].text}" was already done and began again'
+                findings.append(Finding(REPEATED, steps[j].id, steps[j].text, conf, text))
+            return findings
+        missing = self._anc[j] & ~h.prev_done
+        # Each missing step is a finding once, where it was first due; later steps that also
+        # depend on it do not repeat it (the state still lists it).
+        miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
+        for i in miss:
+            self._flagged_missing[i] = j
+        if miss:
+            findings.append(
+                Finding(
+                    PREREQUISITE,
+                    steps[j].id,
+                    steps[j].text,
+                    conf,
+                    f'"{steps[j].text}" began, but {_list(steps[i].text for i in miss)} '
+                    f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
+                    missing=tuple(steps[i].text for i in miss),
+                )
+            )
+        if j in self._flagged_missing:
+            later = self._flagged_missing.pop(j)
+            findings.append(
+                Finding(
+                    ORDER,
+                    steps[j].id,
+                    steps[j].text,
+                    conf,
+                    f'"{steps[j].text}" was done after "{steps[later].text}", which it must precede',
+                    missing=(steps[later].text,),
+                )
+            )
+        return findings
+
+    def _deviation_findings(self, j: int, conf: float, text: str, sims: np.ndarray) -> list[Finding]:
+        """A step the caption clearly is, done with another amount, tool or object."""
+        if not (sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf):
+            return []
+        diffs = self.differences(j, text)
+        if not diffs:
+            return []
+        step = self.task.steps[j]
+        said = f"the step says {diffs[0].expected}; seen: {diffs[0].observed}"
+        return [Finding(DEVIATION, step.id, step.text, conf, said, differences=tuple(diffs))]
 
     # -- deviations ------------------------------------------------------------------
     def differences(self, j: int, text: str) -> list[Difference]:

@@ -83,7 +83,8 @@ def import_pyaudio() -> Any:
         import pyaudio  # type: ignore[import-not-found,import-untyped]
     except ImportError:
         raise EdgeAssistError(
-            "microphone capture needs pyaudio: apt-get install portaudio19-dev && pip install 'edge-assist[audio]'"
+            "microphone capture needs pyaudio: apt-get install portaudio19-dev && pip install "
+            "'edge-assist[audio]'"
         ) from None
     return pyaudio
 

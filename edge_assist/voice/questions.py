@@ -121,7 +121,8 @@ def build_voice_questions(
     buttons: asyncio.Queue[ButtonEvent] | None = None,
     mic: AudioSource | None = None,
 ) -> VoiceQuestions:
-    """The stage as configured. `buttons` (from `link.subscribe(ButtonEvent)`) is required for push-to-talk."""
+    """The stage as configured. `buttons` (from `link.subscribe(ButtonEvent)`) is required for
+    push-to-talk."""
     v = cfg.voice
     if v.stt == "off":
         raise EdgeAssistError(

@@ -94,7 +94,8 @@ class OpenAITranscriber:
         except (urllib.error.URLError, TimeoutError, OSError) as e:
             reason = getattr(e, "reason", e)
             raise EdgeAssistError(
-                f"cannot reach the transcription server {self.url} ({reason}); start it or fix voice.stt_base_url"
+                f"cannot reach the transcription server {self.url} ({reason}); start it or fix "
+                f"voice.stt_base_url"
             ) from None
         try:
             text = json.loads(payload)["text"]
