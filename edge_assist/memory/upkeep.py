@@ -76,9 +76,7 @@ class Upkeep:
         graph, and the graph holds no clip the store lacks. Clips not yet applied
         (`graph_pending`) are allowed: the next open or `catch_up` applies them.
         """
-        from edge_assist.memory.store import integrity_rows
-
-        rows = integrity_rows(self.store)
+        rows = self.store.report.integrity_rows()
         stored = {(s, i) for s, i, _ in rows["clips"]}
         applied = {(s, i) for s, i, g in rows["clips"] if g}
         in_graph = set(self.graph.clip_keys())
