@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
+from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.keyframes import KeyframeFiles
-
-if TYPE_CHECKING:
-    from edge_assist.memory.graph import EntityGraph
-    from edge_assist.memory.store import MemoryStore
+from edge_assist.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
 
-class Reading:
-    """Mixin of `Memory`: every read goes to the store or the graph; nothing here writes."""
+class MemoryReads:
+    """The `MemoryReader` side of `Memory`: every read goes to the store or the graph; nothing here writes."""
 
-    store: MemoryStore
-    graph: EntityGraph
+    def __init__(self, store: MemoryStore, graph: EntityGraph) -> None:
+        self.store = store
+        self.graph = graph
 
     def search_text(
         self,
