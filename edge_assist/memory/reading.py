@@ -59,10 +59,9 @@ class MemoryReads:
         return self.store.clips_with_vectors(session_id, t_from, t_to)
 
     def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None:
-        items = self.store.level_items(level, before_t=before_t, session_id=session_id)
-        if not items:
+        it = self.store.latest_item(session_id, level, before_t=before_t)
+        if it is None:
             return None
-        it = items[-1]
         return TextHit(it.level, it.session_id, it.t0, it.t1, it.text, it.clips, 1.0)
 
     def summaries(self, level: str, *, before_t: float, session_id: str | None = None) -> list[TextHit]:

@@ -237,6 +237,9 @@ class MemoryStore:
     ) -> list[Item]:
         return self.reads.level_items(level, before_t=before_t, session_id=session_id)
 
+    def latest_item(self, session_id: str, level: str, *, before_t: float) -> Item | None:
+        return self.reads.latest_item(session_id, level, before_t=before_t)
+
     def window_indices(self, session_id: str, level: str) -> set[int]:
         return self.reads.window_indices(session_id, level)
 

@@ -12,6 +12,12 @@ from edge_assist.memory.store_connection import StoreConnection
 from edge_assist.memory.store_rows import _ITEM_COLS, Item, _item
 from edge_assist.memory.vector_reads import read_vectors
 
+# (session, level, before_t) -> the newest row: read backwards on `items_by_time`, stopping at one.
+LATEST_ITEM_SQL = (
+    f"SELECT {_ITEM_COLS} FROM items WHERE session_id = ? AND level = ? AND t1 <= ?"
+    " ORDER BY t1 DESC, idx DESC LIMIT 1"
+)
+
 
 class ItemReads:
     """Rows of `items` and `keyframes` by session, level and time; nothing here writes."""
@@ -66,6 +72,13 @@ class ItemReads:
             sql += " AND session_id = ?"
             args.append(session_id)
         return [_item(r) for r in self.db.read(sql + " ORDER BY session_id, t1, idx", args)]
+
+    def latest_item(self, session_id: str, level: str, *, before_t: float) -> Item | None:
+        """The last of `level_items(level, before_t=..., session_id=...)`, reading one row.
+
+        A range read of `items_by_time` from its end: constant time, however long the session."""
+        rows = self.db.read(LATEST_ITEM_SQL, (session_id, level, before_t))
+        return _item(rows[0]) if rows else None
 
     def window_indices(self, session_id: str, level: str) -> set[int]:
         return {
