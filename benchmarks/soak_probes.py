@@ -209,7 +209,7 @@ def keyframe_ages_days(
     # dict each day (+5 MB of RSS on the week's store the first time, +1-3 MB each time after).
     rows = [
         {"session_id": r[0], "stream_t": r[1], "path": r[2]}
-        for r in mem.store._read("SELECT session_id, stream_t, path FROM keyframes")
+        for r in mem.store.db.read("SELECT session_id, stream_t, path FROM keyframes")
     ]
     for row in rows:
         at = wall_of(row["session_id"], float(row["stream_t"]))

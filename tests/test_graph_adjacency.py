@@ -14,14 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.memory import graph as graph_mod
+from edge_assist.memory import graph_neighbourhood as neighbourhood_mod
 from edge_assist.memory.entities import Extraction
-from edge_assist.memory.graph import (
-    MAX_NEIGHBOUR_CLIPS,
-    MAX_NEIGHBOURS_WITH_CLIPS,
-    EntityGraph,
-    adjacency_path,
-)
+from edge_assist.memory.graph import EntityGraph, adjacency_path
+from edge_assist.memory.graph_neighbourhood import MAX_NEIGHBOUR_CLIPS, MAX_NEIGHBOURS_WITH_CLIPS
 
 WORDS = ["bowl", "knife", "board", "pan", "egg", "cup", "spoon", "jar"]
 SIDES = ["red", "small", "glass", "big"]
@@ -69,21 +65,10 @@ def _reference(
         for key, _, _ in ex.entities
         if t1 <= bound(s) and allowed(s)
     ]
-    latest: dict[tuple[str, str], float] = {}
-    for key, s, _, t1 in seen:
-        if key in found:
-            latest[(key, s)] = max(t1, latest.get((key, s), float("-inf")))
-    # The current session first, then the most recent earlier sessions (their order, not their
-    # stream times: those restart with each session); without a session, the latest times.
-    order = {s: i for i, s in enumerate(earlier)}
-    ranked = sorted(
-        latest,
-        key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -order.get(g[1], -1), -latest[g], g),
-    )[:k]
     out = []
-    for key, s in ranked:
+    for key, s in _ranked(seen, found, k, session_id, earlier):
         own = sorted({(t1, ci) for kk, ss, ci, t1 in seen if kk == key and ss == s}, reverse=True)
-        clips = {ci for _, ci in own[: graph_mod.MAX_ENTITY_CLIPS]}  # the newest sightings
+        clips = {ci for _, ci in own[: neighbourhood_mod.MAX_ENTITY_CLIPS]}  # the newest sightings
         nb, recent = set(), {}
         for ss, _, t1, ex in caps:
             if ss != s or t1 > bound(s):
@@ -106,6 +91,27 @@ def _reference(
             )
         )
     return out
+
+
+def _ranked(
+    seen: list[tuple[str, str, int, float]],
+    found: dict[str, tuple[str, str, float]],
+    k: int,
+    session_id: str | None,
+    earlier: list[str],
+) -> list[tuple[str, str]]:
+    """The k (key, session) groups: the current session first, then the most recent earlier sessions
+    (their order, not their stream times: those restart with each session); without a session, the
+    latest times."""
+    latest: dict[tuple[str, str], float] = {}
+    for key, s, _, t1 in seen:
+        if key in found:
+            latest[(key, s)] = max(t1, latest.get((key, s), float("-inf")))
+    order = {s: i for i, s in enumerate(earlier)}
+    return sorted(
+        latest,
+        key=lambda g: (-found[g[0]][2], 0 if g[1] == session_id else 1, -order.get(g[1], -1), -latest[g], g),
+    )[:k]
 
 
 def _answers(
@@ -166,7 +172,7 @@ def test_graph_path_matches_a_brute_force_of_what_was_applied(tmp_path: Path) ->
 
 def test_a_hit_carries_its_newest_clips_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An object seen in hundreds of clips: a hit carries the latest few (the bound binds here)."""
-    monkeypatch.setattr(graph_mod, "MAX_ENTITY_CLIPS", 5)
+    monkeypatch.setattr(neighbourhood_mod, "MAX_ENTITY_CLIPS", 5)
     caps = _random_captions(2)
     g, _ = EntityGraph.open(tmp_path / "g.kuzu")
     for s, ci, t1, ex in caps:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from edge_assist.memory import ivf as ivf_mod
+from edge_assist.memory import vector_cache
 from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.store import MemoryStore, Windows
 
@@ -51,7 +52,7 @@ def test_l2_generation_answers_cosine_scores_and_looks_lists_up_by_index(tmp_pat
     name = ivf_mod.table(st.ivf.active.gen)
     plan = " ".join(
         str(r)
-        for r in st._read(f"EXPLAIN QUERY PLAN SELECT chunk_id FROM {name}_chunks WHERE partition00 = 3")
+        for r in st.db.read(f"EXPLAIN QUERY PLAN SELECT chunk_id FROM {name}_chunks WHERE partition00 = 3")
     )
     assert f"{name}_chunks_by_list" in plan
     exact = MemoryStore.open(
@@ -94,17 +95,17 @@ def test_a_cosine_generation_answers_until_its_rebuild_replaces_it(
     # The same top hit for every query (its own vector), scores equal up to rounding.
     assert [a[0][:2] for a in after] == [b[0][:2] for b in before]
     old = {ivf_mod.table(g) for g in range(st.ivf.active.gen)}
-    tables = {r[0] for r in st._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {r[0] for r in st.db.read("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert not old & tables  # the replaced generation was dropped
     st.close()
 
 
 def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> None:
     from edge_assist.memory.sqlite import connect
-    from edge_assist.memory.store import PAGE_SIZE
+    from edge_assist.memory.store_open import PAGE_SIZE
 
     st = MemoryStore.open(tmp_path / "new.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
-    assert st._read("PRAGMA page_size")[0][0] == PAGE_SIZE > 4096
+    assert st.db.read("PRAGMA page_size")[0][0] == PAGE_SIZE > 4096
     st.close()
     old = tmp_path / "old.sqlite"  # a store made before: 4 kB pages, opened as it is
     st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
@@ -116,7 +117,7 @@ def test_new_stores_use_large_pages_and_old_ones_keep_theirs(tmp_path: Path) -> 
     c.execute("PRAGMA journal_mode=WAL")
     c.close()
     st = MemoryStore.open(old, text_encoder="t", text_dim=DIM, ivf=SETTINGS)
-    assert st._read("PRAGMA page_size")[0][0] == 4096
+    assert st.db.read("PRAGMA page_size")[0][0] == 4096
     _fill(st, _vectors(400, 3))
     _build(st)
     assert len(st.search_text(_vectors(1, 4)[0], k=5, before_t=1e9)) == 5
@@ -140,7 +141,7 @@ def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(
     st = MemoryStore.open(tmp_path / "m.sqlite", text_encoder="t", text_dim=DIM, ivf=SETTINGS)
     _fill(st, vecs[:900])
     assert st.index_step(0.01) is True  # returns while k-means still runs
-    assert st.ivf is not None and st.ivf.building is None and st._training is not None
+    assert st.ivf is not None and st.ivf.building is None and st.index_upkeep._training is not None
     # The store is not locked meanwhile: captions are written and searched.
     rows = [
         (f"late-{i // 200}", i % 200, 10.0 * (i % 200), 10.0 * (i % 200 + 1), f"late {i}", v)
@@ -151,8 +152,8 @@ def test_training_runs_beside_ingest_and_indexes_what_came_meanwhile(
     gate.set()
     _build(st)
     assert st.ivf.active is not None
-    n_items = st._read("SELECT count(*) FROM items")[0][0]
-    n_indexed = st._read(f"SELECT count(*) FROM {ivf_mod.table(st.ivf.active.gen)}")[0][0]
+    n_items = st.db.read("SELECT count(*) FROM items")[0][0]
+    n_indexed = st.db.read(f"SELECT count(*) FROM {ivf_mod.table(st.ivf.active.gen)}")[0][0]
     assert n_indexed == n_items  # rows written during training were backfilled, none missed or doubled
     assert _search(st, vecs[1150])[0][:2] == ("late-1", (50,))
     st.close()
@@ -224,14 +225,14 @@ def test_a_new_sessions_vectors_are_kept_from_its_first_caption(
     def no_read_back(*a: object, **kw: object) -> None:
         raise AssertionError("the new session's vectors were read back from the store")
 
-    monkeypatch.setattr(st, "_vectors", no_read_back)
+    monkeypatch.setattr(vector_cache, "read_vectors", no_read_back)
     hits = st.search_text(vecs[950], k=3, before_t=1e9, session_id="today")
     assert hits[0].session_id == "today" and hits[0].clip_indices == (50,)
     st.close()
 
 
 def _tables(st: MemoryStore) -> set[str]:
-    return {r[0] for r in st._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {r[0] for r in st.db.read("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 def _until_retired(st: MemoryStore) -> None:

@@ -63,7 +63,7 @@ def _build(mem: Memory) -> None:
 def _indexed_ids(mem: Memory) -> list[int]:
     assert mem.store.ivf is not None and mem.store.ivf.active is not None
     name = ivf_mod.table(mem.store.ivf.active.gen)
-    return sorted(r[0] for r in mem.store._read(f"SELECT rowid FROM {name}"))
+    return sorted(r[0] for r in mem.store.db.read(f"SELECT rowid FROM {name}"))
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def test_index_recall_against_exact_on_real_captions(built: Path, text_encoder: 
 def test_every_item_indexed_once_and_new_clips_at_once(built: Path, text_encoder: TextEncoder) -> None:
     with Memory.open(memory_config(built, **SMALL), None, text_encoder) as mem:
         ids = _indexed_ids(mem)
-        assert ids == sorted(r[0] for r in mem.store._read("SELECT id FROM items"))
+        assert ids == sorted(r[0] for r in mem.store.db.read("SELECT id FROM items"))
         text = "poured the olive oil into the blue enamel kettle by mistake"
         assert mem.store_caption(Caption(t=5.0, session_id="new-day", index=0, t0=0.0, t1=5.0, text=text))
         assert len(_indexed_ids(mem)) == len(ids) + 1  # same transaction as the item, no rebuild
@@ -145,6 +145,27 @@ def test_causal_and_session_filters_stay_exact(built: Path, text_encoder: TextEn
         assert hits and all(h.session_id != later for h in hits)
 
 
+def _scoped_answers(mem: Memory, queries: np.ndarray) -> list[list[tuple[str, tuple[int, ...], float]]]:
+    """Every query in every kind of scope: all memory, this session, earlier sessions, levels."""
+    # scores to 4 places: numpy and sqlite-vec round the same float32 sums differently
+    sessions = mem.store.sessions()
+    cur = sessions[5]
+    out = []
+    for q in queries:
+        for kw in (
+            {"before_t": 1e9},
+            {"before_t": 40.0},
+            {"before_t": 60.0, "session_id": cur},
+            {"before_t": 30.0, "session_id": cur, "earlier_sessions": sessions[:5]},
+            {"before_t": 30.0, "session_id": cur, "earlier_sessions": [s for s in sessions if s != cur]},
+            {"before_t": 1e9, "levels": ("clip",), "session_id": cur, "earlier_sessions": sessions[:2]},
+        ):
+            out.append(
+                [(h.session_id, h.clip_indices, round(h.score, 4)) for h in mem.search_text(q, k=8, **kw)]
+            )  # type: ignore[arg-type]
+    return out
+
+
 def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(
     tmp_path: Path, text_encoder: TextEncoder
 ) -> None:
@@ -162,32 +183,12 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(
         ]
     )
     routine = "I poured one egg into the ramekin cup."
-
-    def answers(mem: Memory) -> list[list[tuple[str, tuple[int, ...], float]]]:
-        # scores to 4 places: numpy and sqlite-vec round the same float32 sums differently
-        sessions = mem.store.sessions()
-        cur = sessions[5]
-        out = []
-        for q in queries:
-            for kw in (
-                {"before_t": 1e9},
-                {"before_t": 40.0},
-                {"before_t": 60.0, "session_id": cur},
-                {"before_t": 30.0, "session_id": cur, "earlier_sessions": sessions[:5]},
-                {"before_t": 30.0, "session_id": cur, "earlier_sessions": [s for s in sessions if s != cur]},
-                {"before_t": 1e9, "levels": ("clip",), "session_id": cur, "earlier_sessions": sessions[:2]},
-            ):
-                out.append(
-                    [(h.session_id, h.clip_indices, round(h.score, 4)) for h in mem.search_text(q, k=8, **kw)]
-                )  # type: ignore[arg-type]
-        return out
-
     with Memory.open(cfg, None, text_encoder) as mem:
         _fill(mem, streams)
         for day in ("day-a", "day-b", "day-c"):  # the same caption every day: the newest must win the tie
             mem.store_caption(Caption(t=5.0, session_id=day, index=0, t0=0.0, t1=5.0, text=routine))
-        in_memory = answers(mem)
-        small = mem.store.small_vectors.rows(mem.store)
+        in_memory = _scoped_answers(mem, queries)
+        small = mem.store.copies.small.rows(mem.store.db)
         assert small is not None and len(small) == mem.stats()["items"]["clip"]
         # one more caption after the copies were loaded: appended, found at once
         text = "poured the olive oil into the blue enamel kettle by mistake"
@@ -196,10 +197,10 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(
         assert mem.search_text(text_encoder.encode([text])[0], k=1, before_t=1e9)[0].text == text
         tie = mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)
         assert [h.session_id for h in tie] == ["day-c", "day-b", "day-a"]
-        mem.store.small_vectors.drop(too_big=True)  # as past its cap: sqlite-vec's exact scan
-        assert mem.store.small_vectors.rows(mem.store) is None
-        mem.store.small_vectors.cap = 0
-        assert answers(mem) == in_memory
+        mem.store.copies.small.drop(too_big=True)  # as past its cap: sqlite-vec's exact scan
+        assert mem.store.copies.small.rows(mem.store.db) is None
+        mem.store.copies.small.cap = 0
+        assert _scoped_answers(mem, queries) == in_memory
         assert [
             h.session_id for h in mem.search_text(text_encoder.encode([routine])[0], k=3, before_t=1e9)
         ] == ["day-c", "day-b", "day-a"]
@@ -207,10 +208,10 @@ def test_small_memory_searched_in_memory_answers_as_the_vec0_scan(
     with Memory.open(
         memory_config(tmp_path, **{**SMALL, "memory.ann_min_items": 100}), None, text_encoder
     ) as mem:
-        assert mem.store.small_vectors.rows(mem.store) is not None  # no index yet: loaded
-        assert mem.store.small_vectors.held == mem.stats()["items"]["clip"]
+        assert mem.store.copies.small.rows(mem.store.db) is not None  # no index yet: loaded
+        assert mem.store.copies.small.held == mem.stats()["items"]["clip"]
         _build(mem)
-        assert mem.store.small_vectors.held == 0  # the index answers; the copies are freed
+        assert mem.store.copies.small.held == 0  # the index answers; the copies are freed
 
 
 _KILLABLE = """
@@ -233,7 +234,7 @@ def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_
     with Memory.open(memory_config(tmp_path, **SMALL), None, text_encoder) as mem:
         _fill(mem, _streams("train", 30))
         meta = json.dumps(mem.store.meta())
-        n_items = len(mem.store._read("SELECT id FROM items"))
+        n_items = len(mem.store.db.read("SELECT id FROM items"))
     db = Paths.of(memory_config(tmp_path, **SMALL)).sqlite
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     rng = np.random.default_rng(7)
@@ -258,12 +259,13 @@ def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_
         _build(mem)
         ids = _indexed_ids(mem)
         assert len(ids) == len(set(ids)) == n_items  # nothing lost, nothing twice
-        assert ids == sorted(r[0] for r in mem.store._read("SELECT id FROM items"))
+        assert ids == sorted(r[0] for r in mem.store.db.read("SELECT id FROM items"))
 
 
 def test_bulk_vector_read_matches_vec0_lookups(tmp_path: Path) -> None:
     """The index's bulk read of sqlite-vec's chunks gives exactly what vec0 answers row by row."""
-    from edge_assist.memory.store import MemoryStore, Windows, _chunk_vectors
+    from edge_assist.memory.store import MemoryStore, Windows
+    from edge_assist.memory.vector_reads import chunk_vectors, read_vectors
 
     rng = np.random.default_rng(0)
     vecs = rng.standard_normal((3000, 16)).astype(np.float32)
@@ -277,9 +279,9 @@ def test_bulk_vector_read_matches_vec0_lookups(tmp_path: Path) -> None:
         with st.transaction() as c:
             c.execute("DELETE FROM text_vec WHERE rowid = 7")
             ids = [r[0] for r in c.execute("SELECT id FROM items ORDER BY id")]
-            fast = _chunk_vectors(c, ids, 16)
+            fast = chunk_vectors(c, ids, 16)
         assert fast is not None and 7 not in fast and len(fast) == 2999
-        slow = st._vectors(st._conn, ids[:50])  # few ids: vec0 rowid lookups
+        slow = read_vectors(st.db.conn, ids[:50], 16)  # few ids: vec0 rowid lookups
         assert len(slow) == 49 and all(np.array_equal(fast[i], slow[i]) for i in slow)
         assert np.array_equal(fast[ids[-1]], vecs[-1])
     finally:

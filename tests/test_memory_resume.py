@@ -43,13 +43,9 @@ def _ingest_cmd(data_dir: Path, file: Path) -> list[str]:
     ]
 
 
-def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
-    tmp_path: Path, text_encoder: TextEncoder
-) -> None:
-    lines = SHORT.read_text().splitlines()
-    part = tmp_path / "first_200s.jsonl"
-    part.write_text("\n".join(lines[:7]) + "\n")  # meta + 6 steps, up to 228 s
-    data = tmp_path / "mem"
+def _ingest_killed_after_clip_2(data: Path, part: Path) -> list[str]:
+    """`memory ingest` in a child process, killed while the caption after clip 2 is ingested;
+    returns the lines it printed."""
     proc = subprocess.Popen(
         _ingest_cmd(data, part),
         stdout=subprocess.PIPE,
@@ -72,6 +68,17 @@ def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
             break
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL, "".join(seen) + (proc.stderr.read() if proc.stderr else "")
+    return seen
+
+
+def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
+    lines = SHORT.read_text().splitlines()
+    part = tmp_path / "first_200s.jsonl"
+    part.write_text("\n".join(lines[:7]) + "\n")  # meta + 6 steps, up to 228 s
+    data = tmp_path / "mem"
+    seen = _ingest_killed_after_clip_2(data, part)
     first_calls = sum(int(x.split("llm=")[1].split()[0]) for x in seen if x.startswith("clip "))
 
     done = subprocess.run(

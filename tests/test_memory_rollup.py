@@ -21,6 +21,7 @@ from edge_assist.events import Caption, StreamEnd
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
 from edge_assist.memory.memory import Memory
+from edge_assist.memory.store_reads import LATEST_ITEM_SQL
 from edge_assist.memory.writer import MemoryWriter
 from tests.conftest import closed_after
 from tests.test_memory_streams import LONG, SHORT, memory_config, stream
@@ -82,6 +83,7 @@ def test_rollup_schedule_counts_causality_and_no_recomputation(
         assert all(h.t1 <= 300.0 for h in mem.search_text(q, k=30, before_t=300.0))
         latest = mem.latest_summary(sid, "activity", before_t=300.0)
         assert latest is not None and latest.clip_indices == (6, 7)
+        _latest_is_the_last_summary(mem, sid, [a.t1 for a in acts])
         # Written levels are never recomputed: a replay of the same stream costs no LLM call.
         for c in caps:
             assert not mem.ingest(c).stored
@@ -92,6 +94,16 @@ def test_rollup_schedule_counts_causality_and_no_recomputation(
         mem.flush()
         assert sum(mem.llm_calls.values()) == 0
         assert mem.stats()["items"] == {"clip": 14, "activity": 9, "session": 2}
+
+
+def _latest_is_the_last_summary(mem: Memory, sid: str, ends: list[float]) -> None:
+    """The latest summary is the last of the summaries at every moment, read as one row on the index."""
+    for t in sorted({*ends, *(t1 - 0.001 for t1 in ends), 0.0, 1e9}):
+        so_far = mem.summaries("activity", before_t=t, session_id=sid)
+        assert mem.latest_summary(sid, "activity", before_t=t) == (so_far[-1] if so_far else None)
+    assert mem.latest_summary("no-such-session", "activity", before_t=1e9) is None
+    plan = mem.store.db.read("EXPLAIN QUERY PLAN " + LATEST_ITEM_SQL, (sid, "activity", 300.0))
+    assert "USING INDEX items_by_time" in " ".join(str(r) for r in plan)
 
 
 async def test_writer_stage_in_background_keeps_the_loop_free(

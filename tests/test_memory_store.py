@@ -177,7 +177,7 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
     with _open(tmp_path, text_encoder) as mem:
         store = mem.store
         reads: list[str] = []
-        store._conn.set_trace_callback(
+        store.db.conn.set_trace_callback(
             lambda sql: reads.append(sql) if "FROM sessions ORDER BY" in sql else None
         )
         mem.store_caption(caps[0])

@@ -88,8 +88,9 @@ def test_zero_byte_store_through_ask_and_replay(
     assert main([*argv, "--set", f"general.data_dir={data}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == (
-        f"edge-assist: error: memory store {db} is an empty file, not an edge-assist memory store; it was left "
-        "untouched: move it aside (or restore a backup), or use another general.wearer or general.data_dir"
+        f"edge-assist: error: memory store {db} is an empty file, not an edge-assist memory store; it was "
+        "left untouched: move it aside (or restore a backup), or use another general.wearer or "
+        "general.data_dir"
     )
     assert db.read_bytes() == b""
     assert not (data / "default.kuzu").exists() and not Path(f"{db}-wal").exists()

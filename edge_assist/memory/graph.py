@@ -10,7 +10,7 @@ derived index: it can always be rebuilt from the extractions stored in SQLite.
 
 from __future__ import annotations
 
-import heapq
+import shutil
 import threading
 import warnings
 from collections import defaultdict
@@ -23,20 +23,11 @@ from edge_assist.memory import cypher
 from edge_assist.memory.api import EntityHit
 from edge_assist.memory.entities import Extraction, entity_key
 from edge_assist.memory.graph_adjacency import Adjacency
+from edge_assist.memory.graph_neighbourhood import entity_hit, latest_sightings, ranked_groups
 from edge_assist.memory.sqlite import sqlite_module
 
-# How many neighbour clips one hit carries: enough context, bounded prompt.
-MAX_NEIGHBOUR_CLIPS = 16
-# How many of its own clips one hit carries, the newest: a bowl seen in 500 clips of a day
-# cost a row and a scored caption each, per question, while retrieval keeps a handful of clips
-# a path and a question about a thing is about its latest sightings.
-MAX_ENTITY_CLIPS = 64
 # Names that only contain a query name ("butter knife" for "knife"), kept per query name.
 MAX_PARTIAL_MATCHES = 8
-# Neighbours whose clips a hit carries (the most recently related ones).
-MAX_NEIGHBOURS_WITH_CLIPS = 8
-# Earlier sessions looked up per statement while finding an entity's most recent ones.
-SESSION_BATCH = 64
 STORE_ID_KEY = "store_id"
 
 
@@ -52,11 +43,12 @@ def clip_id(session_id: str, clip_index: int) -> str:
 class EntityGraph:
     """Plain synchronous wrapper around one Kùzu database, guarded by one lock."""
 
-    def __init__(self, path: Path, db: Any, conn: Any, adj: Adjacency) -> None:
+    def __init__(self, path: Path, db: Any, conn: Any, adj: Adjacency, buffer_mb: int = 64) -> None:
         self.path = path
         self._db = db
         self._conn = conn
         self._adj = adj
+        self._buffer_mb = buffer_mb
         self._lock = threading.Lock()
         self._words: dict[str, dict[str, tuple[str, str]]] | None = None
         self._prepared: dict[str, Any] = {}  # query text -> kuzu PreparedStatement (see _q)
@@ -64,40 +56,32 @@ class EntityGraph:
     @classmethod
     def open(cls, path: Path, buffer_mb: int = 64) -> tuple[EntityGraph, bool]:
         """Open or create the graph; the flag says whether it was created now (so it must be rebuilt)."""
-        kuzu = cypher.engine()
         created = not path.exists()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # A bounded page pool: left at its default, Kùzu keeps pages up to 80 % of RAM,
-            # so a graph that grows for months would take the device's memory with it.
-            db = kuzu.Database(str(path), buffer_pool_size=int(buffer_mb) << 20)
-            conn = kuzu.Connection(db)
-        except RuntimeError as e:
-            msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-            if "lock" in msg.lower():
-                raise StoreError(
-                    f"entity graph {path} is in use ({msg}); is another edge-assist using this wearer?"
-                ) from None
-            raise StoreError(
-                f"cannot open entity graph {path} ({msg}); it was left untouched: move it aside and restart "
-                "to rebuild it from the SQLite store"
-            ) from None
-        try:
-            adj = Adjacency(adjacency_path(path))
-        except sqlite_module().Error as e:
-            conn.close()
-            db.close()
-            raise StoreError(
-                f"cannot open the graph's adjacency {adjacency_path(path)} ({e}); move it aside and "
-                "restart to rebuild it from the graph"
-            ) from None
-        g = cls(path, db, conn, adj)
-        g._run_all(cypher.SCHEMA)
-        if created:
-            adj.load([], [], [])  # a new graph: its adjacency starts empty, and complete
-        elif not adj.complete:
-            g._copy_to_adjacency()
+        g = cls(path, *_connect(path, buffer_mb), buffer_mb)
+        g._start(created)
         return g, created
+
+    def _start(self, created: bool) -> None:
+        self._run_all(cypher.SCHEMA)
+        if created:
+            self._adj.load([], [], [])  # a new graph: its adjacency starts empty, and complete
+        elif not self._adj.complete:
+            self._copy_to_adjacency()
+
+    def recreate(self) -> None:
+        """Delete the graph's files and open it again, empty, as this same object.
+
+        Kùzu keeps deleted names in its freed pages: after a forget the graph is rebuilt from
+        the extractions the store kept, so the file holds nothing forgotten."""
+        self.close()
+        for p in self.path.parent.glob(self.path.name + "*"):
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        self._db, self._conn, self._adj = _connect(self.path, self._buffer_mb)
+        self._words, self._prepared = None, {}
+        self._start(created=True)
 
     def _copy_to_adjacency(self) -> None:
         """Fill the adjacency from Kùzu (a graph made before it, or bulk-loaded); one transaction."""
@@ -295,105 +279,26 @@ class EntityGraph:
         found = self.find(names)
         if not found or k <= 0:
             return []
-
-        def group_bound(s: str) -> float:
-            return float(before_t) if session_id is None or s == session_id else float("inf")
-
-        adj = self._adj
         with self._lock:
-            latest: dict[tuple[str, str], float] = {}
-            if session_id is not None:
-                for key, t in adj.latest_in_many(list(found), session_id, float(before_t)).items():
-                    latest[(key, session_id)] = t
-            if session_id is not None:
-                # Earlier sessions, newest first: stream time restarts with each session, so a
-                # sighting's time says nothing across sessions; their order (oldest first in
-                # `earlier_sessions`, by wall-clock start) says which is recent. A key needs at
-                # most k groups, read in batches of sessions until it has them.
-                newest = [x for x in reversed(earlier_sessions) if x != session_id]
-                need = {key: 0 for key in found}
-                for i in range(0, len(newest), SESSION_BATCH):
-                    part = newest[i : i + SESSION_BATCH]
-                    short = [key for key, have in need.items() if have < k]
-                    seen_in = adj.latest_of_many(
-                        short, part
-                    )  # one statement for every key still short of k groups
-                    for key in short:
-                        for x in part:
-                            if (key, x) in seen_in:
-                                latest[(key, x)] = seen_in[(key, x)]
-                                need[key] += 1
-                    if all(have >= k for have in need.values()):
-                        break
-            else:
-                self._latest_anywhere(found, before_t, k, latest)
-            # The current session first, then the most recent sessions; without a current
-            # session, the latest stream times (sessions cannot be told apart in time then).
-            order = {x: i for i, x in enumerate(earlier_sessions)}
-            ranked = sorted(
-                latest,
-                key=lambda g: (
-                    -found[g[0]][2],
-                    0 if g[1] == session_id else 1,
-                    -order.get(g[1], -1),
-                    -latest[g],
-                    g,
-                ),
-            )[:k]
-            hits = []
-            for key, s in ranked:
-                bound = group_bound(s)
-                clips = set(adj.clips(key, s, bound, MAX_ENTITY_CLIPS))
-                nb: set[tuple[str, str, str, float]] = set()
-                recent: dict[str, float] = {}
-                for rel, o, oname, t, inverse in adj.relations(key, s, bound):
-                    nb.add((f"inverse of {rel}" if inverse else rel, oname or o, s, t))
-                    recent[o] = max(t, recent.get(o, float("-inf")))
-                # The neighbours related most recently carry the clips; a bounded number of them,
-                # since a common object is related to hundreds of others after a year.
-                nb_keys = sorted(recent, key=lambda o: (-recent[o], o))[:MAX_NEIGHBOURS_WITH_CLIPS]
-                ncl = adj.newest_clips(nb_keys, s, bound, clips, MAX_NEIGHBOUR_CLIPS)
-                name, kind, score = found[key]
-                hits.append(
-                    EntityHit(
-                        name=name,
-                        kind=kind,
-                        clip_indices=tuple(sorted(clips)),
-                        neighbours=tuple(
-                            sorted(nb, key=lambda x: (x[3], x))
-                        ),  # ties in a fixed order, not hash order
-                        neighbour_clip_indices=tuple(sorted(ncl)),
-                        session_id=s,
-                        score=score,
-                    )
+            latest = latest_sightings(
+                self._adj,
+                found,
+                before_t=before_t,
+                k=k,
+                session_id=session_id,
+                earlier_sessions=earlier_sessions,
+            )
+            return [
+                # The time bound applies to the current session only (or to all without one).
+                entity_hit(
+                    self._adj,
+                    found,
+                    key,
+                    s,
+                    float(before_t) if session_id is None or s == session_id else float("inf"),
                 )
-        return hits
-
-    def _latest_anywhere(
-        self,
-        found: dict[str, tuple[str, str, float]],
-        before_t: float,
-        k: int,
-        latest: dict[tuple[str, str], float],
-    ) -> None:
-        """Without a current session: each key's k latest sightings by time, every session bounded by `before_t`.
-
-        `best` holds the k largest times kept (a min-heap); rows come by unbounded time, newest
-        first, and a bounded time is never larger, so once a row's time is below the k-th kept
-        no later row can enter the ranking. Ties are read on.
-        """
-        adj = self._adj
-        for key in found:
-            best: list[float] = []
-            for s, t in adj.latest_sessions(key):
-                if len(best) >= k and t < best[0]:
-                    break
-                got = t if t <= before_t else adj.latest_in(key, s, float(before_t))
-                if got is not None:
-                    latest[(key, s)] = got
-                    heapq.heappush(best, got)
-                    if len(best) > k:
-                        heapq.heappop(best)
+                for key, s in ranked_groups(found, latest, k, session_id, earlier_sessions)
+            ]
 
     def entities(self) -> list[tuple[str, str, str]]:
         with self._lock:
@@ -412,3 +317,34 @@ class EntityGraph:
                 "seen_in": int(self._q(cypher.COUNT_SEEN_IN)[0][0]),
                 "relations": int(self._q(cypher.COUNT_RELATED)[0][0]),
             }
+
+
+def _connect(path: Path, buffer_mb: int) -> tuple[Any, Any, Adjacency]:
+    """Kùzu's database and connection, and the adjacency beside them; one-line errors."""
+    kuzu = cypher.engine()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # A bounded page pool: left at its default, Kùzu keeps pages up to 80 % of RAM,
+        # so a graph that grows for months would take the device's memory with it.
+        db = kuzu.Database(str(path), buffer_pool_size=int(buffer_mb) << 20)
+        conn = kuzu.Connection(db)
+    except RuntimeError as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "lock" in msg.lower():
+            raise StoreError(
+                f"entity graph {path} is in use ({msg}); is another edge-assist using this wearer?"
+            ) from None
+        raise StoreError(
+            f"cannot open entity graph {path} ({msg}); it was left untouched: move it aside and restart "
+            "to rebuild it from the SQLite store"
+        ) from None
+    try:
+        adj = Adjacency(adjacency_path(path))
+    except sqlite_module().Error as e:
+        conn.close()
+        db.close()
+        raise StoreError(
+            f"cannot open the graph's adjacency {adjacency_path(path)} ({e}); move it aside and "
+            "restart to rebuild it from the graph"
+        ) from None
+    return db, conn, adj

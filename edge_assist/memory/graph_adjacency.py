@@ -30,7 +30,8 @@ COMPLETE_KEY = "complete"
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS entity(key TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS entity(key TEXT PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL)"
+    " WITHOUT ROWID",
     # One row per mention; the primary key is the graph path's order: an entity's clips in a
     # session by time, read newest first for the neighbours' clips.
     "CREATE TABLE IF NOT EXISTS seen(key TEXT NOT NULL, session_id TEXT NOT NULL, t1 REAL NOT NULL,"
@@ -94,7 +95,8 @@ class Adjacency:
         entities: Sequence[tuple[str, str, str]],
         relations: Sequence[tuple[str, str, str]],
     ) -> None:
-        """Mirror of `EntityGraph.apply`: the first name and kind of an entity stay, as MERGE ... ON CREATE."""
+        """Mirror of `EntityGraph.apply`: the first name and kind of an entity stay, as MERGE ... ON
+        CREATE."""
         with self._tx() as c:
             c.executemany(
                 "INSERT OR IGNORE INTO entity(key, name, kind) VALUES (?, ?, ?)",
@@ -118,7 +120,8 @@ class Adjacency:
             )
 
     def forget(self, clips: Sequence[tuple[str, int]]) -> None:
-        """Mirror of `EntityGraph.forget`: the clips' mentions and relations, then entities left with nothing."""
+        """Mirror of `EntityGraph.forget`: the clips' mentions and relations, then entities left with
+        nothing."""
         with self._tx() as c:
             touched: set[tuple[str, str]] = set()
             for s, i in clips:
@@ -193,8 +196,8 @@ class Adjacency:
             return {}
         return dict(
             self._conn.execute(
-                f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))}) AND session_id = ? "
-                "AND t1 <= ? GROUP BY key",
+                f"SELECT key, max(t1) FROM seen WHERE key IN ({','.join('?' * len(keys))})"
+                " AND session_id = ? AND t1 <= ? GROUP BY key",
                 (*keys, session_id, bound),
             ).fetchall()
         )
@@ -208,7 +211,8 @@ class Adjacency:
         )
 
     def clips(self, key: str, session_id: str, bound: float, limit: int = -1) -> list[int]:
-        """The clips `key` was seen in, newest first, at most `limit` (-1: all), read backwards on the index."""
+        """The clips `key` was seen in, newest first, at most `limit` (-1: all), read backwards on the
+        index."""
         # Rows as SQLite gives them (INTEGER, TEXT, REAL): converting each value again in Python
         # was a third of the graph path's CPU time.
         return [
@@ -221,7 +225,8 @@ class Adjacency:
         ]
 
     def relations(self, key: str, session_id: str, bound: float) -> list[tuple[str, str, str, float, int]]:
-        """(relation, other key, other name, time, inverse) of `key` in a session up to `bound`, both directions."""
+        """(relation, other key, other name, time, inverse) of `key` in a session up to `bound`, both
+        directions."""
         return self._conn.execute(
             "SELECT r.relation, r.b, e.name, r.t, 0 FROM related r JOIN entity e ON e.key = r.b "
             "WHERE r.a = ?1 AND r.session_id = ?2 AND r.t <= ?3 UNION ALL "
@@ -231,7 +236,8 @@ class Adjacency:
         ).fetchall()
 
     def latest_of_many(self, keys: Sequence[str], sessions: Sequence[str]) -> dict[tuple[str, str], float]:
-        """{(key, session): last sighting} of these keys in these sessions: one statement, a primary-key seek each."""
+        """{(key, session): last sighting} of these keys in these sessions: one statement, a primary-key
+        seek each."""
         if not keys or not sessions:
             return {}
         rows = self._conn.execute(

@@ -10,31 +10,29 @@ the temporal path sees every caption at once.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
+from edge_assist.config import Config
 from edge_assist.errors import AnswerCutError, ModelError
-from edge_assist.inference.base import StopFlag, warn_answer_cut
+from edge_assist.inference.base import LLM, StopFlag, warn_answer_cut
 from edge_assist.memory.entities import Extraction, extract, extract_batch
+from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.lexical import extract_lexical
-from edge_assist.memory.store import Item
-
-if TYPE_CHECKING:
-    from edge_assist.config import Config
-    from edge_assist.inference.base import LLM
-    from edge_assist.memory.graph import EntityGraph
-    from edge_assist.memory.store import MemoryStore
+from edge_assist.memory.store import Item, MemoryStore
 
 log = logging.getLogger(__name__)
 
 
-class GraphUpdating:
-    """Mixin of `Memory`: the graph side of ingest."""
+class GraphUpdates:
+    """The graph side of ingest: extractions saved in the store, then applied to the graph."""
 
-    cfg: Config
-    store: MemoryStore
-    graph: EntityGraph
-    llm: LLM | None
-    llm_calls: dict[str, int]
+    def __init__(
+        self, cfg: Config, store: MemoryStore, graph: EntityGraph, llm: LLM | None, llm_calls: dict[str, int]
+    ) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.graph = graph
+        self.llm = llm
+        self.llm_calls = llm_calls  # shared with `Memory`: what the LLM was asked, by purpose
 
     def uses_llm_for_entities(self) -> bool:
         return self.cfg.memory.entity_extractor != "lexical"
@@ -48,7 +46,7 @@ class GraphUpdating:
 
         `force` also extracts a partial batch (end of stream, catch-up after a kill).
         """
-        return self._apply_pending_graph(extract_missing=True, stop=stop, force=force)
+        return self.apply_pending(extract_missing=True, stop=stop, force=force)
 
     def _extract_llm(self, items: list[Item], stop: StopFlag | None) -> list[Extraction]:
         assert self.llm is not None
@@ -66,9 +64,11 @@ class GraphUpdating:
                 log.debug("entity extraction failed for %s: %s", what, e)
             return [Extraction((), ()) for _ in items]
 
-    def _apply_pending_graph(
+    def apply_pending(
         self, *, extract_missing: bool, stop: StopFlag | None = None, force: bool = False
     ) -> int:
+        """Apply every caption the graph has not seen; with `extract_missing`, extract those
+        never extracted first (on open only the saved extractions are applied). Returns LLM calls."""
         calls = 0
         mode = self.cfg.memory.entity_extractor
         pending = self.store.pending_graph()

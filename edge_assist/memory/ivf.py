@@ -10,9 +10,10 @@ the k-means (numpy) and the choice of lists are ours.
 
 Lifecycle, all inside the store's SQLite file and transactions:
 - Below `min_items` text vectors nothing exists and every search is exact (`text_vec`).
-- idle time trains centroids on a sample (in a thread, on a snapshot: store_indexing), creates generation g's table, then
-  backfills every item that existed at that moment in batches, one transaction each with
-  its progress in `meta`; a kill resumes from the last committed batch.
+- idle time trains centroids on a sample (in a thread, on a snapshot: store_indexing),
+  creates generation g's table, then backfills every item that existed at that moment in
+  batches, one transaction each with its progress in `meta`; a kill resumes from the last
+  committed batch.
 - From the moment generation g's centroids are committed, every new vector is put in its
   nearest list in the same transaction as its item (`add`), so nothing is ever missing.
 - When the backfill ends, g becomes the active index (one transaction). When the memory
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.memory.kmeans import SAMPLE_PER_LIST, kmeans, lists_for, rows_dot
 from edge_assist.memory.sqlite import sqlite_module
 
 log = logging.getLogger(__name__)
@@ -41,12 +42,9 @@ CENTROIDS = "ivf_centroids"
 # Retrain when the memory has grown this much since the lists were trained, so lists stay
 # near their target size (the scan cost of one probe).
 RETRAIN_GROWTH = 2.0
-KMEANS_ITERS = 8
-SAMPLE_PER_LIST = 24
 # Items placed per backfill transaction: ingest waits behind each one (10,000 held it 2.1 s at
 # 300k items: vec0 writes each vector into its partition chunk; 2,000 keeps it well under a second)
 BACKFILL_BATCH = 2000
-MIN_LISTS, MAX_LISTS = 16, 4096
 # Partitions hold few vectors each (100-200): vec0 allocates a whole chunk per list, so small
 # chunks waste less space; at 512 lists of ~80 (41k real caption vectors) a 4-list KNN took
 # 0.36 ms with 64-vector chunks, 0.39 with 128, 0.48 with 256.
@@ -88,72 +86,8 @@ def _index_chunks(conn: Any, gen: int) -> None:
     )
 
 
-def rows_dot(mat: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """mat @ v in this thread. BLAS splits a matrix-vector product over its threads; on a loaded
-    2-core machine waiting for the other thread made a 0.03 ms product take 4-20 ms at p95
-    (measured: 2048 x 384 centroids, p95 wall 20 ms with `@`, 0.26 ms with einsum)."""
-    return np.einsum("ij,j->i", mat, v)
-
-
 def _l2_to_cosine(d: float) -> float:
     return d * d / 2.0  # unit vectors: |a - b|^2 = 2 - 2 cos
-
-
-def lists_for(n: int, list_size: int) -> int:
-    """A power of two near n / list_size, so the scan per probe stays about list_size vectors."""
-    want = max(1.0, n / max(1, list_size))
-    return int(min(MAX_LISTS, max(MIN_LISTS, 2 ** round(math.log2(want)))))
-
-
-class TrainingStopped(Exception):
-    """k-means was asked to stop (the store is closing)."""
-
-
-# Rows whose similarities to every centroid are computed at once. A whole sample at a year's
-# scale (49k rows x 2,048 lists) was a 400 MB matrix for a moment; 4,096 rows is 32 MB.
-ASSIGN_ROWS = 4096
-
-
-def _nearest(x: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's nearest centroid and its similarity, block by block."""
-    a = np.empty(len(x), np.int64)
-    best = np.empty(len(x), np.float32)
-    for i in range(0, len(x), ASSIGN_ROWS):
-        sims = x[i : i + ASSIGN_ROWS] @ c.T
-        a[i : i + len(sims)] = np.argmax(sims, axis=1)
-        best[i : i + len(sims)] = sims[np.arange(len(sims)), a[i : i + len(sims)]]
-    return a, best
-
-
-def kmeans(
-    x: np.ndarray,
-    n_lists: int,
-    *,
-    iters: int = KMEANS_ITERS,
-    seed: int = 0,
-    stop: Callable[[], bool] | None = None,
-) -> np.ndarray:
-    """Spherical k-means (cosine): unit centroids. An emptied list is re-seeded from the worst-fit rows."""
-    rng = np.random.default_rng(seed)
-    x = np.asarray(x, np.float32)
-    n_lists = min(n_lists, len(x))
-    c = x[rng.choice(len(x), n_lists, replace=False)].copy()
-    for _ in range(iters):
-        if stop is not None and stop():
-            raise TrainingStopped
-        a, best = _nearest(x, c)
-        order = np.argsort(a, kind="stable")
-        counts = np.bincount(a, minlength=n_lists)
-        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        sums = np.add.reduceat(x[order], starts[counts > 0], axis=0)
-        new = np.zeros_like(c)
-        new[counts > 0] = sums
-        empty = np.flatnonzero(counts == 0)
-        if len(empty):
-            worst = np.argsort(best)[: len(empty)]
-            new[empty] = x[worst]
-        c = new / np.maximum(np.linalg.norm(new, axis=1, keepdims=True), 1e-12)
-    return c.astype(np.float32)
 
 
 @dataclass
@@ -180,9 +114,8 @@ class TextIvf:
         self.building: _Gen | None = None
         self.next_id = 0  # backfill: lowest item id of `building` not yet placed
         self.end_id = 0  # backfill: highest item id that existed when `building` was trained
-        self.retired: list[
-            int
-        ] = []  # replaced generations still on disk, emptied in idle time (`retire_step`)
+        # Replaced generations still on disk, emptied in idle time (`retire_step`).
+        self.retired: list[int] = []
 
     # -- state ---------------------------------------------------------------------------
     def load(self, conn: Any) -> None:
@@ -276,7 +209,7 @@ class TextIvf:
 
     # -- writes (inside the caller's transaction) -------------------------------------------
     def add(self, conn: Any, item_id: int, blob: bytes, level: str, session_id: str, t1: float) -> None:
-        """Put one new vector in its nearest list of every live generation: the same transaction as its item."""
+        """Put one new vector in its nearest list of every live generation, in the transaction of its item."""
         if self.active is None and self.building is None:
             return
         v = np.frombuffer(blob, np.float32)
@@ -301,7 +234,8 @@ class TextIvf:
         # Grouped by list: vec0 then fills one partition chunk after another, not all at once.
         order = np.argsort(lists, kind="stable")
         conn.executemany(
-            f"INSERT INTO {table(g.gen)}(rowid, list_id, embedding, level, session_id, t1) VALUES (?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {table(g.gen)}(rowid, list_id, embedding, level, session_id, t1)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (
                     int(rows[i][0]),
@@ -377,7 +311,8 @@ class TextIvf:
         return c
 
     def start_trained(self, conn: Any, gen: int, c: np.ndarray, end_id: int) -> None:
-        """Create generation `gen` with centroids `c`; items up to `end_id` are backfilled; the caller commits."""
+        """Create generation `gen` with centroids `c`; items up to `end_id` are to be backfilled; the
+        caller commits."""
         conn.execute(
             f"CREATE TABLE IF NOT EXISTS {CENTROIDS}(gen INTEGER, list_id INTEGER, vector BLOB NOT NULL,"
             " PRIMARY KEY(gen, list_id))"

@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
+from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.keyframes import KeyframeFiles
-
-if TYPE_CHECKING:
-    from edge_assist.memory.graph import EntityGraph
-    from edge_assist.memory.store import MemoryStore
+from edge_assist.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
 
-class Reading:
-    """Mixin of `Memory`: every read goes to the store or the graph; nothing here writes."""
+class MemoryReads:
+    """The `MemoryReader` side of `Memory`: every read goes to the store or the graph; nothing here writes."""
 
-    store: MemoryStore
-    graph: EntityGraph
+    def __init__(self, store: MemoryStore, graph: EntityGraph) -> None:
+        self.store = store
+        self.graph = graph
 
     def search_text(
         self,
@@ -61,10 +59,9 @@ class Reading:
         return self.store.clips_with_vectors(session_id, t_from, t_to)
 
     def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None:
-        items = self.store.level_items(level, before_t=before_t, session_id=session_id)
-        if not items:
+        it = self.store.latest_item(session_id, level, before_t=before_t)
+        if it is None:
             return None
-        it = items[-1]
         return TextHit(it.level, it.session_id, it.t0, it.t1, it.text, it.clips, 1.0)
 
     def summaries(self, level: str, *, before_t: float, session_id: str | None = None) -> list[TextHit]:

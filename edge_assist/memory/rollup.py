@@ -6,8 +6,9 @@ what it tells: causal reads (t' <= t) stay exact. A window is full once the stre
 moved past its end (a later clip ended after it), or at the end of the stream (then it
 is written as `partial`). A summary is stamped t0/t1 of its first/last member, so it is
 visible to reads at t >= t1 even if it was written a little later (when the window
-filled): its content never tells anything after t1. A full window is summarised once; a window that already has a
-summary is never recomputed, and a late clip landing in it stays at the clip level only.
+filled): its content never tells anything after t1. A full window is summarised once; a
+window that already has a summary is never recomputed, and a late clip landing in it stays
+at the clip level only.
 """
 
 from __future__ import annotations

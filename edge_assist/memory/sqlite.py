@@ -26,7 +26,8 @@ def sqlite_module() -> ModuleType:
     except ImportError:
         raise StoreError(
             "this Python's sqlite3 cannot load extensions and pysqlite3 is missing; "
-            "run `pip install pysqlite3-binary` (x86-64) or use a Python built with loadable SQLite extensions"
+            "run `pip install pysqlite3-binary` (x86-64) or use a Python built with loadable SQLite "
+            "extensions"
         ) from None
     return mod
 

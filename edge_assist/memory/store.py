@@ -1,105 +1,68 @@
 """The SQLite side of memory: one database file per wearer, the source of truth.
 
-Owns the schema and every SQL statement: the three text levels (clip captions, activity
-and session summaries) in one `items` table, their vectors in a sqlite-vec `vec0` table
-with level / session / end time as metadata columns (so a KNN search is restricted to
-t' <= t and to levels inside sqlite-vec itself), the keyframe rows and their vectors, the
-per-session roll-up windows, and the encoder names and dimensions the vectors were made
-with. The store knows nothing of models or of the graph; it is plain and synchronous,
-guarded by one lock so the writer thread and retrieval threads can share it.
+Holds the three text levels (clip captions, activity and session summaries) in one `items`
+table, their vectors in a sqlite-vec `vec0` table with level / session / end time as
+metadata columns (so a KNN search is restricted to t' <= t and to levels inside sqlite-vec
+itself), the keyframe rows and their vectors, the per-session roll-up windows, and the
+encoder names and dimensions the vectors were made with. The store knows nothing of models
+or of the graph; it is plain and synchronous, guarded by one lock so the writer thread and
+retrieval threads can share it.
 
 Failure modes are mapped to one-line `StoreError`s: a file that is not an edge-assist
-store (`store_check`) or fails `PRAGMA quick_check` is reported at open and never replaced; SQLITE_FULL (a full disk or
-`memory.max_store_mb`) aborts only the current transaction, so everything already
-committed stays.
+store or fails `PRAGMA quick_check` is reported at open and never replaced (`store_open`);
+SQLITE_FULL (a full disk or `memory.max_store_mb`) aborts only the current transaction, so
+everything already committed stays.
 
-`MemoryStore` is assembled from one module per job, all over the connection and lock of
-`store_base`: `store_writes` (captions, summaries, graph flags), `store_reads` (rows back,
-the KNN searches of `search`), `store_retention` (keyframe expiry, forgetting, VACUUM),
-`store_indexing` (idle-time work of the IVF index); `store_rows` holds the row types. This
-module opens, creates and checks the file, and keeps stats, export and the integrity rows.
+`MemoryStore` composes one part per job, each given the same `StoreConnection` (the
+connection, its lock, its error mapping): `SessionTable` (windows and starts of sessions),
+`ItemWrites` (captions, summaries, graph flags), `ItemReads` (rows back), `VectorSearch`
+(the KNN searches), `Retention` (keyframe expiry, forgetting, VACUUM), `IndexUpkeep`
+(idle-time work of the IVF index) and `StoreReport` (stats, export, integrity rows). The
+methods below are the store's API; each hands over to the part that does it.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from edge_assist.errors import ModelError, StoreError
-from edge_assist.memory.api import LEVELS
+import numpy as np
+
+from edge_assist.memory.api import LEVELS, CaptionRecord, KeyframeHit, TextHit
 from edge_assist.memory.ivf import IvfSettings, TextIvf
-from edge_assist.memory.sqlite import connect, sqlite_module
-from edge_assist.memory.store_base import StoreBase
-from edge_assist.memory.store_check import creating_path, read_store_meta, remove_leftovers
-from edge_assist.memory.store_indexing import StoreIndexing, _chunk_vectors
-from edge_assist.memory.store_reads import StoreReads
-from edge_assist.memory.store_retention import StoreRetention
-from edge_assist.memory.store_rows import _ITEM_COLS, BadCaptionError, Item, KeyframeRow, Windows, _item
-from edge_assist.memory.store_writes import StoreWrites
+from edge_assist.memory.search import VectorSearch
+from edge_assist.memory.store_connection import StoreConnection, Transaction
+from edge_assist.memory.store_indexing import IndexUpkeep
+from edge_assist.memory.store_open import open_store
+from edge_assist.memory.store_reads import ItemReads
+from edge_assist.memory.store_report import StoreReport
+from edge_assist.memory.store_retention import Retention
+from edge_assist.memory.store_rows import BadCaptionError, Item, KeyframeRow, Windows
+from edge_assist.memory.store_sessions import SessionTable
+from edge_assist.memory.store_writes import ItemWrites
+from edge_assist.memory.vector_cache import VectorCopies
 
-# The public names of the store, wherever they are defined now.
-__all__ = [
-    "BadCaptionError",
-    "Item",
-    "KeyframeRow",
-    "MemoryStore",
-    "StoreBase",
-    "Windows",
-    "_chunk_vectors",
-    "file_bytes",
-    "integrity_rows",
-]
+__all__ = ["BadCaptionError", "Item", "KeyframeRow", "MemoryStore", "Windows", "file_bytes"]
 
 
-SCHEMA_VERSION = "1"
-PAGE_SIZE = 16384  # new stores; an existing store keeps the page size it was made with
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions(
-  session_id TEXT PRIMARY KEY,
-  clip_s REAL NOT NULL, activity_s REAL NOT NULL, session_s REAL NOT NULL,
-  first_wall REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS items(
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  level TEXT NOT NULL CHECK(level IN ('clip', 'activity', 'session')),
-  session_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  t0 REAL NOT NULL,
-  t1 REAL NOT NULL,
-  text TEXT NOT NULL,
-  clips TEXT NOT NULL,
-  source TEXT NOT NULL DEFAULT '',
-  partial INTEGER NOT NULL DEFAULT 0,
-  entities TEXT,
-  graph_done INTEGER NOT NULL DEFAULT 0,
-  written_wall REAL NOT NULL,
-  UNIQUE(session_id, level, idx)
-);
-CREATE INDEX IF NOT EXISTS items_by_time ON items(session_id, level, t1);
-CREATE INDEX IF NOT EXISTS items_graph_pending ON items(graph_done) WHERE graph_done = 0;
-CREATE TABLE IF NOT EXISTS keyframes(
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  session_id TEXT NOT NULL,
-  clip_index INTEGER NOT NULL,
-  k INTEGER NOT NULL,
-  stream_t REAL NOT NULL,
-  t1 REAL NOT NULL,
-  path TEXT NOT NULL,
-  bytes INTEGER NOT NULL,
-  written_wall REAL NOT NULL,
-  UNIQUE(session_id, clip_index, k)
-);
-"""
-
-
-class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
+class MemoryStore:
     """Captions, summaries, keyframe rows and all vectors in one SQLite file."""
+
+    def __init__(self, db: StoreConnection, ivf: TextIvf) -> None:
+        self.db = db
+        self.ivf = ivf
+        # Exact searches read copies of the vectors while memory is small: up to twice the size
+        # at which the index is built (its default when the index is off).
+        self.copies = VectorCopies(2 * (ivf.settings.min_items or IvfSettings().min_items))
+        self.session_table = SessionTable(db, self.copies)
+        self.writes = ItemWrites(db, ivf, self.copies, self.session_table)
+        self.reads = ItemReads(db)
+        self.search = VectorSearch(db, ivf, self.copies, self.session_table)
+        self.retention = Retention(db, ivf, self.copies, self.session_table)
+        self.index_upkeep = IndexUpkeep(db, ivf, self.copies)
+        self.report = StoreReport(db, ivf, self.session_table)
 
     @classmethod
     def open(
@@ -117,221 +80,259 @@ class MemoryStore(StoreWrites, StoreReads, StoreRetention, StoreIndexing):
 
         A mismatch or a corrupt file raises before anything is written.
         """
-        path = Path(path)
-        if path.exists():
-            # Refuses anything that is not ours before a byte is written (store_check).
-            meta = read_store_meta(path)
-        else:
-            cls._create(path, text_encoder, text_dim, image_encoder, image_dim)
-            meta = read_store_meta(path)
-        mod = sqlite_module()
-        try:
-            conn = connect(str(path), check_same_thread=False, isolation_level=None, timeout=10.0)
-        except mod.Error as e:
-            raise StoreError(f"cannot open memory store {path}: {e}") from None
-        try:
-            row = conn.execute("PRAGMA quick_check").fetchone()
-            if row is None or row[0] != "ok":
-                raise StoreError(
-                    f"memory store {path} is corrupt ({row[0] if row else 'no answer'}); it was left untouched: "
-                    "move it aside and restore a backup, or start over with another general.wearer"
-                )
-            _check_models(path, meta, text_encoder, text_dim, image_encoder, image_dim)
-            conn.execute("PRAGMA journal_mode=WAL")
-            # FULL: a committed caption survives a power cut too, not only a kill.
-            conn.execute("PRAGMA synchronous=FULL")
-            # Forgetting must really delete: freed pages are zeroed, not left readable.
-            conn.execute("PRAGMA secure_delete=ON")
-            if max_store_mb > 0:
-                page = conn.execute("PRAGMA page_size").fetchone()[0]
-                conn.execute(f"PRAGMA max_page_count={max(16, int(max_store_mb * 1024 * 1024 / page))}")
-            store = cls(path, conn, text_dim, None)
-            store._init_schema(text_encoder, text_dim, image_encoder, image_dim)
-            store.ivf = TextIvf(text_dim, ivf or IvfSettings())
-            store.small_vectors.cap = 2 * (store.ivf.settings.min_items or IvfSettings().min_items)
-            with store._lock:
-                store.ivf.load(conn)
-            return store
-        except mod.DatabaseError as e:
-            conn.close()
-            if "not a database" in str(e) or "malformed" in str(e):
-                raise StoreError(
-                    f"memory store {path} is corrupt ({e}); it was left untouched: move it aside and restore a backup"
-                ) from None
-            raise StoreError(f"cannot open memory store {path}: {e}") from None
-        except BaseException:
-            conn.close()
-            raise
-
-    @classmethod
-    def _create(
-        cls, path: Path, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None
-    ) -> None:
-        """Build a new store beside `path` and rename it into place once its schema is committed."""
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise StoreError(f"cannot create the memory directory {path.parent}: {e.strerror}") from None
-        remove_leftovers(path)
-        tmp = creating_path(path)
-        mod = sqlite_module()
-        try:
-            conn = connect(str(tmp), check_same_thread=False, isolation_level=None, timeout=10.0)
-        except mod.Error as e:
-            raise StoreError(f"cannot create memory store {path}: {e}") from None
-        try:
-            # Before the first table: the page size of the file for good. vec0 keeps a list's
-            # vectors in chunk blobs of 256 x 1.5 kB, read page by page; 16 kB pages cut the CPU
-            # of an index search by a quarter against SQLite's 4 kB (1.9 -> 1.4 ms for 4 lists of
-            # 500 vectors, same data); WAL commits write whole pages, so a small commit writes more.
-            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            cls(tmp, conn, text_dim, None)._init_schema(text_encoder, text_dim, image_encoder, image_dim)
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except mod.Error as e:
-            raise StoreError(f"cannot create memory store {path}: {e}") from None
-        finally:
-            conn.close()  # the last connection closing removes the -wal file
-        os.replace(tmp, path)
-        remove_leftovers(path)
-
-    def _init_schema(
-        self, text_encoder: str, text_dim: int, image_encoder: str | None, image_dim: int | None
-    ) -> None:
-        with self.transaction() as c:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    c.execute(statement)
-            meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
-            if not meta:
-                c.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [
-                        ("schema_version", SCHEMA_VERSION),
-                        ("text_encoder", text_encoder),
-                        ("text_dim", str(text_dim)),
-                        ("created_wall", repr(time.time())),
-                    ],
-                )
-                c.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS text_vec USING vec0("
-                    f"embedding float[{int(text_dim)}] distance_metric=cosine, "
-                    "level text, session_id text, t1 float)"
-                )
-            if image_encoder and image_dim and "image_encoder" not in meta:
-                c.executemany(
-                    "INSERT INTO meta(key, value) VALUES (?, ?)",
-                    [("image_encoder", image_encoder), ("image_dim", str(image_dim))],
-                )
-                c.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS keyframe_vec USING vec0("
-                    f"embedding float[{int(image_dim)}] distance_metric=cosine, session_id text, t1 float)"
-                )
-                meta["image_dim"] = str(image_dim)
-            self.image_dim = int(meta["image_dim"]) if "image_dim" in meta else None
+        return cls(
+            *open_store(
+                path,
+                text_encoder=text_encoder,
+                text_dim=text_dim,
+                image_encoder=image_encoder,
+                image_dim=image_dim,
+                max_store_mb=max_store_mb,
+                ivf=ivf,
+            )
+        )
 
     def close(self) -> None:
-        self.stop_training()
-        with self._lock:
-            try:
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            except self._errors:
-                pass  # a full disk may refuse the checkpoint; the WAL stays valid and replays next open
-            self._conn.close()
+        self.index_upkeep.stop_training()
+        self.db.close()
 
+    # -- the connection --------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.db.path
+
+    @property
+    def text_dim(self) -> int:
+        return self.db.text_dim
+
+    @property
+    def image_dim(self) -> int | None:
+        return self.db.image_dim
+
+    @property
+    def wall(self) -> Callable[[], float]:
+        """The wall clock rows are stamped with (default `time.time`)."""
+        return self.db.wall
+
+    @wall.setter
+    def wall(self, clock: Callable[[], float]) -> None:
+        self.db.wall = clock
+
+    def transaction(self) -> Transaction:
+        """`with store.transaction() as conn:` one atomic write; SQLite errors become StoreError."""
+        return self.db.transaction()
+
+    def meta(self) -> dict[str, str]:
+        return self.db.meta()
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        self.db.set_meta(key, value)
+
+    # -- sessions (SessionTable) -----------------------------------------------------------
+    def session_windows(self, session_id: str, default: Windows) -> Windows:
+        return self.session_table.session_windows(session_id, default)
+
+    def sessions(self) -> list[str]:
+        return self.session_table.sessions()
+
+    def session_starts(self) -> dict[str, float]:
+        return self.session_table.session_starts()
+
+    def earlier_sessions(self, session_id: str) -> list[str]:
+        return self.session_table.earlier_sessions(session_id)
+
+    def count_items(self, session_id: str) -> int:
+        return self.session_table.count_items(session_id)
+
+    # -- writes (ItemWrites) ---------------------------------------------------------------
+    def add_clip(
+        self,
+        *,
+        session_id: str,
+        clip_index: int,
+        t0: float,
+        t1: float,
+        text: str,
+        source: str,
+        vector: np.ndarray,
+        keyframes: Sequence[KeyframeRow] = (),
+        extract_entities: bool = True,
+    ) -> bool:
+        return self.writes.add_clip(
+            session_id=session_id,
+            clip_index=clip_index,
+            t0=t0,
+            t1=t1,
+            text=text,
+            source=source,
+            vector=vector,
+            keyframes=keyframes,
+            extract_entities=extract_entities,
+        )
+
+    def add_clips(
+        self,
+        rows: Sequence[tuple[str, int, float, float, str, np.ndarray]],
+        *,
+        windows: Windows,
+        source: str = "bulk",
+    ) -> int:
+        return self.writes.add_clips(rows, windows=windows, source=source)
+
+    def add_summary(
+        self,
+        *,
+        level: str,
+        session_id: str,
+        window_index: int,
+        t0: float,
+        t1: float,
+        text: str,
+        clips: Sequence[int],
+        source: str,
+        partial: bool,
+        vector: np.ndarray,
+    ) -> bool:
+        return self.writes.add_summary(
+            level=level,
+            session_id=session_id,
+            window_index=window_index,
+            t0=t0,
+            t1=t1,
+            text=text,
+            clips=clips,
+            source=source,
+            partial=partial,
+            vector=vector,
+        )
+
+    def set_entities(self, session_id: str, clip_index: int, entities: dict[str, Any]) -> None:
+        self.writes.set_entities(session_id, clip_index, entities)
+
+    def mark_graph_done(self, session_id: str, clip_index: int) -> None:
+        self.writes.mark_graph_done(session_id, clip_index)
+
+    def reset_graph_flags(self) -> int:
+        return self.writes.reset_graph_flags()
+
+    def pending_graph(self) -> list[tuple[Item, dict[str, Any] | None]]:
+        return self.writes.pending_graph()
+
+    # -- reads (ItemReads) -----------------------------------------------------------------
+    def has_clip(self, session_id: str, clip_index: int) -> bool:
+        return self.reads.has_clip(session_id, clip_index)
+
+    def clips_with_vectors(
+        self, session_id: str, t_from: float, t_to: float
+    ) -> tuple[list[CaptionRecord], np.ndarray]:
+        return self.reads.clips_with_vectors(session_id, t_from, t_to)
+
+    def clip_items(
+        self, session_id: str, *, t1_after: float = float("-inf"), t1_upto: float = float("inf")
+    ) -> list[Item]:
+        return self.reads.clip_items(session_id, t1_after=t1_after, t1_upto=t1_upto)
+
+    def level_items(
+        self, level: str, *, before_t: float = float("inf"), session_id: str | None = None
+    ) -> list[Item]:
+        return self.reads.level_items(level, before_t=before_t, session_id=session_id)
+
+    def latest_item(self, session_id: str, level: str, *, before_t: float) -> Item | None:
+        return self.reads.latest_item(session_id, level, before_t=before_t)
+
+    def window_indices(self, session_id: str, level: str) -> set[int]:
+        return self.reads.window_indices(session_id, level)
+
+    def frontier(self, session_id: str) -> float | None:
+        return self.reads.frontier(session_id)
+
+    def next_clip_index(self, session_id: str) -> int:
+        return self.reads.next_clip_index(session_id)
+
+    def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]:
+        return self.reads.captions(session_id, clip_indices)
+
+    def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]:
+        return self.reads.recent_captions(session_id, before_t=before_t, n=n)
+
+    def keyframe_paths(self, session_id: str, clip_index: int) -> tuple[str, ...]:
+        return self.reads.keyframe_paths(session_id, clip_index)
+
+    # -- searches (VectorSearch) -----------------------------------------------------------
+    def search_text(
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        levels: Sequence[str] = LEVELS,
+        session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
+    ) -> list[TextHit]:
+        return self.search.text(
+            vector,
+            k=k,
+            before_t=before_t,
+            levels=levels,
+            session_id=session_id,
+            earlier_sessions=earlier_sessions,
+        )
+
+    def search_keyframes(
+        self,
+        vector: np.ndarray,
+        *,
+        k: int,
+        before_t: float,
+        session_id: str | None = None,
+        earlier_sessions: Sequence[str] = (),
+    ) -> list[KeyframeHit]:
+        return self.search.keyframes(
+            vector, k=k, before_t=before_t, session_id=session_id, earlier_sessions=earlier_sessions
+        )
+
+    # -- retention (Retention) -------------------------------------------------------------
+    def expired_keyframes(self, older_than_wall: float) -> list[tuple[int, str]]:
+        return self.retention.expired_keyframes(older_than_wall)
+
+    def clear_keyframe_paths(self, ids: Sequence[int]) -> None:
+        self.retention.clear_keyframe_paths(ids)
+
+    def forget_before(
+        self, cutoff_wall: float, tombstone_key: str
+    ) -> tuple[list[tuple[str, int]], list[str]]:
+        return self.retention.forget_before(cutoff_wall, tombstone_key)
+
+    def forgettable(self, cutoff_wall: float) -> tuple[list[tuple[str, int]], list[str], list[str]]:
+        return self.retention.forgettable(cutoff_wall)
+
+    def vacuum(self) -> None:
+        self.retention.vacuum()
+
+    # -- the text index (IndexUpkeep) ------------------------------------------------------
+    def index_pending(self) -> bool:
+        return self.index_upkeep.index_pending()
+
+    def index_step(self, max_s: float = 0.5) -> bool:
+        return self.index_upkeep.index_step(max_s)
+
+    def stop_training(self) -> None:
+        self.index_upkeep.stop_training()
+
+    @property
+    def longest_index_tx_s(self) -> float:
+        return self.index_upkeep.longest_index_tx_s
+
+    @property
+    def longest_index_tx_kind(self) -> str:
+        return self.index_upkeep.longest_index_tx_kind
+
+    # -- accounts (StoreReport) ------------------------------------------------------------
     def stats(self) -> dict[str, Any]:
-        counts = {lv: 0 for lv in LEVELS}
-        chars = {lv: 0 for lv in LEVELS}
-        for lv, n, ch in self._read(
-            "SELECT level, count(*), coalesce(sum(length(text)), 0) FROM items GROUP BY level"
-        ):
-            counts[lv], chars[lv] = n, ch
-        kf = self._read(
-            "SELECT count(*), coalesce(sum(bytes), 0), coalesce(sum(path != ''), 0) FROM keyframes"
-        )[0]
-        pending = self._read("SELECT count(*) FROM items WHERE graph_done = 0")[0][0]
-        files = [self.path, Path(f"{self.path}-wal")]
-        size = sum(p.stat().st_size for p in files if p.exists())
-        return {
-            "path": str(self.path),
-            "bytes": size,
-            "sessions": len(self.sessions()),
-            "items": counts,
-            "text_bytes": chars,
-            "text_vector_bytes": {lv: counts[lv] * self.text_dim * 4 for lv in LEVELS},
-            "keyframes": {
-                "count": kf[0],
-                "files": kf[2],
-                "jpeg_bytes": kf[1],
-                "vector_bytes": kf[0] * 4 * (self.image_dim or 0),
-            },
-            "graph_pending": pending,
-            "text_index": self.ivf.describe() if self.ivf is not None else None,
-            "meta": self.meta(),
-        }
+        return self.report.stats()
 
     def export_rows(self) -> Iterator[dict[str, Any]]:
-        """Everything the wearer's memory holds, one JSON-ready dict a row (vectors excluded)."""
-        for r in self._read(
-            f"SELECT {_ITEM_COLS}, entities, source, written_wall FROM items ORDER BY session_id, level, idx"
-        ):
-            it = _item(r[:9])
-            yield {
-                "type": it.level,
-                "session_id": it.session_id,
-                "index": it.idx,
-                "t0": it.t0,
-                "t1": it.t1,
-                "text": it.text,
-                "clips": list(it.clips),
-                "partial": it.partial,
-                "entities": json.loads(r[9]) if r[9] else None,
-                "source": r[10],
-                "written_wall": r[11],
-            }
-        for r in self._read(
-            "SELECT session_id, clip_index, k, stream_t, path, bytes FROM keyframes ORDER BY session_id, clip_index, k"
-        ):
-            yield {
-                "type": "keyframe",
-                "session_id": r[0],
-                "clip_index": r[1],
-                "k": r[2],
-                "stream_t": r[3],
-                "path": r[4],
-                "bytes": r[5],
-            }
-
-
-def _check_models(
-    path: Path,
-    meta: dict[str, str],
-    text_encoder: str,
-    text_dim: int,
-    image_encoder: str | None,
-    image_dim: int | None,
-) -> None:
-    if not meta:
-        return
-    if meta.get("schema_version") != SCHEMA_VERSION:
-        raise StoreError(
-            f"memory store {path} has schema version {meta.get('schema_version')}, this edge-assist reads "
-            f"{SCHEMA_VERSION}; use the edge-assist that wrote it"
-        )
-    stored, sdim = meta.get("text_encoder"), int(meta.get("text_dim", "0"))
-    if stored != text_encoder or sdim != text_dim:
-        raise ModelError(
-            f"memory store {path} holds vectors of text encoder {stored} ({sdim}-d) but {text_encoder} "
-            f'({text_dim}-d) is configured; set models.text_encoder = "{stored}" or use another general.wearer'
-        )
-    if image_encoder and "image_encoder" in meta:
-        si, sidim = meta["image_encoder"], int(meta.get("image_dim", "0"))
-        if si != image_encoder or sidim != image_dim:
-            raise ModelError(
-                f"memory store {path} holds keyframe vectors of {si} ({sidim}-d) but {image_encoder} "
-                f'({image_dim}-d) is configured; set models.image_encoder = "{si}" or use another general.wearer'
-            )
+        return self.report.export_rows()
 
 
 def file_bytes(path: Path) -> int:
@@ -339,31 +340,3 @@ def file_bytes(path: Path) -> int:
         return os.path.getsize(path)
     except OSError:
         return 0
-
-
-def integrity_rows(store: MemoryStore) -> dict[str, Any]:
-    """What the crash-consistency check compares (kept apart from the store's search code).
-
-    Clip rows with their graph flag, duplicate (session, level, index) keys, and the text
-    vectors whose row is missing or rows without a vector.
-    """
-    return {
-        # in_graph: applied to the graph (a clip stored without entity extraction never is).
-        "clips": [
-            (str(s), int(i), int(g))
-            for s, i, g in store._read(
-                "SELECT session_id, idx, graph_done AND coalesce(entities, '') != 'null' AS in_graph FROM items "
-                "WHERE level = 'clip' ORDER BY session_id, idx"
-            )
-        ],
-        "duplicates": store._read(
-            "SELECT session_id, level, idx, count(*) FROM items GROUP BY session_id, level, idx HAVING count(*) > 1"
-        ),
-        "items_without_vector": store._read(
-            "SELECT count(*) FROM items WHERE id NOT IN (SELECT rowid FROM text_vec)"
-        )[0][0],
-        "vectors_without_item": store._read(
-            "SELECT count(*) FROM text_vec WHERE rowid NOT IN (SELECT id FROM items)"
-        )[0][0],
-        "levels": dict(store._read("SELECT level, count(*) FROM items GROUP BY level")),
-    }

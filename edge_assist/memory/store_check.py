@@ -18,7 +18,10 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 # Meta keys every store has had since schema 1: their presence is what makes a file ours.
 STORE_KEYS = ("schema_version", "text_encoder", "text_dim")
 
-_MOVE_ASIDE = "it was left untouched: move it aside (or restore a backup), or use another general.wearer or general.data_dir"
+_MOVE_ASIDE = (
+    "it was left untouched: move it aside (or restore a backup), or use another general.wearer or "
+    "general.data_dir"
+)
 
 
 def check_header(path: Path) -> None:

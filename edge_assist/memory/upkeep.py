@@ -1,23 +1,21 @@
-"""Keeping memory whole: repair on open, the consistency check, stats, export and forgetting."""
+"""Keeping memory whole: repair on open, the consistency check, stats, export, retention and forgetting."""
 
 from __future__ import annotations
 
 import json
 import logging
-import shutil
+import math
 import uuid
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from edge_assist.config import Config
 from edge_assist.errors import StoreError
-from edge_assist.inference.base import StopFlag
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.graph_update import GraphUpdates
 from edge_assist.memory.keyframes import KeyframeFiles
-
-if TYPE_CHECKING:
-    from edge_assist.config import Config
-    from edge_assist.memory.layout import Paths
-    from edge_assist.memory.store import MemoryStore
+from edge_assist.memory.layout import Paths
+from edge_assist.memory.store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -25,23 +23,27 @@ FORGET_TOMBSTONE = "forget_pending"
 
 
 class Upkeep:
-    """Mixin of `Memory`: the store is the source of truth, the graph is rebuilt from it when needed."""
+    """The store is the source of truth; the graph is rebuilt from it when needed."""
 
-    cfg: Config
-    paths: Paths
-    store: MemoryStore
-    graph: EntityGraph
-    llm_calls: dict[str, int]
+    def __init__(
+        self,
+        cfg: Config,
+        paths: Paths,
+        store: MemoryStore,
+        graph_updates: GraphUpdates,
+        keyframes: KeyframeFiles,
+    ) -> None:
+        self.cfg = cfg
+        self.paths = paths
+        self.store = store
+        self.graph_updates = graph_updates
+        self.graph: EntityGraph = graph_updates.graph
+        self.keyframes = keyframes
+        self.llm_calls = graph_updates.llm_calls  # one count, shared with `Memory`
 
-    if TYPE_CHECKING:  # provided by the other mixins of `Memory`
-
-        def _apply_pending_graph(
-            self, *, extract_missing: bool, stop: StopFlag | None = None, force: bool = False
-        ) -> int: ...
-
-        def sweep_keyframes(self) -> int: ...
-
-    def _reconcile(self) -> None:
+    def reconcile(self) -> None:
+        """On open (and after a rebuild): the graph matches this store, forgets what it should,
+        holds every saved extraction; keyframe files past retention go."""
         meta = self.store.meta()
         sid = meta.get("store_id")
         if sid is None:
@@ -65,7 +67,7 @@ class Upkeep:
         if tomb:
             self.graph.forget([(s, int(i)) for s, i in json.loads(tomb)])
             self.store.set_meta(FORGET_TOMBSTONE, None)
-        self._apply_pending_graph(extract_missing=False)
+        self.graph_updates.apply_pending(extract_missing=False)
         self.sweep_keyframes()
 
     def consistency(self) -> dict[str, Any]:
@@ -76,9 +78,7 @@ class Upkeep:
         graph, and the graph holds no clip the store lacks. Clips not yet applied
         (`graph_pending`) are allowed: the next open or `catch_up` applies them.
         """
-        from edge_assist.memory.store import integrity_rows
-
-        rows = integrity_rows(self.store)
+        rows = self.store.report.integrity_rows()
         stored = {(s, i) for s, i, _ in rows["clips"]}
         applied = {(s, i) for s, i, g in rows["clips"] if g}
         in_graph = set(self.graph.clip_keys())
@@ -149,11 +149,17 @@ class Upkeep:
         """Kùzu keeps deleted names in its freed pages: after a forget the graph is rebuilt
         from the extractions the store kept, so the file holds nothing forgotten. A kill in
         between leaves no graph, which the next open rebuilds the same way (point 4 above)."""
-        self.graph.close()
-        for p in self.paths.graph.parent.glob(self.paths.graph.name + "*"):
-            if p.is_dir():
-                shutil.rmtree(p)
-            else:
-                p.unlink()
-        self.graph, _ = EntityGraph.open(self.paths.graph, self.cfg.memory.graph_buffer_mb)
-        self._reconcile()
+        self.graph.recreate()
+        self.reconcile()
+
+    def sweep_keyframes(self) -> int:
+        """Delete keyframe files past retention; their vectors stay."""
+        if self.cfg.memory.keyframe_retention_days <= 0:
+            expired = self.store.expired_keyframes(math.inf)
+        else:
+            expired = self.store.expired_keyframes(self.keyframes.expiry_wall(self.store.wall()))
+        if not expired:
+            return 0
+        KeyframeFiles.delete([p for _, p in expired])
+        self.store.clear_keyframe_paths([i for i, _ in expired])
+        return len(expired)

@@ -12,8 +12,8 @@ answer those scopes with one matrix product instead:
   the index is ready, and past the cap searches fall back to the vec0 scan.
 
 Both hold only copies of committed rows, are appended as captions are committed, and are
-cleared when the store deletes (rebuilt from the store on the next search). The store's lock
-guards them.
+cleared when the store deletes (rebuilt from the store on the next search). `VectorCopies`
+holds the two for the parts of the store; the store's lock guards them.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from edge_assist.memory.api import LEVELS
-from edge_assist.memory.ivf import rows_dot
+from edge_assist.memory.kmeans import rows_dot
+from edge_assist.memory.store_connection import StoreConnection
+from edge_assist.memory.vector_reads import read_vectors
 
 _LEVEL_CODE = {lv: i for i, lv in enumerate(LEVELS)}
 
@@ -132,12 +134,12 @@ class Rows:
         return sorted(((1.0 - float(sims[i]), int(self._ids[i])) for i in top), key=newest_first)[:k]
 
 
-def _load(store: Any, where: str = "", args: Sequence[Any] = ()) -> Rows:
-    """The committed rows `where` selects, with their vectors, read from the store."""
-    items = store._conn.execute(
+def _load(db: StoreConnection, where: str = "", args: Sequence[Any] = ()) -> Rows:
+    """The committed rows `where` selects, with their vectors, read from the store (under its lock)."""
+    items = db.conn.execute(
         f"SELECT id, level, t1, session_id FROM items {where} ORDER BY id", args
     ).fetchall()
-    vecs = store._vectors(store._conn, [r[0] for r in items])
+    vecs = read_vectors(db.conn, [r[0] for r in items], db.text_dim)
     rows = Rows()
     for iid, level, t1, sid in items:
         if iid in vecs:
@@ -153,10 +155,10 @@ class SessionVectors:
     def __init__(self) -> None:
         self._cache: OrderedDict[str, Rows] = OrderedDict()
 
-    def rows(self, store: Any, session_id: str) -> Rows:
+    def rows(self, db: StoreConnection, session_id: str) -> Rows:
         got = self._cache.get(session_id)
         if got is None:
-            got = self._cache[session_id] = _load(store, "WHERE session_id = ?", (session_id,))
+            got = self._cache[session_id] = _load(db, "WHERE session_id = ?", (session_id,))
             while len(self._cache) > self.MAX_SESSIONS:
                 self._cache.popitem(last=False)
         self._cache.move_to_end(session_id)
@@ -186,16 +188,16 @@ class SmallMemoryVectors:
         self._rows: Rows | None = None
         self._too_big = False  # the memory passed the cap: searches scan vec0 until a delete
 
-    def rows(self, store: Any) -> Rows | None:
+    def rows(self, db: StoreConnection) -> Rows | None:
         """All rows, loaded from the store on first use; None past the cap."""
         if self._too_big or self.cap == 0:
             return None
         if self._rows is None:
-            n = int(store._conn.execute("SELECT count(*) FROM items").fetchone()[0])
+            n = int(db.conn.execute("SELECT count(*) FROM items").fetchone()[0])
             if n > self.cap:
                 self._too_big = True
                 return None
-            self._rows = _load(store)
+            self._rows = _load(db)
         return self._rows
 
     @property
@@ -218,3 +220,21 @@ class SmallMemoryVectors:
 
     def clear(self) -> None:
         self.drop()
+
+
+class VectorCopies:
+    """Both caches, appended and cleared together by the parts of the store."""
+
+    def __init__(self, small_cap: int) -> None:
+        self.session = SessionVectors()
+        self.small = SmallMemoryVectors(small_cap)
+
+    def added(self, session_id: str, item_id: int, level: str, t1: float, vec: np.ndarray) -> None:
+        """A committed vector, copied into both (each keeps it only if it holds that scope)."""
+        self.session.added(session_id, item_id, level, t1, vec)
+        self.small.added(session_id, item_id, level, t1, vec)
+
+    def clear(self) -> None:
+        """The store deleted rows: both are rebuilt from it on the next search."""
+        self.session.clear()
+        self.small.clear()

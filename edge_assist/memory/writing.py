@@ -1,7 +1,7 @@
-"""Writing captions into memory: the caption and its vectors, the roll-ups, and the idle-time upkeep.
+"""Writing captions into memory: the caption and its vectors, the roll-ups, and the idle-time index work.
 
-Mixin of `Memory`; the graph side is `graph_update.GraphUpdating`. The steps and why they
-are crash-safe are in `memory.py`'s docstring.
+The graph side is `graph_update.GraphUpdates`. The steps and why they are crash-safe are in
+`memory.py`'s docstring.
 """
 
 from __future__ import annotations
@@ -9,19 +9,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from edge_assist.config import Config
 from edge_assist.errors import StoreError
 from edge_assist.events import Caption
-from edge_assist.inference.base import LLM, StopFlag, TextEncoder
+from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder
 from edge_assist.memory import rollup
-from edge_assist.memory.graph_update import GraphUpdating
+from edge_assist.memory.graph_update import GraphUpdates
 from edge_assist.memory.keyframes import KeyframeFiles
-from edge_assist.memory.layout import usable_keyframes
-from edge_assist.memory.store import BadCaptionError, KeyframeRow, Windows
-
-if TYPE_CHECKING:
-    from edge_assist.inference.base import ImageEncoder
+from edge_assist.memory.layout import check_windows, usable_keyframes
+from edge_assist.memory.store import BadCaptionError, KeyframeRow, MemoryStore
 
 
 @dataclass
@@ -32,13 +29,27 @@ class IngestResult:
     index_pending: bool = False  # the text index has idle-time work to do (`maintain_index`)
 
 
-class Writing(GraphUpdating):
-    """Mixin of `Memory`: `ingest` and its steps, for the background writer and offline tools."""
+class MemoryIngest:
+    """`ingest` and its steps, for the background writer and offline tools."""
 
-    text_encoder: TextEncoder | None
-    image_encoder: ImageEncoder | None
-    keyframes: KeyframeFiles
-    windows: Windows
+    def __init__(
+        self,
+        cfg: Config,
+        store: MemoryStore,
+        graph_updates: GraphUpdates,
+        text_encoder: TextEncoder | None,
+        image_encoder: ImageEncoder | None,
+        keyframes: KeyframeFiles,
+    ) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.graph_updates = graph_updates
+        self.llm = graph_updates.llm
+        self.llm_calls = graph_updates.llm_calls  # one count, shared with `Memory`
+        self.text_encoder = text_encoder
+        self.image_encoder = image_encoder
+        self.keyframes = keyframes
+        self.windows = check_windows(cfg)
 
     def _need_models(self) -> tuple[TextEncoder, LLM | None]:
         if self.text_encoder is None:
@@ -90,7 +101,7 @@ class Writing(GraphUpdating):
             source=caption.source,
             vector=vector,
             keyframes=rows,
-            extract_entities=self.extracts_entities(),
+            extract_entities=self.graph_updates.extracts_entities(),
         )
 
     def roll_up(
@@ -147,7 +158,7 @@ class Writing(GraphUpdating):
         """Everything for one caption, synchronously: store, graph, roll-ups. Idempotent."""
         before = dict(self.llm_calls)
         stored = self.store_caption(caption)
-        self.update_graph(stop=stop)
+        self.graph_updates.update_graph(stop=stop)
         summaries = self.roll_up(caption.session_id, stop=stop)
         return IngestResult(
             stored, {k: self.llm_calls[k] - before[k] for k in before}, summaries, self.store.index_pending()
@@ -155,7 +166,7 @@ class Writing(GraphUpdating):
 
     def catch_up(self, stop: StopFlag | None = None) -> int:
         """Finish what a kill interrupted: graph updates and full windows of every session."""
-        n = self.update_graph(stop=stop, force=True)
+        n = self.graph_updates.update_graph(stop=stop, force=True)
         for s in self.store.sessions():
             self.roll_up(s, stop=stop)
         return n
@@ -164,7 +175,7 @@ class Writing(GraphUpdating):
         self, session_ids: Sequence[str] | None = None, stop: StopFlag | None = None
     ) -> list[tuple[str, int]]:
         """End of stream: summarise the last, partial windows too."""
-        self.update_graph(stop=stop, force=True)
+        self.graph_updates.update_graph(stop=stop, force=True)
         out: list[tuple[str, int]] = []
         for s in session_ids if session_ids is not None else self.store.sessions():
             out += self.roll_up(s, flush=True, stop=stop)
@@ -176,15 +187,3 @@ class Writing(GraphUpdating):
 
     def index_pending(self) -> bool:
         return self.store.index_pending()
-
-    def sweep_keyframes(self) -> int:
-        """Delete keyframe files past retention; their vectors stay."""
-        if self.cfg.memory.keyframe_retention_days <= 0:
-            expired = self.store.expired_keyframes(math.inf)
-        else:
-            expired = self.store.expired_keyframes(self.keyframes.expiry_wall(self.store.wall()))
-        if not expired:
-            return 0
-        KeyframeFiles.delete([p for _, p in expired])
-        self.store.clear_keyframe_paths([i for i, _ in expired])
-        return len(expired)

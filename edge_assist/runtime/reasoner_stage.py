@@ -131,12 +131,16 @@ class ReasonerStage:
         self.steps = 0
         self.step_latencies_s: list[float] = []
 
-    def _context(self, caption: Caption, query: UserQuery | None = None) -> StepContext:
+    async def _context(self, caption: Caption, query: UserQuery | None = None) -> StepContext:
         recent = tuple(self._recent)[-self._recent_n :] if self._recent_n else ()
         summary = ""
-        if self.memory is not None:
+        memory = self.memory
+        if memory is not None:
             try:
-                hit = self.memory.latest_summary(caption.session_id, "activity", before_t=caption.t1)
+                # A read under the store's lock: in a worker thread, as every other memory read.
+                hit = await self.clock.run_blocking(
+                    lambda: memory.latest_summary(caption.session_id, "activity", before_t=caption.t1)
+                )
             except Exception as e:  # a read failure must not stop the assistant
                 log.warning("cannot read the latest activity summary: %s", e)
                 hit = None
@@ -260,7 +264,7 @@ class ReasonerStage:
                         t1=item.stream_t or 0.0,
                         text="(nothing seen yet)",
                     )
-                    self._launch(self._context(caption, item))
+                    self._launch(await self._context(caption, item))
                     continue
                 if self.memory_inbox is not None:
                     if self.memory_lockstep:
@@ -270,7 +274,7 @@ class ReasonerStage:
                         await self.memory_inbox.join()
                     else:
                         await self.memory_inbox.put(item)
-                ctx = self._context(item)
+                ctx = await self._context(item)
                 self._recent.append(item)
                 self._last = item
                 self._launch(ctx)
