@@ -28,6 +28,8 @@ from edge_assist.errors import EdgeAssistError
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from edge_assist.config import Config
     from edge_assist.evaluation import harness
     from edge_assist.evaluation.annotations import GTEvent
@@ -192,15 +194,7 @@ def _run(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     done: list[harness.RowResult] = []
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
-    pool = (
-        ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn"))
-        if args.jobs > 1
-        else None
-    )
+    pool = _worker_pool(args.jobs)
     try:
         for row in rows + ablations:
             done.append(
@@ -229,6 +223,17 @@ def _run(args: argparse.Namespace) -> int:
     print(report.table(results["rows"]))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
+
+
+def _worker_pool(jobs: int) -> Executor | None:
+    """One worker process per recording replayed at once; None replays in this process."""
+    if jobs <= 1:
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
+    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _chosen_rows(names: str) -> list[harness.Row]:
