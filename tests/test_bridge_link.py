@@ -21,24 +21,11 @@ from firmware_bridge.frames import MsgType, parse
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
 from firmware_bridge.messages import Status
-from firmware_bridge.transports import Address, FdStreamTransport, UdpTransport, serial_transport
+from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_transport
+from tests.fakes import TapUdp
 
 FAST = Timing(ack_timeout_s=0.05, max_retries=3, heartbeat_s=0.2, reopen_s=0.05, pending_max=32)
 pytestmark = pytest.mark.timeout(30)
-
-
-class TapUdp(UdpTransport):
-    """The glasses' UDP socket with a tap: records what it sends and can drop frames."""
-
-    def __init__(self, host: str, port: int) -> None:
-        super().__init__(host, port, mode="client")
-        self.sent: list[bytes] = []
-        self.drop: Callable[[bytes], bool] = lambda frame: False
-
-    async def send(self, frame: bytes, addr: Address = None) -> None:
-        self.sent.append(frame)
-        if not self.drop(frame):
-            await super().send(frame, addr)
 
 
 def _type(frame: bytes) -> int:

@@ -14,6 +14,7 @@ from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_features import NAMES
 from edge_assist.reasoning.hazards import HazardMatcher
 from edge_assist.reasoning.phrasing import unfaithful
+from tests.fakes import RefusingEncoder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,13 +35,13 @@ def test_shipped_gate_loads_with_its_training_record() -> None:
         ("", "unreadable"),
         ('{"format": "something-else"}', "not an edge-assist gate model"),
         (
-            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-            '"weights": [1, 2], "bias": 0}}}',
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], '
+            '"scale": [1], "weights": [1, 2], "bias": 0}}}',
             "do not match",
         ),
         (
-            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], "scale": [1], '
-            '"weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}',
+            '{"format": "edge-assist-gate/1", "services": {"ER": {"features": ["a"], "mean": [0], '
+            '"scale": [1], "weights": [1], "bias": 0, "thresholds": {"quiet": 0.5}}}}',
             "no 'normal' threshold",
         ),
     ],
@@ -124,14 +125,9 @@ def test_hazard_vocabulary_errors_are_one_line(tmp_path: Path) -> None:
     p.write_text("[[hazard]]\nkind = 3\n", encoding="utf-8")
     from edge_assist.errors import ConfigError
 
-    class NoEncoder:  # never reached: the file is rejected before anything is encoded
-        dim = 1
-
-        def encode(self, texts: list[str]) -> np.ndarray:
-            raise AssertionError("encoded a bad vocabulary")
-
     with pytest.raises(ConfigError, match="needs kind"):
-        HazardMatcher.load(NoEncoder(), p)  # type: ignore[arg-type]
+        # Rejected before anything is encoded.
+        HazardMatcher.load(RefusingEncoder(), p)  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from edge_assist.errors import ModelError, StoreError
@@ -17,6 +16,7 @@ from edge_assist.events import Caption
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.memory import Memory, Paths
 from edge_assist.memory.store import BadCaptionError
+from tests.fakes import TruncatedEncoder
 from tests.test_memory_streams import LONG, memory_config, stream
 
 pytestmark = pytest.mark.slow  # loads the real text encoder
@@ -66,17 +66,6 @@ def test_bad_caption_is_refused_and_nothing_changes(tmp_path: Path, text_encoder
         assert mem.stats()["items"]["clip"] == 0
 
 
-class _OtherEncoder:
-    """A real encoder (MiniLM) truncated to another dimension: a different model to the store."""
-
-    def __init__(self, inner: TextEncoder, dim: int) -> None:
-        self.name, self.dim, self._inner = f"minilm-first-{dim}", dim, inner
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        v = self._inner.encode(texts)[:, : self.dim]
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
 def test_other_encoder_dimension_is_refused_and_touches_nothing(
     tmp_path: Path, text_encoder: TextEncoder
 ) -> None:
@@ -86,7 +75,7 @@ def test_other_encoder_dimension_is_refused_and_touches_nothing(
     db = Paths.of(memory_config(tmp_path)).sqlite
     before = db.read_bytes()
     with pytest.raises(ModelError, match="minilm-l6-int8 \\(384-d\\).*minilm-first-256 \\(256-d\\)"):
-        Memory.open(memory_config(tmp_path), None, _OtherEncoder(text_encoder, 256))
+        Memory.open(memory_config(tmp_path), None, TruncatedEncoder(text_encoder, 256))
     assert db.read_bytes() == before
     with _open(tmp_path, text_encoder) as mem:
         assert mem.stats()["items"]["clip"] == 3
