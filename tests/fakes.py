@@ -349,3 +349,39 @@ class PacedClock(RealClock):
         self.waits.append(t - self.now())
         self.skip_to(t)
         await asyncio.sleep(0)
+
+
+class WaitingClock(RealClock):
+    """The real clock, announcing when a stage first settles into a real-time wait (of more
+    than a second): the moment a test can stop a paced run in the middle of its wait."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = asyncio.Event()
+
+    async def sleep_until(self, t: float) -> None:
+        if t - self.now() > 1.0:
+            self.waiting.set()
+        await super().sleep_until(t)
+
+
+class ManualWall:
+    """A wall clock (epoch seconds) that moves only when the test moves it: pass it as
+    `Memory.open(..., wall=)` so rows written before and after a cutoff are apart without
+    waiting for the real clock to tick."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self.now = time.time() if start is None else start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def step(self, seconds: float = 1.0) -> float:
+        self.now += seconds
+        return self.now
+
+    def cutoff(self) -> float:
+        """A cutoff strictly after everything written so far and before anything written next."""
+        mid = self.step(1.0)
+        self.step(1.0)
+        return mid

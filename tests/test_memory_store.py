@@ -16,14 +16,15 @@ from edge_assist.events import Caption
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.memory import Memory, Paths
 from edge_assist.memory.store import BadCaptionError
-from tests.fakes import TruncatedEncoder
+from tests.fakes import ManualWall, TruncatedEncoder
 from tests.test_memory_streams import LONG, memory_config, stream
 
 pytestmark = pytest.mark.slow  # loads the real text encoder
 
 
-def _open(tmp_path: Path, enc: TextEncoder, **overrides: object) -> Memory:
-    return Memory.open(memory_config(tmp_path, **{"memory.extract_entities": False, **overrides}), None, enc)
+def _open(tmp_path: Path, enc: TextEncoder, wall: ManualWall | None = None, **overrides: object) -> Memory:
+    cfg = memory_config(tmp_path, **{"memory.extract_entities": False, **overrides})
+    return Memory.open(cfg, None, enc, wall=wall)
 
 
 def test_caption_written_once_and_resume_point(tmp_path: Path, text_encoder: TextEncoder) -> None:
@@ -131,14 +132,13 @@ def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_
 
 
 def test_forget_really_deletes(tmp_path: Path, text_encoder: TextEncoder) -> None:
-    import time
 
     caps = stream(LONG)
-    with _open(tmp_path, text_encoder) as mem:
+    wall = ManualWall()
+    with _open(tmp_path, text_encoder, wall) as mem:
         for c in caps[:7]:
             mem.store_caption(c)
-        cutoff = time.time()
-        time.sleep(0.01)
+        cutoff = wall.cutoff()
         for c in caps[7:]:
             mem.store_caption(c)
         res = mem.forget_before(cutoff)
@@ -160,10 +160,10 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
     # Sessions are read once and kept (a search reads them several times; at a year they are
     # thousands): a new session, a forgotten one and another process's insert must all show.
     import dataclasses
-    import time
 
     caps = stream(LONG)
-    with _open(tmp_path, text_encoder) as mem:
+    wall = ManualWall()
+    with _open(tmp_path, text_encoder, wall) as mem:
         store = mem.store
         reads: list[str] = []
         store._conn.set_trace_callback(
@@ -172,9 +172,7 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
         mem.store_caption(caps[0])
         first = caps[0].session_id
         assert store.sessions() == [first]
-        time.sleep(0.01)
-        cutoff = time.time()
-        time.sleep(0.01)
+        cutoff = wall.cutoff()
         mem.store_caption(dataclasses.replace(caps[1], session_id="later", index=0))
         assert store.sessions() == [first, "later"] and list(store.session_starts()) == [first, "later"]
         n = len(reads)
@@ -187,7 +185,7 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
         other.execute(
             "INSERT INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) "
             "VALUES ('elsewhere', 10, 60, 600, ?)",
-            (time.time() + 5,),
+            (wall() + 5,),
         )
         other.commit()
         other.close()

@@ -22,7 +22,7 @@ from edge_assist.runtime.app import Pipeline
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stream import load_caption_stream
 from edge_assist.sources.video_file import VideoFileSource
-from tests.fakes import FastLiveCamera, ScriptedCaptioner
+from tests.fakes import FastLiveCamera, ScriptedCaptioner, WaitingClock
 from tests.videos import write_video
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,9 +99,10 @@ async def test_stop_request_shuts_down_within_two_seconds(tmp_path: Path) -> Non
     stream = load_caption_stream(DEMO)
     log = DecisionLog(tmp_path / "d.jsonl")
     # Real-time pacing: the first caption arrives after ~30 s, so we stop mid-wait.
-    p = Pipeline(RealClock(), NeverSpeak(), [log], captions=stream)
+    clock = WaitingClock()
+    p = Pipeline(clock, NeverSpeak(), [log], captions=stream)
     task = asyncio.create_task(p.run())
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(clock.waiting.wait(), timeout=5)
     t0 = time.perf_counter()
     p.request_stop()
     result = await asyncio.wait_for(task, timeout=5)
@@ -139,6 +140,8 @@ def test_sigterm_stops_the_cli_cleanly_within_two_seconds(tmp_path: Path) -> Non
         assert proc.stderr is not None
         started = proc.stderr.readline()
         assert started.startswith("replaying"), started + proc.stderr.read()
+        # Another process: no event crosses to here. A second lets every stage settle into
+        # the real-time wait for the first caption (about 30 s away).
         time.sleep(1.0)
         t0 = time.monotonic()
         proc.send_signal(signal.SIGTERM)
@@ -172,7 +175,7 @@ def test_sigterm_while_loading_models_is_clean(tmp_path: Path) -> None:
         text=True,
         cwd=ROOT,
     )
-    time.sleep(1.5)
+    time.sleep(1.5)  # the behaviour: a stop at an arbitrary moment of start-up (here, imports and loading)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode in (0, 130) and "Traceback" not in err
