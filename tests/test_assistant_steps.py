@@ -49,6 +49,7 @@ def ctx_at(b: Built, i: int, query: str | None = None) -> StepContext:
 
 
 # -- the real model ------------------------------------------------------------------------
+@pytest.mark.heavy
 async def test_free_reactive_answer_cites_clip_times(
     mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
 ) -> None:
@@ -68,6 +69,7 @@ async def test_free_reactive_answer_cites_clip_times(
     assert d.latency_s >= d.timings_s["pass2"]
 
 
+@pytest.mark.heavy
 async def test_offline_multiple_choice_returns_an_option(
     mem: Built, llm: LLM, text_encoder: TextEncoder
 ) -> None:
@@ -90,6 +92,7 @@ async def test_offline_multiple_choice_returns_an_option(
     assert TIME.search(ans2.citation)
 
 
+@pytest.mark.heavy
 async def test_proactive_replay_fills_timings_and_traces(
     mem: Built, llm: LLM, text_encoder: TextEncoder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

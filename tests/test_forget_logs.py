@@ -85,6 +85,7 @@ def _grep(root: Path, text: str) -> list[str]:
     ]
 
 
+@pytest.mark.heavy
 @pytest.mark.slow  # two real replays with the offline models, then a question across sessions
 @pytest.mark.timeout(600)
 def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(

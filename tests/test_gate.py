@@ -65,6 +65,7 @@ def test_bad_gate_file_through_the_cli_names_the_fix(
     assert "edge-assist gate train" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_shipped_gate_reproduces_its_recorded_val_metrics(text_encoder: TextEncoder) -> None:
     from edge_assist.evaluation.gate_data import collect

@@ -110,6 +110,7 @@ def bg_llm() -> Iterator[LLM]:
     yield from closed_after(load_llm(Config().replace(**{"models.threads": 1})))
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_real_llm_extraction_builds_a_linked_graph(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
@@ -193,6 +194,7 @@ def test_lexical_extraction_builds_the_linked_graph_without_an_llm(
         assert mem.graph_neighbourhood(["egg"], before_t=1e9, k=3)[0].clip_indices == (0,)
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_batched_llm_extraction_waits_for_a_full_batch(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder

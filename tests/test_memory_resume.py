@@ -43,6 +43,7 @@ def _ingest_cmd(data_dir: Path, file: Path) -> list[str]:
     ]
 
 
+@pytest.mark.faults
 def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
     tmp_path: Path, text_encoder: TextEncoder
 ) -> None:

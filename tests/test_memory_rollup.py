@@ -38,6 +38,7 @@ def _cfg(tmp_path: Path) -> Config:
     return memory_config(tmp_path, **{"memory.extract_entities": False})
 
 
+@pytest.mark.heavy
 def test_rollup_schedule_counts_causality_and_no_recomputation(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
 ) -> None:
@@ -94,6 +95,7 @@ def test_rollup_schedule_counts_causality_and_no_recomputation(
         assert mem.stats()["items"] == {"clip": 14, "activity": 9, "session": 2}
 
 
+@pytest.mark.heavy
 async def test_writer_stage_in_background_keeps_the_loop_free(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
 ) -> None:

@@ -102,6 +102,7 @@ def test_corrupt_store_is_reported_never_replaced(tmp_path: Path, text_encoder: 
     assert db.read_bytes() == b"this is not a database" * 100
 
 
+@pytest.mark.faults
 def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_encoder: TextEncoder) -> None:
     caps = stream(LONG, clip_s=10.0)
     stored = []
