@@ -178,7 +178,7 @@ def test_sigterm_while_loading_models_is_clean(tmp_path: Path) -> None:
     time.sleep(1.5)  # the behaviour: a stop at an arbitrary moment of start-up (here, imports and loading)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode in (0, 130) and "Traceback" not in err
+    assert proc.returncode in (0, 130) and "Traceback" not in err, (proc.returncode, err)
 
 
 def _write(path: Path, data: bytes) -> Path:
