@@ -67,9 +67,8 @@ def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
             break
         seen.append(line)
         if line.startswith("clip 2 "):
-            # The next caption is now being embedded / extracted / applied to Kùzu / rolled up:
-            # a kill somewhere in the middle of that is the behaviour under test.
-            time.sleep(0.7)
+            # The next caption is now being embedded / extracted / applied to Kùzu / rolled up.
+            time.sleep(0.7)  # a kill in the middle of that is the behaviour under test
             os.kill(proc.pid, signal.SIGKILL)
             break
     proc.wait(timeout=30)
