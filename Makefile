@@ -10,7 +10,11 @@ FIND_LINKS := $(if $(WHEELS),--find-links ../shared/wheels,)
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-fast lint bench clean
+# The long suite (pyproject.toml's markers): soak, fault injection and model-heavy tests,
+# minutes each. `make test` leaves it out; `make test-all` runs everything.
+LONG := soak or faults or heavy
+
+.PHONY: setup demo test test-all test-long test-fast lint bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -31,10 +35,18 @@ demo: setup
 		--set general.data_dir=var/demo --ask "200:what did I do with the English muffin?"
 
 test: setup
+	$(PY) -m pytest -q -m "not ($(LONG))"
+
+test-all: setup
 	$(PY) -m pytest -q
 
+# Only what `make test` leaves out: `make test` then `make test-long` is `make test-all`.
+test-long: setup
+	$(PY) -m pytest -q -m "$(LONG)"
+
+# No real model at all: the quickest loop while editing.
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow and not ($(LONG))"
 
 lint: setup
 	$(VENV)/bin/ruff check edge_assist firmware_bridge tests benchmarks

@@ -2,8 +2,10 @@
 
 `llm` is SmolLM2-135M through `load_llm` on the default config; `text_encoder` is
 all-MiniLM-L6-v2 int8 through `load_text_encoder`. Both come from installed PyPI
-packages, so no test downloads anything. Tests that use them should carry
-@pytest.mark.slow (they load a real model).
+packages, so no test downloads anything. Tests that use them carry @pytest.mark.slow;
+tests that run for minutes carry soak, faults or heavy, which `make test` leaves to
+`make test-all` (pyproject.toml lists the markers). `server` is the scripted
+OpenAI-compatible chat server of tests/fakes.py, one per test.
 """
 
 from __future__ import annotations
@@ -15,6 +17,13 @@ import pytest
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder
+from tests.fakes import ChatServer
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    with ChatServer() as s:
+        yield s
 
 
 @pytest.fixture(scope="session")

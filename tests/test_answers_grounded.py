@@ -23,7 +23,7 @@ from edge_assist.reasoning.answer_text import DONT_REMEMBER, NO_DONT_REMEMBER
 from edge_assist.reasoning.api import StepContext
 from edge_assist.runtime.assistant import build_assistant
 from tests.assistant_memory import FUTURE_T0, Built, built_memory
-from tests.test_assistant_steps import Server, server  # noqa: F401  (the fixture)
+from tests.fakes import ChatServer
 
 pytestmark = pytest.mark.slow
 MUFFIN = "At 0:41 you cut the English muffin into two pieces with a knife."
@@ -122,7 +122,7 @@ def test_the_faithfulness_check(text_encoder: TextEncoder) -> None:
 
 async def test_an_unfaithful_rephrasing_is_not_said(
     mem: Built,
-    server: Server,  # noqa: F811
+    server: ChatServer,
     text_encoder: TextEncoder,
 ) -> None:
     rephrasings = iter(

@@ -8,9 +8,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from edge_assist.retrieval.api import SearchPlan
 from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
 from edge_assist.runtime.scheduler import GrantedGate
 from tests.assistant_memory import Built, built_memory
+from tests.fakes import ChatServer, Reply, kind_of
 
 pytestmark = pytest.mark.slow
 TIME = re.compile(r"\d+:\d\d-\d+:\d\d")
@@ -51,6 +49,7 @@ def ctx_at(b: Built, i: int, query: str | None = None) -> StepContext:
 
 
 # -- the real model ------------------------------------------------------------------------
+@pytest.mark.heavy
 async def test_free_reactive_answer_cites_clip_times(
     mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
 ) -> None:
@@ -70,6 +69,7 @@ async def test_free_reactive_answer_cites_clip_times(
     assert d.latency_s >= d.timings_s["pass2"]
 
 
+@pytest.mark.heavy
 async def test_offline_multiple_choice_returns_an_option(
     mem: Built, llm: LLM, text_encoder: TextEncoder
 ) -> None:
@@ -92,6 +92,7 @@ async def test_offline_multiple_choice_returns_an_option(
     assert TIME.search(ans2.citation)
 
 
+@pytest.mark.heavy
 async def test_proactive_replay_fills_timings_and_traces(
     mem: Built, llm: LLM, text_encoder: TextEncoder, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -190,65 +191,7 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
 
 
 # -- a scripted remote server --------------------------------------------------------------
-Reply = Callable[[dict[str, Any]], str]
-
-
-class Server:
-    """An OpenAI-compatible endpoint whose answer depends on what is asked (by schema)."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.reply: Reply = lambda body: "{}"
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *_a: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                data = {
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": server.reply(body)}}]
-                }
-                out = json.dumps(data).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def kinds(self) -> list[str]:
-        return [kind_of(b) for b in self.requests]
-
-
-def kind_of(body: dict[str, Any]) -> str:
-    props = body.get("response_format", {}).get("json_schema", {}).get("schema", {}).get("properties", {})
-    if "observation" in props:
-        return "pass1"
-    if "account" in props:
-        return "reconstruction"
-    if "looks_like" in props:
-        return "visual"
-    if "service" in props:
-        return "pass2"
-    return "other"
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    s = Server()
-    t = threading.Thread(target=s.httpd.serve_forever, daemon=True)
-    t.start()
-    yield s
-    s.httpd.shutdown()
-    s.httpd.server_close()
-
-
-def remote_assistant(b: Built, server: Server, te: TextEncoder, **overrides: Any) -> EgoMemoAssistant:
+def remote_assistant(b: Built, server: ChatServer, te: TextEncoder, **overrides: Any) -> EgoMemoAssistant:
     # These steps exercise the LLM's passes: it decides (the gate has its own tests).
     cfg = b.cfg.replace(
         **{
@@ -294,7 +237,7 @@ def scripted(pass1: Any, pass2: Any = P2_SPEAK) -> Reply:
 
 
 async def test_invalid_json_is_retried_once_then_silent(
-    mem: Built, server: Server, text_encoder: TextEncoder
+    mem: Built, server: ChatServer, text_encoder: TextEncoder
 ) -> None:
     server.reply = scripted("this is not JSON {")
     a = remote_assistant(mem, server, text_encoder)
@@ -313,7 +256,9 @@ async def test_invalid_json_is_retried_once_then_silent(
     assert not d2.speak and d2.reason.startswith("pass 1: silent") and d2.trace["pass1"]["attempts"] == 2
 
 
-async def test_search_then_pass2_then_policy(mem: Built, server: Server, text_encoder: TextEncoder) -> None:
+async def test_search_then_pass2_then_policy(
+    mem: Built, server: ChatServer, text_encoder: TextEncoder
+) -> None:
     server.reply = scripted(P1_SEARCH)
     a = remote_assistant(mem, server, text_encoder)
     d = await a.step(ctx_at(mem, 2))
@@ -335,7 +280,7 @@ async def test_search_then_pass2_then_policy(mem: Built, server: Server, text_en
 
 
 async def test_deferred_and_degraded_search_plans(
-    mem: Built, server: Server, text_encoder: TextEncoder
+    mem: Built, server: ChatServer, text_encoder: TextEncoder
 ) -> None:
     server.reply = scripted(P1_SEARCH)
     a = remote_assistant(mem, server, text_encoder)
@@ -351,7 +296,7 @@ async def test_deferred_and_degraded_search_plans(
 
 
 async def test_instant_services_need_no_retrieval(
-    mem: Built, server: Server, text_encoder: TextEncoder
+    mem: Built, server: ChatServer, text_encoder: TextEncoder
 ) -> None:
     server.reply = scripted(
         {
@@ -385,7 +330,10 @@ async def test_an_empty_memory_still_answers_a_question(
     assert d.trace["answer"]["outcome"] == "nothing in memory close enough"
 
 
-TEA = "Recipe: tea. Steps: boil water in the kettle; put a tea bag in the cup; pour the hot water into the cup; remove the tea bag"
+TEA = (
+    "Recipe: tea. Steps: boil water in the kettle; put a tea bag in the cup; "
+    "pour the hot water into the cup; remove the tea bag"
+)
 
 
 def tea_ctx(b: Built) -> StepContext:
@@ -397,7 +345,7 @@ def tea_ctx(b: Built) -> StepContext:
 
 
 async def test_progress_cue_speaks_when_pass1_stays_silent(
-    mem: Built, server: Server, text_encoder: TextEncoder
+    mem: Built, server: ChatServer, text_encoder: TextEncoder
 ) -> None:
     server.reply = scripted({**P1_SEARCH, "reply": "silent"})
     off = await remote_assistant(mem, server, text_encoder).step(tea_ctx(mem))

@@ -56,7 +56,7 @@ async def test_hud_output_sends_priority_and_duration() -> None:
         assert got[0].duration_s == display_duration_s("Knife near the edge of the counter", 3.0)
         assert got[2].duration_s == 3.0  # short text: the minimum
         assert hud.sent == 3 and hud.not_connected == 1
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.1)  # an absence: a grace for a datagram that should not be in flight
         assert glasses.hud.empty()
     finally:
         await hud.close()

@@ -21,24 +21,11 @@ from firmware_bridge.frames import MsgType, parse
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
 from firmware_bridge.messages import Status
-from firmware_bridge.transports import Address, FdStreamTransport, UdpTransport, serial_transport
+from firmware_bridge.transports import FdStreamTransport, UdpTransport, serial_transport
+from tests.fakes import TapUdp
 
 FAST = Timing(ack_timeout_s=0.05, max_retries=3, heartbeat_s=0.2, reopen_s=0.05, pending_max=32)
 pytestmark = pytest.mark.timeout(30)
-
-
-class TapUdp(UdpTransport):
-    """The glasses' UDP socket with a tap: records what it sends and can drop frames."""
-
-    def __init__(self, host: str, port: int) -> None:
-        super().__init__(host, port, mode="client")
-        self.sent: list[bytes] = []
-        self.drop: Callable[[bytes], bool] = lambda frame: False
-
-    async def send(self, frame: bytes, addr: Address = None) -> None:
-        self.sent.append(frame)
-        if not self.drop(frame):
-            await super().send(frame, addr)
 
 
 def _type(frame: bytes) -> int:
@@ -128,8 +115,7 @@ async def test_wrong_key_is_rejected_and_counted(host) -> None:
     try:
         assert not await g.wait_connected(0.5)
         await g.ask("inject this")  # queued: there is no session to carry it
-        await asyncio.sleep(0.2)
-        assert link.stats()["auth_failures"] >= 1
+        await _eventually(lambda: link.stats()["auth_failures"] >= 1)
         assert link.inbound.empty() and not link.connected
     finally:
         await g.close()
@@ -149,8 +135,7 @@ async def test_replayed_frame_is_rejected_and_counted(host) -> None:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
             for _ in range(3):
                 s.sendto(question, ("127.0.0.1", port))
-        await _eventually(lambda: link.stats()["replays"] >= 3)
-        await asyncio.sleep(0.1)
+        await _eventually(lambda: link.stats()["replays"] >= 3)  # each is counted as it is dropped
         assert link.inbound.empty()
     finally:
         await g.close()
@@ -343,7 +328,7 @@ async def test_serial_waits_for_a_port_that_appears_late(tmp_path) -> None:
     link_path = tmp_path / "ttyGLASSES"
     link = BridgeLink(serial_transport(str(link_path), 115200, retry_s=0.05), key, timing=FAST)
     start = asyncio.create_task(link.start(), name="late-serial-start")
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # the behaviour: four retries' worth of a missing port
     assert not start.done()  # still waiting, not failing
     master, slave = os.openpty()
     tty.setraw(master)

@@ -166,6 +166,7 @@ def test_jobs_below_one_is_one_line_error(
     assert "--jobs" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_an_ablation_replays_our_rows_answers_from_the_cache(
     dataset: harness.Dataset, tmp_path: Path

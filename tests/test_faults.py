@@ -41,6 +41,7 @@ def test_wall_clock_set_back_keeps_the_order_of_sessions(tmp_path: Path) -> None
     assert r["held"], r
 
 
+@pytest.mark.faults
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_full_disk_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
@@ -49,6 +50,7 @@ def test_full_disk_stops_with_one_line_and_resumes(tmp_path: Path) -> None:
     assert r["held"], r
 
 
+@pytest.mark.faults
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_model_file_that_disappears(tmp_path: Path) -> None:
@@ -56,6 +58,7 @@ def test_model_file_that_disappears(tmp_path: Path) -> None:
     assert r["held"], r
 
 
+@pytest.mark.faults
 @pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_kill_loop_loses_and_duplicates_nothing(tmp_path: Path) -> None:

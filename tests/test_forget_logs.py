@@ -15,6 +15,7 @@ from edge_assist.cli import main
 from edge_assist.errors import StoreError
 from edge_assist.outputs.forget_logs import Forgotten, scrub_jsonl
 from edge_assist.outputs.jsonl_file import JsonlFile
+from tests.fakes import ManualWall
 
 GONE = "I hide the spare house key under the blue flowerpot"
 KEPT = "I chop two onions on the wooden board"
@@ -84,6 +85,7 @@ def _grep(root: Path, text: str) -> list[str]:
     ]
 
 
+@pytest.mark.heavy
 @pytest.mark.slow  # two real replays with the offline models, then a question across sessions
 @pytest.mark.timeout(600)
 def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
@@ -97,6 +99,7 @@ def test_forget_leaves_no_trace_of_a_forgotten_caption_anywhere_in_the_data_dir(
         main(["replay", str(_stream(tmp_path / "a.jsonl", "yesterday", yesterday)), "--no-progress", *s]) == 0
     )
     # forget takes a date to the second: cut at the next whole second, record the rest after it.
+    # The replay stamps memory with the real wall clock, so this waits for that second to pass.
     cutoff = float(math.ceil(time.time()))
     time.sleep(cutoff - time.time() + 0.2)
     # A question today about yesterday: its trace retrieves yesterday's captions.
@@ -159,15 +162,15 @@ def test_forget_leaves_no_forgotten_entity_name_in_the_graph_file(
         "a": (GONE, Extraction((("blue flowerpot", "blue flowerpot", "container"),), ())),
         "b": (KEPT, Extraction((("wooden board", "wooden board", "tool"),), ())),
     }
-    with Memory.open(cfg, None, text_encoder) as mem:  # type: ignore[arg-type]
+    wall = ManualWall()
+    with Memory.open(cfg, None, text_encoder, wall=wall) as mem:  # type: ignore[arg-type]
         for sid, (text, ex) in said.items():
             mem.store_caption(Caption(t=10.0, session_id=sid, index=0, t0=0.0, t1=10.0, text=text))
             mem.store.set_entities(sid, 0, ex.to_json())  # as the writer saves an LLM extraction
             mem.store.reset_graph_flags()  # no LLM here: mark the saved extraction as due for the graph
             mem.update_graph()
             if sid == "a":
-                cutoff = float(math.ceil(time.time()))
-                time.sleep(cutoff - time.time() + 0.2)
+                cutoff = wall.cutoff()
         assert [n for _, n, _ in mem.graph.entities()] == ["blue flowerpot", "wooden board"]
         assert mem.forget_before(cutoff)["clips"] == 1
         assert [n for _, n, _ in mem.graph.entities()] == ["wooden board"]

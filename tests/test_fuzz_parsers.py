@@ -1,4 +1,5 @@
-"""Fuzzing of every input parser, short form: a few hundred hypothesis inputs each.
+"""Fuzzing of every input parser, short form: a few dozen hypothesis inputs each in
+`make test`, a few hundred in the long suite.
 
 The targets (strategies, parsers, clean error classes, invariants of accepted input) are
 in `benchmarks/fuzz_targets.py`; `python -m benchmarks.fuzz_parsers` runs 10k+ each and
@@ -15,14 +16,20 @@ from hypothesis import HealthCheck, given, settings
 
 from benchmarks.fuzz_targets import TARGETS, Target, run_one
 
+QUICK_EXAMPLES = 50
 SHORT_EXAMPLES = 300
 
 
+@pytest.mark.parametrize(
+    "examples",
+    [
+        pytest.param(QUICK_EXAMPLES, id="quick"),
+        pytest.param(SHORT_EXAMPLES, id="short", marks=pytest.mark.heavy),
+    ],
+)
 @pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
-def test_parser_gives_only_clean_errors(target: Target) -> None:
-    @settings(
-        max_examples=SHORT_EXAMPLES, deadline=2000, database=None, suppress_health_check=list(HealthCheck)
-    )
+def test_parser_gives_only_clean_errors(target: Target, examples: int) -> None:
+    @settings(max_examples=examples, deadline=2000, database=None, suppress_health_check=list(HealthCheck))
     @given(target.inputs)
     def prop(value: Any) -> None:
         assert run_one(target, value) in ("ok", "clean")

@@ -14,6 +14,7 @@ from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_features import NAMES
 from edge_assist.reasoning.hazards import HazardMatcher
 from edge_assist.reasoning.phrasing import unfaithful
+from tests.fakes import RefusingEncoder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,6 +65,7 @@ def test_bad_gate_file_through_the_cli_names_the_fix(
     assert "edge-assist gate train" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_shipped_gate_reproduces_its_recorded_val_metrics(text_encoder: TextEncoder) -> None:
     from edge_assist.evaluation.gate_data import collect
@@ -124,14 +126,9 @@ def test_hazard_vocabulary_errors_are_one_line(tmp_path: Path) -> None:
     p.write_text("[[hazard]]\nkind = 3\n", encoding="utf-8")
     from edge_assist.errors import ConfigError
 
-    class NoEncoder:  # never reached: the file is rejected before anything is encoded
-        dim = 1
-
-        def encode(self, texts: list[str]) -> np.ndarray:
-            raise AssertionError("encoded a bad vocabulary")
-
     with pytest.raises(ConfigError, match="needs kind"):
-        HazardMatcher.load(NoEncoder(), p)  # type: ignore[arg-type]
+        # Rejected before anything is encoded.
+        HazardMatcher.load(RefusingEncoder(), p)  # type: ignore[arg-type]
 
 
 @pytest.mark.slow

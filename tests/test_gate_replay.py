@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STREAM = ROOT / "edge_assist" / "data" / "captaincook4d" / "train" / "original" / "3_14.jsonl"
 
 
+@pytest.mark.heavy
 def test_gate_speaks_at_the_missing_step_and_not_at_the_valid_reordering(tmp_path: Path) -> None:
     data = tmp_path / "data"
     assert (

@@ -4,69 +4,22 @@ supports Range requests and can cut a transfer short."""
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from edge_assist.cli import main
+from tests.fakes import FileServer
 
 PAYLOAD = bytes(range(256)) * 4096 * 3  # 3 MiB
 SHA = hashlib.sha256(PAYLOAD).hexdigest()
 
 
-class FileServer:
-    def __init__(self) -> None:
-        self.cut_next_at: int | None = None  # send only this many bytes of the next reply
-        self.ranges: list[str | None] = []
-
-
-def make_handler(state: FileServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *_a: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            if not self.path.startswith("/files/"):
-                self.send_error(404)
-                return
-            rng = self.headers.get("Range")
-            state.ranges.append(rng)
-            start = int(rng.split("=")[1].split("-")[0]) if rng else 0
-            if start >= len(PAYLOAD):
-                self.send_response(416)
-                self.end_headers()
-                return
-            body = PAYLOAD[start:]
-            self.send_response(206 if rng else 200)
-            if rng:
-                self.send_header("Content-Range", f"bytes {start}-{len(PAYLOAD) - 1}/{len(PAYLOAD)}")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            cut, state.cut_next_at = state.cut_next_at, None
-            self.wfile.write(body[:cut] if cut is not None else body)
-            if cut is not None:
-                self.wfile.flush()
-                self.close_connection = True
-
-    return Handler
-
-
 @pytest.fixture()
 def file_server() -> Iterator[tuple[FileServer, str]]:
-    state = FileServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
-    th = threading.Thread(target=httpd.serve_forever, daemon=True)
-    th.start()
-    try:
-        yield state, f"http://127.0.0.1:{httpd.server_address[1]}/files"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        th.join(5)
+    with FileServer(PAYLOAD) as server:
+        yield server, server.url
 
 
 def models_dir(tmp_path: Path, url: str, sha: str = SHA, size: int | None = len(PAYLOAD)) -> Path:

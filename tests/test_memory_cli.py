@@ -13,18 +13,22 @@ import pytest
 from edge_assist.cli import main
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.memory import Memory
+from tests.fakes import ManualWall
 from tests.test_memory_streams import LONG, memory_config, stream
 
 pytestmark = pytest.mark.slow  # the real text encoder fills the store
 
 
 def _fill(tmp_path: Path, enc: TextEncoder) -> float:
-    with Memory.open(memory_config(tmp_path, **{"memory.extract_entities": False}), None, enc) as mem:
+    # forget takes a date to the second: a whole second a minute ago, five clips written
+    # before it and the rest after it, all in the past.
+    cutoff = float(math.floor(time.time())) - 60.0
+    wall = ManualWall(cutoff - 10.0)
+    cfg = memory_config(tmp_path, **{"memory.extract_entities": False})
+    with Memory.open(cfg, None, enc, wall=wall) as mem:
         for c in stream(LONG)[:5]:
             mem.store_caption(c)
-        # forget takes a date to the second: cut at the next whole second, write the rest after it.
-        cutoff = float(math.ceil(time.time()))
-        time.sleep(cutoff - time.time() + 0.2)
+        wall.step(20.0)
         for c in stream(LONG)[5:]:
             mem.store_caption(c)
     return cutoff

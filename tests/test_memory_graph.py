@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,10 +11,12 @@ import pytest
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
+from edge_assist.inference.remote import RemoteLLM
 from edge_assist.memory.entities import entity_key, extract, resolve
 from edge_assist.memory.graph import EntityGraph
 from edge_assist.memory.lexical import extract_lexical
 from tests.conftest import closed_after
+from tests.fakes import ChatServer
 from tests.test_memory_streams import SHORT, memory_config, stream
 
 
@@ -110,6 +113,7 @@ def bg_llm() -> Iterator[LLM]:
     yield from closed_after(load_llm(Config().replace(**{"models.threads": 1})))
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_real_llm_extraction_builds_a_linked_graph(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
@@ -193,15 +197,37 @@ def test_lexical_extraction_builds_the_linked_graph_without_an_llm(
         assert mem.graph_neighbourhood(["egg"], before_t=1e9, k=3)[0].clip_indices == (0,)
 
 
+# What a model would name in the first captions of SHORT; each caption keeps the names it holds.
+SCRIPTED_ENTITIES = {
+    "entities": [
+        {"name": "egg", "kind": "food"},
+        {"name": "bowl", "kind": "container"},
+        {"name": "ramekin cup", "kind": "container"},
+        {"name": "microwave", "kind": "appliance"},
+    ],
+    "relations": [{"subject": "egg", "relation": "pour into", "object": "bowl"}],
+}
+
+
+@pytest.fixture(params=["scripted", pytest.param("smollm2", marks=pytest.mark.heavy)])
+def extractor(request: pytest.FixtureRequest, server: ChatServer) -> LLM:
+    """SmolLM2 (the long suite), or a scripted server at the network edge: the batching is
+    the same, only the names differ."""
+    if request.param == "smollm2":
+        return request.getfixturevalue("bg_llm")
+    server.reply = lambda body: json.dumps(SCRIPTED_ENTITIES)
+    return RemoteLLM(Config().replace(**{"remote.base_url": server.url, "remote.retries": 0}).remote)
+
+
 @pytest.mark.slow
 def test_batched_llm_extraction_waits_for_a_full_batch(
-    tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
+    tmp_path: Path, extractor: LLM, text_encoder: TextEncoder
 ) -> None:
     from edge_assist.memory.memory import Memory
 
     caps = stream(SHORT)[:4]
     cfg = memory_config(tmp_path, **{"memory.entity_extractor": "llm-batch", "memory.entity_batch": 3})
-    with Memory.open(cfg, bg_llm, text_encoder) as mem:
+    with Memory.open(cfg, extractor, text_encoder) as mem:
         calls = []
         for c in caps:
             mem.store_caption(c)

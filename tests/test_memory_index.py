@@ -230,6 +230,7 @@ print("done", flush=True)
 """
 
 
+@pytest.mark.faults
 def test_index_build_killed_at_random_points_resumes_whole(tmp_path: Path, text_encoder: TextEncoder) -> None:
     with Memory.open(memory_config(tmp_path, **SMALL), None, text_encoder) as mem:
         _fill(mem, _streams("train", 30))

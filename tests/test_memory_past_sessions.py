@@ -3,7 +3,6 @@ and never its own session's future. Real Memory (sqlite-vec, Kùzu, SmolLM2 enti
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.memory import Memory
 from edge_assist.retrieval.retriever import Retriever
 from edge_assist.retrieval.when import SessionAges, age_text
+from tests.fakes import ManualWall
 
 DAYS = {
     "day1": [
@@ -42,14 +42,15 @@ def memory(
     cfg = Config().replace(
         **{"general.data_dir": str(tmp_path_factory.mktemp("days")), "general.wearer": "w"}
     )
-    mem = Memory.open(cfg, llm, text_encoder, image_encoder)
+    wall = ManualWall()
+    mem = Memory.open(cfg, llm, text_encoder, image_encoder, wall=wall)
     n = 0
     for sid, caps in DAYS.items():
         for i, (t0, t1, text) in enumerate(caps):
             n += 1
             mem.ingest(Caption(t1, sid, i, t0, t1, text, keyframes=(Keyframe(t1 - 1, _frame(n), "even"),)))
         mem.flush()
-        time.sleep(0.02)  # sessions begin one after the other, as days do
+        wall.step(60.0)  # sessions begin one after the other, as days do
     return mem
 
 

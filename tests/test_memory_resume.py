@@ -71,6 +71,7 @@ def _ingest_killed_after_clip_2(data: Path, part: Path) -> list[str]:
     return seen
 
 
+@pytest.mark.faults
 def test_kill_mid_ingest_then_resume_loses_and_duplicates_nothing(
     tmp_path: Path, text_encoder: TextEncoder
 ) -> None:

@@ -9,6 +9,7 @@ captions: five windows need the LLM, four are their single caption; window 8 is 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +21,12 @@ from edge_assist.config import Config
 from edge_assist.events import Caption, StreamEnd
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.loader import load_llm
+from edge_assist.inference.remote import RemoteLLM
 from edge_assist.memory.memory import Memory
 from edge_assist.memory.store_reads import LATEST_ITEM_SQL
 from edge_assist.memory.writer import MemoryWriter
 from tests.conftest import closed_after
+from tests.fakes import ChatServer
 from tests.test_memory_streams import LONG, SHORT, memory_config, stream
 
 pytestmark = pytest.mark.slow
@@ -35,17 +38,27 @@ def bg_llm() -> Iterator[LLM]:
     yield from closed_after(load_llm(Config().replace(**{"models.threads": 1})))
 
 
+@pytest.fixture(params=["scripted", pytest.param("smollm2", marks=pytest.mark.heavy)])
+def summariser(request: pytest.FixtureRequest, server: ChatServer) -> LLM:
+    """SmolLM2 (the long suite), or a scripted server at the network edge: the windows, the
+    calls and the causality are the same, only the summaries' words differ."""
+    if request.param == "smollm2":
+        return request.getfixturevalue("bg_llm")
+    server.reply = lambda body: json.dumps({"summary": "The wearer works at the kitchen counter."})
+    return RemoteLLM(Config().replace(**{"remote.base_url": server.url, "remote.retries": 0}).remote)
+
+
 def _cfg(tmp_path: Path) -> Config:
     return memory_config(tmp_path, **{"memory.extract_entities": False})
 
 
 def test_rollup_schedule_counts_causality_and_no_recomputation(
-    tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
+    tmp_path: Path, summariser: LLM, text_encoder: TextEncoder
 ) -> None:
     caps = stream(LONG)
     sid = caps[0].session_id
     written_at: dict[tuple[str, int], int] = {}
-    with Memory.open(_cfg(tmp_path), bg_llm, text_encoder) as mem:
+    with Memory.open(_cfg(tmp_path), summariser, text_encoder) as mem:
         for c in caps:
             for s in mem.ingest(c).summaries:
                 written_at[s] = c.index
@@ -89,7 +102,7 @@ def test_rollup_schedule_counts_causality_and_no_recomputation(
             assert not mem.ingest(c).stored
         mem.flush()
         assert mem.llm_calls == {"entities": 0, "activity": 5, "session": 2}
-    with Memory.open(_cfg(tmp_path), bg_llm, text_encoder) as mem:
+    with Memory.open(_cfg(tmp_path), summariser, text_encoder) as mem:
         mem.catch_up()
         mem.flush()
         assert sum(mem.llm_calls.values()) == 0
@@ -106,6 +119,7 @@ def _latest_is_the_last_summary(mem: Memory, sid: str, ends: list[float]) -> Non
     assert "USING INDEX items_by_time" in " ".join(str(r) for r in plan)
 
 
+@pytest.mark.heavy
 async def test_writer_stage_in_background_keeps_the_loop_free(
     tmp_path: Path, bg_llm: LLM, text_encoder: TextEncoder
 ) -> None:

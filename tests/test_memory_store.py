@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from edge_assist.errors import ModelError, StoreError
@@ -17,13 +16,15 @@ from edge_assist.events import Caption
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.memory import Memory, Paths
 from edge_assist.memory.store import BadCaptionError
+from tests.fakes import ManualWall, TruncatedEncoder
 from tests.test_memory_streams import LONG, memory_config, stream
 
 pytestmark = pytest.mark.slow  # loads the real text encoder
 
 
-def _open(tmp_path: Path, enc: TextEncoder, **overrides: object) -> Memory:
-    return Memory.open(memory_config(tmp_path, **{"memory.extract_entities": False, **overrides}), None, enc)
+def _open(tmp_path: Path, enc: TextEncoder, wall: ManualWall | None = None, **overrides: object) -> Memory:
+    cfg = memory_config(tmp_path, **{"memory.extract_entities": False, **overrides})
+    return Memory.open(cfg, None, enc, wall=wall)
 
 
 def test_caption_written_once_and_resume_point(tmp_path: Path, text_encoder: TextEncoder) -> None:
@@ -66,17 +67,6 @@ def test_bad_caption_is_refused_and_nothing_changes(tmp_path: Path, text_encoder
         assert mem.stats()["items"]["clip"] == 0
 
 
-class _OtherEncoder:
-    """A real encoder (MiniLM) truncated to another dimension: a different model to the store."""
-
-    def __init__(self, inner: TextEncoder, dim: int) -> None:
-        self.name, self.dim, self._inner = f"minilm-first-{dim}", dim, inner
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        v = self._inner.encode(texts)[:, : self.dim]
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-
 def test_other_encoder_dimension_is_refused_and_touches_nothing(
     tmp_path: Path, text_encoder: TextEncoder
 ) -> None:
@@ -86,7 +76,7 @@ def test_other_encoder_dimension_is_refused_and_touches_nothing(
     db = Paths.of(memory_config(tmp_path)).sqlite
     before = db.read_bytes()
     with pytest.raises(ModelError, match="minilm-l6-int8 \\(384-d\\).*minilm-first-256 \\(256-d\\)"):
-        Memory.open(memory_config(tmp_path), None, _OtherEncoder(text_encoder, 256))
+        Memory.open(memory_config(tmp_path), None, TruncatedEncoder(text_encoder, 256))
     assert db.read_bytes() == before
     with _open(tmp_path, text_encoder) as mem:
         assert mem.stats()["items"]["clip"] == 3
@@ -112,6 +102,7 @@ def test_corrupt_store_is_reported_never_replaced(tmp_path: Path, text_encoder: 
     assert db.read_bytes() == b"this is not a database" * 100
 
 
+@pytest.mark.faults
 def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_encoder: TextEncoder) -> None:
     caps = stream(LONG, clip_s=10.0)
     stored = []
@@ -142,14 +133,13 @@ def test_full_store_stops_ingest_and_keeps_what_was_stored(tmp_path: Path, text_
 
 
 def test_forget_really_deletes(tmp_path: Path, text_encoder: TextEncoder) -> None:
-    import time
 
     caps = stream(LONG)
-    with _open(tmp_path, text_encoder) as mem:
+    wall = ManualWall()
+    with _open(tmp_path, text_encoder, wall) as mem:
         for c in caps[:7]:
             mem.store_caption(c)
-        cutoff = time.time()
-        time.sleep(0.01)
+        cutoff = wall.cutoff()
         for c in caps[7:]:
             mem.store_caption(c)
         res = mem.forget_before(cutoff)
@@ -171,10 +161,10 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
     # Sessions are read once and kept (a search reads them several times; at a year they are
     # thousands): a new session, a forgotten one and another process's insert must all show.
     import dataclasses
-    import time
 
     caps = stream(LONG)
-    with _open(tmp_path, text_encoder) as mem:
+    wall = ManualWall()
+    with _open(tmp_path, text_encoder, wall) as mem:
         store = mem.store
         reads: list[str] = []
         store.db.conn.set_trace_callback(
@@ -183,9 +173,7 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
         mem.store_caption(caps[0])
         first = caps[0].session_id
         assert store.sessions() == [first]
-        time.sleep(0.01)
-        cutoff = time.time()
-        time.sleep(0.01)
+        cutoff = wall.cutoff()
         mem.store_caption(dataclasses.replace(caps[1], session_id="later", index=0))
         assert store.sessions() == [first, "later"] and list(store.session_starts()) == [first, "later"]
         n = len(reads)
@@ -198,7 +186,7 @@ def test_the_kept_session_list_follows_every_change(tmp_path: Path, text_encoder
         other.execute(
             "INSERT INTO sessions(session_id, clip_s, activity_s, session_s, first_wall) "
             "VALUES ('elsewhere', 10, 60, 600, ?)",
-            (time.time() + 5,),
+            (wall() + 5,),
         )
         other.commit()
         other.close()

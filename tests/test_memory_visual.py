@@ -7,7 +7,6 @@ check storage, causal search, retention and deletion.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import cv2
@@ -22,6 +21,7 @@ from edge_assist.inference.loader import load_image_encoder
 from edge_assist.inference.manifest import get_entry, resolve_file
 from edge_assist.inference.tiny_models import write_manifest, write_tiny_clip
 from edge_assist.memory.memory import Memory
+from tests.fakes import ManualWall
 from tests.test_memory_streams import SHORT, memory_config, stream
 
 pytestmark = pytest.mark.slow
@@ -84,11 +84,11 @@ def test_keyframes_archived_searched_causally_and_forgotten(
 ) -> None:
     caps = [_with_keyframes(c) for c in stream(SHORT)[:6]]
     cfg = memory_config(tmp_path, **{"memory.extract_entities": False})
-    with Memory.open(cfg, None, text_encoder, image_encoder) as mem:
+    wall = ManualWall()
+    with Memory.open(cfg, None, text_encoder, image_encoder, wall=wall) as mem:
         for c in caps[:3]:
             mem.store_caption(c)
-        cutoff = time.time()
-        time.sleep(0.01)
+        cutoff = wall.cutoff()
         for c in caps[3:]:
             mem.store_caption(c)
         st = mem.stats()

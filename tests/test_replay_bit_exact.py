@@ -65,6 +65,7 @@ def replay_once(root: Path) -> tuple[list[str], list[str], dict[str, int]]:
     return requests, decisions, levels
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 @pytest.mark.timeout(2400)  # two replays with real models; a loaded 2-core machine takes minutes
 def test_two_replays_send_the_same_requests_and_decide_the_same(tmp_path: Path) -> None:

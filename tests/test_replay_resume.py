@@ -14,26 +14,13 @@ from edge_assist.events import Caption, StreamEnd
 from edge_assist.runtime.app import Pipeline
 from edge_assist.sources.caption_stage import CaptionReplayStage
 from edge_assist.sources.caption_stream import load_caption_stream
+from tests.fakes import PacedClock
 
 
 def _stream(tmp_path: Path, n: int = 8) -> Path:
     f = tmp_path / "kitchen.jsonl"
     f.write_text("".join(f'{{"t0": {10 * i}, "t1": {10 * (i + 1)}, "text": "step {i}"}}\n' for i in range(n)))
     return f
-
-
-class PacedClock(RealClock):
-    """The real clock, except that a wait is recorded and then passes at once (the test
-    must not take camera time): what a --realtime replay would have waited, clip by clip."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.waits: list[float] = []
-
-    async def sleep_until(self, t: float) -> None:
-        self.waits.append(t - self.now())
-        self.skip_to(t)
-        await asyncio.sleep(0)
 
 
 def test_real_clock_skips_forward_never_back() -> None:

@@ -12,6 +12,7 @@ from edge_assist.errors import ConfigError
 from edge_assist.inference.base import LLM, GenerationCancelled, StopFlag
 from edge_assist.inference.loader import load_llm, response_cache_stats
 from edge_assist.inference.response_cache import CachedLLM, ResponseCache, model_identity
+from tests.fakes import CountingLLM
 
 SCHEMA = {
     "type": "object",
@@ -19,21 +20,6 @@ SCHEMA = {
     "required": ["colour"],
 }
 MSGS = [{"role": "user", "content": "What colour is the sky on a clear day? Answer in JSON."}]
-
-
-class CountingLLM:
-    """Counts calls to the real model underneath, so a hit is seen to skip it."""
-
-    def __init__(self, inner: LLM) -> None:
-        self.inner, self.name, self.calls = inner, inner.name, 0
-
-    def chat(self, messages, **kw):  # type: ignore[no-untyped-def]
-        self.calls += 1
-        return self.inner.chat(messages, **kw)
-
-    def chat_json(self, messages, schema, **kw):  # type: ignore[no-untyped-def]
-        self.calls += 1
-        return self.inner.chat_json(messages, schema, **kw)
 
 
 @pytest.mark.slow

@@ -120,6 +120,7 @@ async def test_no_multiscale_searches_clip_level_only(
     assert {h.level for h in clip_only.paths["temporal"].text_hits} == {"clip"}
 
 
+@pytest.mark.heavy
 async def test_reconstruction_switch(
     mem: Built, llm: LLM, text_encoder: TextEncoder, image_encoder: ImageEncoder
 ) -> None:

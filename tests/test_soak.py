@@ -36,6 +36,7 @@ def test_the_week_repeats_its_routines_and_numbers_clips_as_a_replay_does() -> N
     assert days[1][0].wall_start - days[0][0].wall_start == 86400.0
 
 
+@pytest.mark.soak
 @pytest.mark.slow  # the real models; about five minutes on a loaded 2-core machine
 def test_short_soak_holds_memory_disk_retention_and_consistency(tmp_path: Path) -> None:
     from benchmarks.soak import main

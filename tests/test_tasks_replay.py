@@ -38,6 +38,7 @@ after = ["pour"]
 """
 
 
+@pytest.mark.heavy
 def test_user_task_through_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "data"
     task_file = tmp_path / "tea.toml"

@@ -34,6 +34,7 @@ def _cfg(tmp_path: Path, models_dir: Path) -> Config:
     )
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_replay_video_captions_every_clip_into_memory(tmp_path: Path, tiny_vlm_dir: Path) -> None:
     video = write_video(tmp_path / "kitchen.avi", seconds=20, fps=10, cut_at_s=12)
@@ -55,6 +56,7 @@ def test_replay_video_captions_every_clip_into_memory(tmp_path: Path, tiny_vlm_d
     assert all(c.text.strip() for c in stored)
 
 
+@pytest.mark.heavy
 @pytest.mark.slow
 def test_run_on_a_camera_device_with_a_vlm(tmp_path: Path, tiny_vlm_dir: Path) -> None:
     # OpenCV opens a file path like a device: the live path (RealClock, drops, captioner) end to end.

@@ -4,14 +4,9 @@ transcription client against a local HTTP server (the network edge)."""
 from __future__ import annotations
 
 import asyncio
-import io
-import json
 import shutil
 import subprocess
-import threading
-import wave
-from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +21,7 @@ from edge_assist.voice.microphone import CHUNK, SAMPLE_RATE, PyAudioMicrophone, 
 from edge_assist.voice.questions import VoiceQuestions
 from edge_assist.voice.stt import OpenAITranscriber
 from edge_assist.voice.vad import SileroVad, SpeechSegmenter, find_vad_model
+from tests.fakes import TranscriptionServer, WearerWithButton
 
 needs_espeak = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
 needs_vad = pytest.mark.skipif(
@@ -57,54 +53,10 @@ def two_questions(speech: np.ndarray) -> np.ndarray:
     return np.concatenate([_quiet(1.0), speech, _quiet(1.5, 1), speech, _quiet(1.0, 2)])
 
 
-class _Server:
-    """A transcription server: checks each upload is a 16 kHz mono WAV and answers from a script."""
-
-    def __init__(self, answers: list[tuple[int, str]]) -> None:
-        self.answers = answers
-        self.received: list[dict[str, object]] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                boundary = self.headers["Content-Type"].split("boundary=")[1].encode()
-                fields: dict[str, object] = {}
-                for part in body.split(b"--" + boundary)[1:-1]:
-                    head, _, value = part.partition(b"\r\n\r\n")
-                    name = head.split(b'name="')[1].split(b'"')[0].decode()
-                    fields[name] = value[:-2]
-                with wave.open(io.BytesIO(fields["file"]), "rb") as w:  # type: ignore[arg-type]
-                    fields["rate"], fields["channels"] = w.getframerate(), w.getnchannels()
-                    fields["seconds"] = w.getnframes() / w.getframerate()
-                fields["path"] = self.path
-                owner.received.append(fields)
-                status, text = owner.answers.pop(0) if owner.answers else (200, "")
-                out = json.dumps({"text": text} if status == 200 else {"error": "model not loaded"}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
-
-            def log_message(self, *args: object) -> None:
-                return None
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="stt-test-server", daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
-def server() -> Iterator[_Server]:
-    s = _Server([])
-    yield s
-    s.close()
+def stt_server() -> Iterator[TranscriptionServer]:
+    with TranscriptionServer() as s:
+        yield s
 
 
 @needs_vad
@@ -127,12 +79,14 @@ def test_vad_finds_each_spoken_question(two_questions: np.ndarray, speech: np.nd
 
 
 @needs_vad
-async def test_hands_free_questions_end_to_end(two_questions: np.ndarray, server: _Server) -> None:
-    server.answers = [(200, "Where did I leave my keys this morning?"), (200, "  ")]
+async def test_hands_free_questions_end_to_end(
+    two_questions: np.ndarray, stt_server: TranscriptionServer
+) -> None:
+    stt_server.answers = [(200, "Where did I leave my keys this morning?"), (200, "  ")]
     stage = VoiceQuestions(
         WavMicrophone(two_questions),
         SileroVad(),
-        OpenAITranscriber(server.url, "whisper-1", language="en"),
+        OpenAITranscriber(stt_server.url, "whisper-1", language="en"),
         RealClock(),
         segmenter=SpeechSegmenter(0.5),
     )
@@ -141,43 +95,19 @@ async def test_hands_free_questions_end_to_end(two_questions: np.ndarray, server
     assert out.qsize() == 1  # the second answer was blank: not a question
     q = out.get_nowait()
     assert (q.text, q.source) == ("Where did I leave my keys this morning?", "voice")
-    assert [r["path"] for r in server.received] == ["/v1/audio/transcriptions"] * 2
+    assert [r["path"] for r in stt_server.received] == ["/v1/audio/transcriptions"] * 2
     assert all(
-        r["rate"] == 16000 and r["channels"] == 1 and 2.0 < r["seconds"] < 3.2 for r in server.received
+        r["rate"] == 16000 and r["channels"] == 1 and 2.0 < r["seconds"] < 3.2 for r in stt_server.received
     )  # type: ignore[operator]
-    assert server.received[0]["model"] == b"whisper-1" and server.received[0]["language"] == b"en"
+    assert stt_server.received[0]["model"] == b"whisper-1" and stt_server.received[0]["language"] == b"en"
     assert stage.stats["utterances"] == 2 and stage.stats["empty"] == 1
-
-
-class WearerWithButton:
-    """A microphone whose wearer presses the glasses' button at scripted times."""
-
-    def __init__(
-        self, audio: np.ndarray, presses: list[tuple[float, str]], buttons: asyncio.Queue[ButtonEvent]
-    ) -> None:
-        self.mic = WavMicrophone(audio)
-        self.presses = sorted(presses)
-        self.buttons = buttons
-        self.name = "wearer"
-
-    async def chunks(self) -> AsyncIterator[np.ndarray]:
-        i = 0
-        async for chunk in self.mic.chunks():
-            t = i * CHUNK / SAMPLE_RATE
-            while self.presses and self.presses[0][0] <= t:
-                self.buttons.put_nowait(ButtonEvent(t=t, button="main", action=self.presses.pop(0)[1]))
-            i += 1
-            yield chunk
-
-    async def close(self) -> None:
-        return None
 
 
 @needs_vad
 async def test_push_to_talk_hears_only_while_the_button_is_held(
-    two_questions: np.ndarray, speech: np.ndarray, server: _Server
+    two_questions: np.ndarray, speech: np.ndarray, stt_server: TranscriptionServer
 ) -> None:
-    server.answers = [(200, "what is next?")]
+    stt_server.answers = [(200, "what is next?")]
     dur = speech.size / SAMPLE_RATE
     second = 2.5 + dur
     buttons: asyncio.Queue[ButtonEvent] = asyncio.Queue()
@@ -186,27 +116,27 @@ async def test_push_to_talk_hears_only_while_the_button_is_held(
     stage = VoiceQuestions(
         WearerWithButton(two_questions, presses, buttons),
         SileroVad(),
-        OpenAITranscriber(server.url, "m"),
+        OpenAITranscriber(stt_server.url, "m"),
         RealClock(),
         buttons=buttons,
     )
     out: asyncio.Queue[UserQuery] = asyncio.Queue()
     await asyncio.wait_for(stage.run(out), 30)
     assert [q.text for q in [out.get_nowait() for _ in range(out.qsize())]] == ["what is next?"]
-    assert len(server.received) == 1
-    assert server.received[0]["seconds"] == pytest.approx(dur + 0.6, abs=0.1)
+    assert len(stt_server.received) == 1
+    assert stt_server.received[0]["seconds"] == pytest.approx(dur + 0.6, abs=0.1)
     assert stage.stats["no_speech"] == 1
 
 
 @needs_vad
 async def test_server_errors_are_one_line_and_listening_goes_on(
-    two_questions: np.ndarray, server: _Server
+    two_questions: np.ndarray, stt_server: TranscriptionServer
 ) -> None:
-    server.answers = [(500, ""), (200, "second one")]
-    stt = OpenAITranscriber(server.url, "whisper-1")
+    stt_server.answers = [(500, ""), (200, "second one")]
+    stt = OpenAITranscriber(stt_server.url, "whisper-1")
     with pytest.raises(EdgeAssistError, match="answered 500"):
         stt.transcribe(np.zeros(1600, dtype=np.float32))
-    server.answers = [(500, ""), (200, "second one")]
+    stt_server.answers = [(500, ""), (200, "second one")]
     stage = VoiceQuestions(WavMicrophone(two_questions), SileroVad(), stt, RealClock())
     out: asyncio.Queue[UserQuery] = asyncio.Queue()
     await asyncio.wait_for(stage.run(out), 30)
