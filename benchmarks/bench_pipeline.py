@@ -31,8 +31,10 @@ from edge_assist.config import Config
 from edge_assist.events import UserQuery
 from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
+from edge_assist.runtime.budgets import CURRENT_STEP
+from edge_assist.runtime.lanes import LANE, Lane, ScheduledLLM
 from edge_assist.runtime.reasoner_stage import StepInbox
-from edge_assist.runtime.scheduler import CURRENT_STEP, LANE, Lane, ScheduledLLM, Scheduler
+from edge_assist.runtime.scheduler import Scheduler
 from edge_assist.sources.caption_stream import load_caption_stream
 
 ROOT = Path(__file__).resolve().parents[1]

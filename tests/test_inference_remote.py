@@ -164,7 +164,7 @@ def test_reasoner_call_does_not_retry_on_top_of_the_remote_retry(server: ChatSer
     from edge_assist.clock import RealClock
     from edge_assist.inference.llm_call import call_json
     from edge_assist.inference.response_cache import CachedLLM, ResponseCache
-    from edge_assist.runtime.scheduler import ModelArbiter, ScheduledLLM
+    from edge_assist.runtime.lanes import ModelArbiter, ScheduledLLM
 
     script, url = server, server.url
     script.replies = ["nope"] * 8

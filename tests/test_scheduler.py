@@ -15,17 +15,10 @@ from edge_assist.events import Caption, Decision
 from edge_assist.inference.base import LLM
 from edge_assist.outputs.decision_log import DecisionLog, read_decision_log
 from edge_assist.reasoning.api import SearchGate, StepContext
+from edge_assist.runtime.budgets import CURRENT_STEP, StepBudget
+from edge_assist.runtime.lanes import LANE, Lane, ModelArbiter, ScheduledLLM, SearchPreempted
 from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
-from edge_assist.runtime.scheduler import (
-    CURRENT_STEP,
-    LANE,
-    Lane,
-    ModelArbiter,
-    ScheduledLLM,
-    Scheduler,
-    SearchPreempted,
-    StepBudget,
-)
+from edge_assist.runtime.scheduler import Scheduler
 
 LONG = [
     {"role": "user", "content": "Write a long, detailed story about a kitchen, at least three hundred words."}

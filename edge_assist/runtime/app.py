@@ -29,9 +29,10 @@ from edge_assist.perception.captioner import Captioner, CaptionerStage
 from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
 from edge_assist.reasoning.api import Assistant, SearchGate
+from edge_assist.runtime.lanes import Lane, in_lane
 from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.runtime.run_stats import RunStats
-from edge_assist.runtime.scheduler import Lane, Scheduler, in_lane
+from edge_assist.runtime.scheduler import Scheduler
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stage import CaptionReplayStage

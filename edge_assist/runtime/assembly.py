@@ -99,7 +99,7 @@ class Models:
 def load_models(cfg: Config, arbiter: Any = None) -> Models:
     """The configured models, LLM and VLM behind the scheduler's arbiter when one is given."""
     from edge_assist.inference.loader import lazy_llm, load_image_encoder, load_text_encoder, load_vlm
-    from edge_assist.runtime.scheduler import ScheduledLLM, ScheduledVLM
+    from edge_assist.runtime.lanes import ScheduledLLM, ScheduledVLM
 
     # Loaded on first use: the first decision (gate, template wording) needs no LLM.
     llm = lazy_llm(cfg)

@@ -45,7 +45,7 @@ from edge_assist.retrieval.api import SearchPlan
 from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retrieval, Retriever
-from edge_assist.runtime.scheduler import CURRENT_STEP
+from edge_assist.runtime.budgets import CURRENT_STEP
 from edge_assist.tasks.findings import KINDS, Finding
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession

@@ -8,7 +8,8 @@ reading memory: memory changes only at fixed points of stream time, so two repla
 one recording send the same model requests and reach the same decisions. Live, memory is
 written in the background and a step reads whatever is there (never anything after t).
 In a step the current caption, the last few captions, the latest activity summary and
-the task context go to the assistant; its decision goes to every output. A wearer's question skips the line: it is served before the next caption.
+the task context go to the assistant; its decision goes to every output. A wearer's
+question skips the line: it is served before the next caption.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from edge_assist.memory.api import MemoryReader
 from edge_assist.outputs.api import OutputSink
 from edge_assist.reasoning.api import Assistant, SearchGate, StepContext
 from edge_assist.retrieval.api import SearchPlan
-from edge_assist.runtime.scheduler import CURRENT_STEP, LANE, GrantedGate, Lane, Scheduler, SearchPreempted
+from edge_assist.runtime.budgets import CURRENT_STEP
+from edge_assist.runtime.lanes import LANE, Lane, SearchPreempted
+from edge_assist.runtime.scheduler import GrantedGate, Scheduler
 
 log = logging.getLogger(__name__)
 
