@@ -16,7 +16,7 @@ import json
 import threading
 import time
 import wave
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -334,6 +334,19 @@ class RefusingEncoder:
 
     def encode(self, texts: list[str]) -> np.ndarray:
         raise AssertionError(f"encoded {len(texts)} texts that should have been refused first")
+
+
+class SlowOnOneText:
+    """A real encoder that takes `delay_s` longer on one text, as on a loaded CPU."""
+
+    def __init__(self, inner: TextEncoder, slow_text: str, delay_s: float) -> None:
+        self.name, self.dim, self._inner = inner.name, inner.dim, inner
+        self.slow_text, self.delay_s = slow_text, delay_s
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if self.slow_text in texts:
+            time.sleep(self.delay_s)  # in the worker thread, where a model call takes its time
+        return self._inner.encode(texts)
 
 
 # -- the clock -------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import TaskRecognizer
 from edge_assist.tasks.session import TaskSession
 from edge_assist.tasks.tracker import StepTracker, VectorCache
+from tests.fakes import SlowOnOneText
 
 pytestmark = pytest.mark.slow  # loads the text encoder
 
@@ -169,6 +171,44 @@ async def test_progress_questions_are_answered_from_the_tracker(
     missed = await ts.answer("s1", "did I skip a step?")
     assert missed is not None and "stir the ramekin cup" in missed.lower()
     assert "cut the english muffin" not in missed.lower()
+
+
+async def test_two_steps_in_flight_get_what_running_them_in_order_gives(
+    lib: TaskLibrary, text_encoder: TextEncoder
+) -> None:
+    first, slow, third = (
+        "Coat a 6-oz. ramekin cup with cooking spray",
+        "Pour 1 egg into the ramekin cup",
+        "Microwave the ramekin cup uncovered on high for 30 seconds",
+    )
+    task = "microwaveeggsandwich"
+
+    def session() -> TaskSession:
+        return TaskSession(lib, SlowOnOneText(text_encoder, slow, 0.3), RealClock())
+
+    async def steps(ts: TaskSession, together: bool) -> list:
+        await ts.track("s1", first, task_name=task, index=0)
+        # A caption's step, a wearer's question and the next caption's step, each awaiting a
+        # worker thread; the first is slow, so without turns the others would overtake it.
+        calls = [
+            ts.track("s1", slow, task_name=task, index=1),
+            ts.answer("s1", "how far am I?"),
+            ts.track("s1", third, task_name=task, index=2),
+        ]
+        if together:
+            return list(await asyncio.gather(*calls))
+        return [await c for c in calls]
+
+    def seen(results: list) -> list:
+        return [
+            (r.reading.to_json(), r.hazards, r.vector.tolist()) if not isinstance(r, str) else r
+            for r in results
+        ]
+
+    in_order = seen(await steps(session(), together=False))
+    at_once = seen(await steps(session(), together=True))
+    assert at_once == in_order
+    assert in_order[1].startswith("2 of 12 steps") and in_order[2][0]["k"] == 3
 
 
 def test_a_task_picked_up_mid_way_does_not_report_what_came_before(lib: TaskLibrary, vc: VectorCache) -> None:

@@ -5,10 +5,16 @@ recognised from the captions when nothing says), keeps one `StepTracker` per ses
 restarts it when recognition sees the wearer switch tasks, and answers "what's next?",
 "what did I miss?" and "how far am I?" from the tracker's state. Everything here is
 encoder arithmetic: milliseconds, no language model.
+
+Two steps may be in flight at once (a proactive step and a wearer's question, or two
+captions while a search runs), each reading or moving the tracker in a worker thread.
+They take turns, in the order they asked, and what a step needs of its moment comes back
+by value (`Tracked`), so a later caption cannot change what an earlier step decides on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -63,6 +69,20 @@ class TaskReading:
         return out
 
 
+@dataclass(frozen=True)
+class Tracked:
+    """One caption read by the tracker, and what a step needs of that moment."""
+
+    reading: TaskReading | None
+    vector: np.ndarray  # the caption's encoder vector
+    hazards: tuple[str, ...]  # the hazards of the step the wearer is on
+    cpu_s: float  # CPU seconds the reading took in its worker thread
+
+    @property
+    def state(self) -> TrackerState | None:
+        return self.reading.state if self.reading is not None else None
+
+
 class TaskSession:
     def __init__(
         self,
@@ -88,7 +108,8 @@ class TaskSession:
         self.last: TaskReading | None = None
         self._last_index = -1
         self._intent_vecs: dict[str, np.ndarray] | None = None
-        self.last_cpu_s = 0.0  # CPU seconds the last observe() took
+        self._turns: asyncio.Lock | None = None
+        self._turns_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def current_task(self) -> Task | None:
@@ -129,6 +150,14 @@ class TaskSession:
         self.last = None
         self._last_index = -1
 
+    def _turn(self) -> asyncio.Lock:
+        """The lock steps take turns on. One per event loop: an assistant may serve several
+        runs, each on its own loop, and an asyncio lock belongs to the loop it waited on."""
+        loop = asyncio.get_running_loop()
+        if self._turns is None or self._turns_loop is not loop:
+            self._turns, self._turns_loop = asyncio.Lock(), loop
+        return self._turns
+
     async def observe(
         self,
         session_id: str,
@@ -141,27 +170,52 @@ class TaskSession:
     ) -> TaskReading | None:
         """Feed one caption (and any `earlier` (index, text) captions not seen yet, e.g. after a
         resume or when steps start mid-session) and read the tracker."""
+        tracked = await self.track(
+            session_id, text, task_name=task_name, task_context=task_context, index=index, earlier=earlier
+        )
+        return tracked.reading
 
-        def run() -> TaskReading | None:
+    async def track(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        task_name: str = "",
+        task_context: str = "",
+        index: int | None = None,
+        earlier: tuple[tuple[int, str], ...] = (),
+    ) -> Tracked:
+        """`observe`, with the caption's vector, the step's hazards and the CPU time it took."""
+
+        def run() -> Tracked:
             cpu = time.thread_time()
-            try:
-                return feed()
-            finally:
-                # CPU time of this thread: on a loaded machine the wall clock also counts waiting.
-                self.last_cpu_s = time.thread_time() - cpu
+            reading = self._feed(session_id, text, task_name, task_context, index, earlier)
+            hazards = self.step_hazards(reading.state.step_id) if reading is not None else ()
+            vector = self.vectors.get([text])[0]
+            # CPU time of this thread: on a loaded machine the wall clock also counts waiting.
+            return Tracked(reading, vector, hazards, time.thread_time() - cpu)
 
-        def feed() -> TaskReading | None:
-            if session_id != self._session:
-                self._reset(session_id)
-            for i, t in earlier:
-                if i > self._last_index and (index is None or i < index):
-                    self._observe(session_id, t, task_name, task_context)
-                    self._last_index = i
-            if index is not None:
-                self._last_index = max(self._last_index, index)
-            return self._observe(session_id, text, task_name, task_context)
+        async with self._turn():
+            return await self.clock.run_blocking(run)
 
-        return await self.clock.run_blocking(run)
+    def _feed(
+        self,
+        session_id: str,
+        text: str,
+        task_name: str,
+        task_context: str,
+        index: int | None,
+        earlier: tuple[tuple[int, str], ...],
+    ) -> TaskReading | None:
+        if session_id != self._session:
+            self._reset(session_id)
+        for i, t in earlier:
+            if i > self._last_index and (index is None or i < index):
+                self._observe(session_id, t, task_name, task_context)
+                self._last_index = i
+        if index is not None:
+            self._last_index = max(self._last_index, index)
+        return self._observe(session_id, text, task_name, task_context)
 
     def _observe(self, session_id: str, text: str, task_name: str, task_context: str) -> TaskReading | None:
         if session_id != self._session:
@@ -205,7 +259,8 @@ class TaskSession:
     # -- questions -------------------------------------------------------------------
     async def answer(self, session_id: str, question: str) -> str | None:
         """The tracker's answer to a progress question, or None when it is not one."""
-        return await self.clock.run_blocking(self._answer, session_id, question)
+        async with self._turn():
+            return await self.clock.run_blocking(self._answer, session_id, question)
 
     def _intent(self, question: str) -> str | None:
         if self._intent_vecs is None:

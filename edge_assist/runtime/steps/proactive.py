@@ -1,0 +1,48 @@
+"""The proactive step, one per caption: the step tracker reads the caption against the
+task, then the configured decider says whether to speak: the learned gate ("gate", the
+default), EgoMemo's LLM passes ("llm"), or the gate with its unsure cases handed to the
+passes ("gate+llm"). The intervention policy may still hold a response back; the reason
+is kept."""
+
+from __future__ import annotations
+
+import time
+
+from edge_assist.config import Config
+from edge_assist.reasoning.api import SearchGate, StepContext
+from edge_assist.runtime.steps.gate import GateStep
+from edge_assist.runtime.steps.passes import LlmPasses, task_context
+from edge_assist.runtime.steps.verdict import StepNotes, Verdict
+from edge_assist.tasks.session import TaskSession, Tracked
+
+
+class ProactiveStep:
+    def __init__(self, cfg: Config, tasks: TaskSession, gate: GateStep | None, passes: LlmPasses) -> None:
+        self.cfg = cfg
+        self.tasks = tasks
+        self.gate = gate  # None: the LLM's passes decide alone
+        self.passes = passes
+
+    async def run(self, ctx: StepContext, search_gate: SearchGate | None, notes: StepNotes) -> Verdict:
+        tracked = await self._track(ctx, notes)
+        if self.gate is not None:
+            verdict = await self.gate.decide(ctx, tracked, notes)
+            if verdict is not None:
+                return verdict
+        return await self.passes.decide(ctx, tracked.state, search_gate, notes)
+
+    async def _track(self, ctx: StepContext, notes: StepNotes) -> Tracked:
+        start = time.perf_counter()
+        tracked = await self.tasks.track(
+            ctx.session_id,
+            ctx.caption.text,
+            task_name=ctx.task or self.cfg.reasoner.task,
+            task_context=task_context(ctx, self.cfg),
+            index=ctx.caption.index,
+            earlier=tuple((c.index, c.text) for c in ctx.recent),
+        )
+        notes.timings["tracker"] = time.perf_counter() - start
+        notes.timings["tracker_cpu"] = tracked.cpu_s
+        if tracked.reading is not None:
+            notes.trace["task"] = tracked.reading.to_json()
+        return tracked

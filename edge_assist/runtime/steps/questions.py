@@ -1,0 +1,139 @@
+"""The reactive step: the wearer asked. Progress questions ("what's next?", "what did I
+miss?", "how far am I?") are answered by the tracker at once; others by a grounded
+answer (`answers/grounded.py`) or, with `reasoner.answerer = "free"`, the free-written
+path: a first pass that answers from the captions in view or asks memory, then an answer
+written from what the search found. Offline questions over a store: `answers/offline.py`.
+"""
+
+from __future__ import annotations
+
+import time
+
+from edge_assist.answers.grounded import GroundedAnswerer
+from edge_assist.answers.offline import NO_ANSWER, cited_clips, nonempty
+from edge_assist.clock import Clock
+from edge_assist.config import Config
+from edge_assist.inference.base import LLM
+from edge_assist.inference.llm_call import call_json
+from edge_assist.memory.api import CaptionRecord
+from edge_assist.reasoning import answer_text, prompts, schemas
+from edge_assist.reasoning.api import SearchGate, StepContext
+from edge_assist.reasoning.schemas import FirstPass
+from edge_assist.retrieval.fusion import RetrievedContext
+from edge_assist.runtime.steps.passes import clip_triple, task_context
+from edge_assist.runtime.steps.search import StepSearch
+from edge_assist.runtime.steps.verdict import StepNotes, Verdict
+from edge_assist.tasks.session import TaskSession
+
+
+class QuestionStep:
+    def __init__(
+        self,
+        cfg: Config,
+        llm: LLM,
+        clock: Clock,
+        tasks: TaskSession,
+        grounded: GroundedAnswerer,
+        search: StepSearch,
+    ) -> None:
+        self.cfg = cfg
+        self.llm = llm
+        self.clock = clock
+        self.tasks = tasks
+        self.grounded = grounded
+        self.search = search
+
+    async def run(self, ctx: StepContext, gate: SearchGate | None, notes: StepNotes) -> Verdict:
+        assert ctx.query is not None
+        question = ctx.query.text
+        # "What's next?", "what did I miss?", "how far am I?": the tracker knows, at once.
+        start = time.perf_counter()
+        told = await self.tasks.answer(ctx.session_id, question)
+        notes.timings["tracker"] = time.perf_counter() - start
+        if told is not None:
+            notes.trace["task_answer"] = told
+            return Verdict.answer(told, "", "task tracker")
+        if self.cfg.reasoner.answerer == "grounded":
+            return await self._grounded(ctx, question, notes)
+        return await self._free(ctx, question, gate, notes)
+
+    async def _grounded(self, ctx: StepContext, question: str, notes: StepNotes) -> Verdict:
+        # The captions in view count as memory too: the writer may not have stored them yet.
+        in_view = [
+            CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)
+        ]
+        ga = await self.grounded.answer(
+            question,
+            before_t=ctx.now_t,
+            session_id=ctx.session_id,
+            past_sessions=self.cfg.retrieval.past_sessions,
+            in_view=in_view,
+        )
+        notes.timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
+        notes.trace["answer"] = {**ga.trace, "cited_clips": cited_clips(ga)}
+        return Verdict.answer(ga.text, "", f"grounded: {ga.trace.get('outcome', '')}")
+
+    async def _free(
+        self, ctx: StepContext, question: str, gate: SearchGate | None, notes: StepNotes
+    ) -> Verdict:
+        query, why = question, "the wearer asked"
+        if self.cfg.reasoner.query_search == "auto":
+            first = await self._pass1(ctx, question, notes)
+            if first is not None and first.action == "respond":
+                # Answered from the captions in view: those are the clips it rests on.
+                shown = [*ctx.recent, ctx.caption]
+                cite = "seen at " + ", ".join(prompts.clip_time(c.t0, c.t1) for c in shown[-3:])
+                return Verdict.answer(first.text, cite, "pass 1")
+            if first is not None:
+                query, why = first.query, first.why or why
+        else:
+            notes.trace["pass1"] = {
+                "skipped": "reasoner.query_search = always: a question goes to memory first"
+            }
+        retrieval = await self.search.run(ctx, query, why, gate, notes, instant=True)
+        context = retrieval.context if retrieval is not None else RetrievedContext()
+        return await self._answer(ctx, question, context, notes)
+
+    async def _pass1(self, ctx: StepContext, question: str, notes: StepNotes) -> FirstPass | None:
+        r = self.cfg.reasoner
+        msgs = prompts.query_pass1_messages(
+            task=task_context(ctx, self.cfg),
+            recent=[clip_triple(c) for c in ctx.recent],
+            now=clip_triple(ctx.caption),
+            question=question,
+        )
+        p1 = await call_json(
+            self.llm,
+            self.clock,
+            "pass 1 (question)",
+            msgs,
+            schemas.query_pass1_schema(),
+            lambda raw: schemas.parse_query_pass1(raw, question),
+            max_tokens=r.max_tokens,
+            temperature=r.temperature,
+        )
+        notes.timings["pass1"] = p1.seconds
+        notes.trace["pass1"] = p1.trace()
+        return p1.value
+
+    async def _answer(
+        self, ctx: StepContext, question: str, context: RetrievedContext, notes: StepNotes
+    ) -> Verdict:
+        r = self.cfg.reasoner
+        msgs = prompts.answer_messages(
+            task=task_context(ctx, self.cfg), question=question, retrieved=context.text
+        )
+        p2 = await call_json(
+            self.llm,
+            self.clock,
+            "pass 2 (answer)",
+            msgs,
+            schemas.answer_schema(),
+            lambda raw: nonempty(answer_text.grammar_cut(str(raw.get("the_answer", "")), schemas.SAY_CHARS)),
+            max_tokens=r.max_tokens,
+            temperature=r.temperature,
+        )
+        notes.timings["pass2"] = p2.seconds
+        notes.trace["pass2"] = p2.trace()
+        text = p2.value or NO_ANSWER
+        return Verdict.answer(text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer"))

@@ -1,0 +1,89 @@
+"""What one step decided (`Verdict`), what it noted on the way (`StepNotes`), and the
+policy's last word on a wish to speak (`admit`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from edge_assist.events import Caption, Decision, SubType
+from edge_assist.reasoning.api import StepContext
+from edge_assist.reasoning.policy import InterventionPolicy
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A step's outcome before it is stamped as a Decision."""
+
+    speak: bool
+    reason: str  # why: the decider's numbers, the pass that spoke, or the error
+    sub_type: SubType | None = None  # the service; None for silence and for answers
+    text: str = ""  # the words, also when the policy held them back
+    trigger: str = "proactive"  # "proactive" or "query"
+    suppressed_by: str = ""  # the policy rule that silenced a wanted response
+
+    @classmethod
+    def silent(cls, reason: str) -> Verdict:
+        return cls(False, reason)
+
+    @classmethod
+    def answer(cls, text: str, citation: str, reason: str) -> Verdict:
+        """An answer to the wearer, with the clips it rests on when there are any."""
+        spoken = f"{text} ({citation})" if citation else text
+        # An answer is not a proactive service, so it has no sub-type: the trigger says it was
+        # asked, which gives it answer priority and keeps it out of proactive scoring.
+        return cls(True, reason, None, spoken, "query")
+
+    def decision(
+        self, *, t: float, caption: Caption, session_id: str, latency_s: float, notes: StepNotes
+    ) -> Decision:
+        return Decision(
+            t=t,
+            session_id=session_id,
+            clip_index=caption.index,
+            stream_t0=caption.t0,
+            stream_t1=caption.t1,
+            speak=self.speak,
+            sub_type=self.sub_type,
+            text=self.text,
+            latency_s=latency_s,
+            reason=self.reason,
+            trigger=self.trigger,
+            suppressed_by=self.suppressed_by,
+            timings_s=notes.timings,
+            trace=notes.trace,
+        )
+
+
+@dataclass
+class StepNotes:
+    """What a step measured and saw, filled as it goes: the Decision's sections and trace."""
+
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per section
+    trace: dict[str, Any] = field(default_factory=dict)  # JSON: what each part saw and said
+
+
+async def admit(
+    policy: InterventionPolicy,
+    ctx: StepContext,
+    sub_type: SubType,
+    text: str,
+    reason: str,
+    notes: StepNotes,
+    *,
+    about: str = "",
+) -> Verdict:
+    """A proactive wish to speak, through the intervention policy: spoken, or held back and why."""
+    start = time.perf_counter()
+    allowed = await policy.admit(
+        session_id=ctx.session_id,
+        sub_type=sub_type,
+        text=text,
+        now_t=ctx.caption.t1,
+        trigger="proactive",
+        about=about,
+    )
+    notes.timings["policy"] = time.perf_counter() - start
+    notes.trace["policy"] = {"allowed": allowed.allowed, "reason": allowed.reason}
+    return Verdict(allowed.allowed, reason, sub_type, text, suppressed_by=allowed.reason)
