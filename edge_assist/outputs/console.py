@@ -6,6 +6,7 @@ import sys
 from typing import TextIO
 
 from edge_assist.events import Decision
+from edge_assist.outputs.api import OutputSink
 
 
 def clock_text(seconds: float) -> str:
@@ -24,7 +25,7 @@ def format_decision(d: Decision) -> str:
     return f"[{when}] silent" + (f" ({d.reason})" if d.reason else "")
 
 
-class ConsoleOutput:
+class ConsoleOutput(OutputSink):
     name = "console"
 
     def __init__(self, *, show_silent: bool = False, stream: TextIO | None = None) -> None:

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.events import Decision
+from edge_assist.outputs.api import OutputSink
 from edge_assist.outputs.jsonl_file import JsonlFile
 
 
-class DecisionLog:
+class DecisionLog(OutputSink):
     name = "decision-log"
 
     def __init__(self, path: Path) -> None:

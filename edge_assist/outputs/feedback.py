@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.events import Decision
+from edge_assist.outputs.api import OutputSink
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ WINDOW_S = 60.0
 SIGNALS = {"thanks": 1, "helpful": 1, "not_now": 0, "not-now": 0, "dismiss": 0, "stop": 0}
 
 
-class FeedbackLog:
+class FeedbackLog(OutputSink):
     name = "feedback"
 
     def __init__(self, path: str | Path) -> None:
@@ -72,9 +73,6 @@ class FeedbackLog:
         self._last = None  # one label per alert
         self.labelled += 1
         return True
-
-    async def close(self) -> None:
-        return None
 
 
 def read_feedback(path: str | Path) -> Iterator[dict[str, Any]]:

@@ -21,6 +21,7 @@ import contextlib
 import logging
 
 from edge_assist.events import Decision, priority_of
+from edge_assist.outputs.api import OutputSink
 from edge_assist.outputs.glasses_link import BridgeLink
 from edge_assist.outputs.paging import pages
 
@@ -42,7 +43,7 @@ def display_duration_s(text: str, min_s: float = 3.0) -> float:
     return round(min(_MAX_DURATION_S, max(min_s, 1.0 + _READ_S_PER_WORD * len(text.split()))), 2)
 
 
-class HudOutput:
+class HudOutput(OutputSink):
     name = "hud"
 
     def __init__(

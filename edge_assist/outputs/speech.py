@@ -32,6 +32,7 @@ from pathlib import Path
 from edge_assist.config import OutputConfig
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import Decision, priority_of
+from edge_assist.outputs.api import OutputSink
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ def wav_pcm(data: bytes) -> tuple[bytes, int]:
     raise EdgeAssistError("the speech engine's WAV has no audio data")
 
 
-class SpeechOutput:
+class SpeechOutput(OutputSink):
     name = "speech"
 
     def __init__(self, cfg: OutputConfig, *, queue_max: int | None = None) -> None:
@@ -249,9 +250,8 @@ class SpeechOutput:
         if self._cut.is_set():
             return b"", 0
         if proc.returncode != 0:
-            raise EdgeAssistError(
-                f"espeak-ng failed: {err.decode(errors='replace').strip() or proc.returncode}; check output.voice"
-            )
+            why = err.decode(errors="replace").strip() or proc.returncode
+            raise EdgeAssistError(f"espeak-ng failed: {why}; check output.voice")
         return wav_pcm(out)
 
     async def _play_to_file(self, record: SpokenRecord, pcm: bytes, rate: int) -> None:

@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from edge_assist.events import Decision
+from edge_assist.outputs.api import OutputSink
 from edge_assist.outputs.jsonl_file import JsonlFile
 from edge_assist.outputs.trace_format import trace_record
 
 
-class TraceLog:
+class TraceLog(OutputSink):
     name = "trace-log"
 
     def __init__(self, path: Path) -> None:

@@ -184,9 +184,7 @@ class Pipeline:
     def _log_stats(self) -> None:
         rec = self.stats_record()
         for sink in self.sinks:
-            write = getattr(sink, "write_record", None)
-            if write is not None:
-                write(rec)
+            sink.write_record(rec)
 
     async def _stats_loop(self, interval_s: float) -> None:
         while True:
@@ -197,9 +195,7 @@ class Pipeline:
         """A run that ended by itself lets outputs deliver what they hold (the HUD's acks),
         while the tasks they need (the glasses link) still run; each bounds its own wait."""
         for sink in self.sinks:
-            drain = getattr(sink, "drain", None)
-            if drain is not None:
-                await drain()
+            await sink.drain()
 
     def _record(self, decision: Decision) -> None:
         self.decisions.append(decision)
@@ -305,7 +301,7 @@ class Pipeline:
                 try:
                     await asyncio.wait_for(sink.close(), timeout=0.5)
                 except (TimeoutError, asyncio.TimeoutError):
-                    log.warning("output %s did not close in time", getattr(sink, "name", sink))
+                    log.warning("output %s did not close in time", sink.name)
         if error is not None:
             raise error
         return RunResult(self.decisions, self.stats)
