@@ -19,6 +19,7 @@ from edge_assist.events import Frame, StreamEnd
 from edge_assist.outputs.decision_log import DecisionLog, read_decision_log
 from edge_assist.queues import DroppingQueue
 from edge_assist.runtime.app import Pipeline
+from edge_assist.runtime.parts import PipelineSettings, VideoSource
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stream import load_caption_stream
 from edge_assist.sources.video_file import VideoFileSource
@@ -32,7 +33,7 @@ DEMO = ROOT / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl
 async def test_caption_replay_end_to_end_writes_the_decision_log(tmp_path: Path) -> None:
     stream = load_caption_stream(DEMO)
     log = DecisionLog(tmp_path / "decisions.jsonl")
-    p = Pipeline(VirtualClock(), ErrorRecoveryEveryCaption(), [log], captions=stream)
+    p = Pipeline(VirtualClock(), ErrorRecoveryEveryCaption(), [log], stream)
     result = await p.run()
     assert result.stats.captions == len(stream.captions) == result.stats.decisions == result.stats.spoken
     lines = [r for r in read_decision_log(tmp_path / "decisions.jsonl") if r["type"] == "decision"]
@@ -70,9 +71,8 @@ async def test_slow_captioner_makes_the_pipeline_skip_clips_and_count_them(tmp_p
     video = write_video(tmp_path / "kitchen.avi", seconds=60, fps=5, cut_at_s=31)
     clock = VirtualClock()
     captioner = ScriptedCaptioner(clock, latency_s=25.0)  # 2.5x slower than the 10 s clips
-    p = Pipeline(
-        clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0
-    )
+    source = VideoSource(VideoFileSource(video, fps=5), captioner)
+    p = Pipeline(clock, NeverSpeak(), [], source, settings=PipelineSettings(clip_s=10.0))
     result = await p.run()
     s = result.stats
     assert s.clips == 6
@@ -88,9 +88,8 @@ async def test_fast_captioner_captions_every_clip(tmp_path: Path) -> None:
     video = write_video(tmp_path / "kitchen.avi", seconds=30, fps=5)
     clock = VirtualClock()
     captioner = ScriptedCaptioner(clock, latency_s=2.0)
-    p = Pipeline(
-        clock, NeverSpeak(), [], frames=VideoFileSource(video, fps=5), captioner=captioner, clip_s=10.0
-    )
+    source = VideoSource(VideoFileSource(video, fps=5), captioner)
+    p = Pipeline(clock, NeverSpeak(), [], source, settings=PipelineSettings(clip_s=10.0))
     result = await p.run()
     assert captioner.seen == [0, 1, 2] and result.stats.skipped_clips == 0
 
@@ -100,7 +99,7 @@ async def test_stop_request_shuts_down_within_two_seconds(tmp_path: Path) -> Non
     log = DecisionLog(tmp_path / "d.jsonl")
     # Real-time pacing: the first caption arrives after ~30 s, so we stop mid-wait.
     clock = WaitingClock()
-    p = Pipeline(clock, NeverSpeak(), [log], captions=stream)
+    p = Pipeline(clock, NeverSpeak(), [log], stream)
     task = asyncio.create_task(p.run())
     await asyncio.wait_for(clock.waiting.wait(), timeout=5)
     t0 = time.perf_counter()

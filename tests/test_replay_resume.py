@@ -55,7 +55,7 @@ async def test_everything_in_memory_waits_for_nothing(tmp_path: Path) -> None:
 
 async def test_interrupted_run_reports_the_stream_time_it_processed(tmp_path: Path) -> None:
     clock = VirtualClock()
-    p = Pipeline(clock, NeverSpeak(), [], captions=load_caption_stream(_stream(tmp_path, n=8)))
+    p = Pipeline(clock, NeverSpeak(), [], load_caption_stream(_stream(tmp_path, n=8)))
 
     async def ctrl_c() -> None:  # the wearer presses Ctrl-C 35 s into an 80 s stream
         await clock.sleep_until(35.0)
@@ -70,6 +70,6 @@ async def test_interrupted_run_reports_the_stream_time_it_processed(tmp_path: Pa
 
 
 async def test_finished_run_reports_the_whole_stream(tmp_path: Path) -> None:
-    p = Pipeline(VirtualClock(), NeverSpeak(), [], captions=load_caption_stream(_stream(tmp_path, n=8)))
+    p = Pipeline(VirtualClock(), NeverSpeak(), [], load_caption_stream(_stream(tmp_path, n=8)))
     s = (await p.run()).stats
     assert not s.stopped_early and s.stream_s == pytest.approx(80.0) and s.stream_start_s == 0.0

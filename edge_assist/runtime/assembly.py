@@ -13,17 +13,19 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from edge_assist.clock import Clock, RealClock, VirtualClock
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError, SourceError
+from edge_assist.inference.base import LLM, VLM, ImageEncoder, TextEncoder
 from edge_assist.outputs.api import OutputSink
 from edge_assist.outputs.console import ConsoleOutput
 from edge_assist.outputs.decision_log import DecisionLog
 from edge_assist.reasoning.api import Assistant
 from edge_assist.runtime.app import Pipeline, RunResult, install_signal_handlers, run_sync
 from edge_assist.runtime.devices import device_tasks
+from edge_assist.runtime.lanes import ModelArbiter, ScheduledLLM, ScheduledVLM
+from edge_assist.runtime.parts import MemoryParts, PipelineSettings, VideoSource
 from edge_assist.runtime.scheduler import Scheduler
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.caption_stream import CaptionStream, load_caption_stream, replay_kind
@@ -54,19 +56,19 @@ def make_clock(cfg: Config, *, live: bool) -> Clock:
     return RealClock() if live or cfg.source.realtime else VirtualClock()
 
 
-def open_replay_source(cfg: Config, path: str | Path) -> tuple[CaptionStream | None, FrameSource | None]:
+def open_replay_source(cfg: Config, path: str | Path) -> CaptionStream | FrameSource:
     p = Path(path)
     if not p.exists():
         raise SourceError(f"{p} does not exist; give a video file or a caption stream (.jsonl/.srt)")
     if replay_kind(p) == "captions":
-        return load_caption_stream(p), None
+        return load_caption_stream(p)
     from edge_assist.sources.video_file import VideoFileSource
 
     video = VideoFileSource(p, cfg.source.fps)
     # Decode the first frame now: a corrupt file is reported before any model loads.
     video.open()
     video.close()
-    return None, video
+    return video
 
 
 def open_camera(cfg: Config) -> FrameSource:
@@ -87,19 +89,18 @@ def open_camera(cfg: Config) -> FrameSource:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Models:
-    llm: Any
-    text_encoder: Any
-    vlm: Any = None
-    image_encoder: Any = None
-    memory_llm: Any = None  # the LLM the memory writer uses (a copy, or `llm` itself)
+    llm: LLM
+    text_encoder: TextEncoder
+    memory_llm: LLM  # the LLM the memory writer uses (a copy, or `llm` itself)
+    vlm: VLM | None = None
+    image_encoder: ImageEncoder | None = None
 
 
-def load_models(cfg: Config, arbiter: Any = None) -> Models:
+def load_models(cfg: Config, arbiter: ModelArbiter | None = None) -> Models:
     """The configured models, LLM and VLM behind the scheduler's arbiter when one is given."""
     from edge_assist.inference.loader import lazy_llm, load_image_encoder, load_text_encoder, load_vlm
-    from edge_assist.runtime.lanes import ScheduledLLM, ScheduledVLM
 
     # Loaded on first use: the first decision (gate, template wording) needs no LLM.
     llm = lazy_llm(cfg)
@@ -121,6 +122,71 @@ def load_models(cfg: Config, arbiter: Any = None) -> Models:
     )
 
 
+def open_source(cfg: Config, *, live: bool, path: str | Path | None) -> CaptionStream | FrameSource:
+    """The caption stream or video file to replay, or the camera when live."""
+    if path is not None:
+        return open_replay_source(cfg, path)
+    if live:
+        return open_camera(cfg)
+    raise SourceError("nothing to replay: give a path")
+
+
+def check_captioner_configured(cfg: Config, source: CaptionStream | FrameSource) -> None:
+    """Video needs a VLM: said before any model loads."""
+    if not isinstance(source, CaptionStream) and not cfg.models.vlm and cfg.models.backend == "local":
+        raise EdgeAssistError(
+            "video needs a VLM to caption it and none is configured: set models.vlm "
+            "(see `edge-assist models list`, then `edge-assist models pull NAME`), "
+            "or replay a caption stream (.jsonl/.srt)"
+        )
+
+
+def with_captioner(
+    cfg: Config, source: CaptionStream | FrameSource, models: Models
+) -> CaptionStream | VideoSource:
+    """A video source with the VLM captioner that turns its clips into captions."""
+    if isinstance(source, CaptionStream):
+        return source
+    if models.vlm is None:
+        raise EdgeAssistError("video needs a VLM to caption it: set models.vlm, or replay a caption stream")
+    from edge_assist.perception.vlm_captioner import VLMCaptioner
+
+    return VideoSource(source, VLMCaptioner(models.vlm, cfg.captioner))
+
+
+def open_memory(
+    cfg: Config, models: Models, clock: Clock, wall_start: float | None
+) -> tuple[MemoryParts, Callable[[], None]]:
+    """The wearer's memory and its background writer, and the function that closes it.
+
+    `wall_start` (epoch seconds): memory is stamped with wall_start + the pipeline's clock
+    instead of today's wall clock, so a replayed day (or a simulated one) is filed on its
+    own date and retention counts its days.
+    """
+    from edge_assist.memory.memory import Memory
+    from edge_assist.memory.writer import MemoryWriter
+
+    wall = None if wall_start is None else (lambda: float(wall_start) + clock.now())
+    memory = Memory.open(cfg, models.memory_llm, models.text_encoder, models.image_encoder, wall=wall)
+    return MemoryParts(memory, MemoryWriter(memory, clock, cfg)), memory.close
+
+
+def default_assistant(cfg: Config, models: Models, memory: MemoryParts | None, clock: Clock) -> Assistant:
+    from edge_assist.runtime.assistant import build_assistant
+
+    if memory is None:
+        raise EdgeAssistError("the assistant needs memory; build the pipeline with with_memory=True")
+    return build_assistant(
+        cfg,
+        models.llm,
+        models.text_encoder,
+        memory.reader,
+        vlm=models.vlm,
+        image_encoder=models.image_encoder,
+        clock=clock,
+    )
+
+
 def build_pipeline(
     cfg: Config,
     *,
@@ -135,99 +201,42 @@ def build_pipeline(
 ) -> tuple[Pipeline, Callable[[], None]]:
     """A ready Pipeline from the config, and a function that releases what it opened.
 
-    `wall_start` (epoch seconds): memory is stamped with wall_start + the pipeline's clock
-    instead of today's wall clock, so a replayed day (or a simulated one) is filed on its
-    own date and retention counts its days.
+    `wall_start`: the epoch second stream time 0 is filed at in memory (see `open_memory`).
     """
-
     clock = clock or make_clock(cfg, live=live)
-    captions: CaptionStream | None = None
-    frames: FrameSource | None = None
-    if path is not None:
-        captions, frames = open_replay_source(cfg, path)
-    elif live:
-        frames = open_camera(cfg)
-    else:
-        raise SourceError("nothing to replay: give a path")
-
-    if frames is not None and not cfg.models.vlm and cfg.models.backend == "local":
-        raise EdgeAssistError(
-            "video needs a VLM to caption it and none is configured: set models.vlm "
-            "(see `edge-assist models list`, then `edge-assist models pull NAME`), "
-            "or replay a caption stream (.jsonl/.srt)"
-        )
+    opened = open_source(cfg, live=live, path=path)
+    check_captioner_configured(cfg, opened)
     scheduler = Scheduler(cfg)
     models = load_models(cfg, scheduler.arbiter)
     scheduler.paths = tuple(p for p in scheduler.paths if p != "visual" or models.image_encoder is not None)
-    captioner = None
-    if frames is not None:
-        if models.vlm is None:
-            raise EdgeAssistError(
-                "video needs a VLM to caption it: set models.vlm, or replay a caption stream"
-            )
-        from edge_assist.perception.vlm_captioner import VLMCaptioner
-
-        captioner = VLMCaptioner(models.vlm, cfg.captioner)
-
-    memory = writer = None
-    closers: list[Callable[[], None]] = []
-    if with_memory:
-        from edge_assist.memory.memory import Memory
-        from edge_assist.memory.writer import MemoryWriter
-
-        wall = None if wall_start is None else (lambda: float(wall_start) + clock.now())
-        memory = Memory.open(cfg, models.memory_llm, models.text_encoder, models.image_encoder, wall=wall)
-        closers.append(memory.close)
-        writer = MemoryWriter(memory, clock, cfg)
-    if assistant is None:
-        from edge_assist.runtime.assistant import build_assistant
-
-        if memory is None:
-            raise EdgeAssistError("the assistant needs memory; build the pipeline with with_memory=True")
-        assistant = build_assistant(
-            cfg,
-            models.llm,
-            models.text_encoder,
-            memory,
-            vlm=models.vlm,
-            image_encoder=models.image_encoder,
-            clock=clock,
-        )
-    sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=live or cfg.source.realtime)
+    source = with_captioner(cfg, opened, models)
+    memory, close_memory = open_memory(cfg, models, clock, wall_start) if with_memory else (None, None)
+    assistant = assistant or default_assistant(cfg, models, memory, clock)
+    paced = live or cfg.source.realtime
+    sink_list = list(sinks) if sinks is not None else default_sinks(cfg, speech=paced)
     # The glasses get decisions in every mode; a replay faster than real time waits for them
     # to connect and for their acknowledgements (devices.py). Voice only listens live.
-    extra = device_tasks(cfg, clock, scheduler, sink_list, paced=live or cfg.source.realtime)
-    s = cfg.segmenter
+    extra = device_tasks(cfg, clock, scheduler, sink_list, paced=paced)
+    session_id = (
+        source.session_id if isinstance(source, CaptionStream) else f"live-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
+    settings = PipelineSettings.from_config(cfg, session_id=session_id, live=live)
     pipeline = Pipeline(
         clock,
         assistant,
         sink_list,
-        frames=frames,
-        captions=captions,
-        captioner=captioner,
-        session_id=captions.session_id if captions is not None else f"live-{time.strftime('%Y%m%d-%H%M%S')}",
-        clip_s=s.clip_s,
-        keyframes_per_clip=s.keyframes_per_clip,
-        scene_change_pick=s.scene_change_pick,
-        frame_queue=s.frame_queue,
-        clip_queue=cfg.captioner.queue,
+        source,
         memory=memory,
-        memory_writer=writer,
-        memory_queue=cfg.memory.write_queue,
-        recent_n=cfg.reasoner.context_captions,
-        task_context=cfg.reasoner.task_context,
-        task=cfg.reasoner.task,
         scheduler=scheduler,
-        pace=True,
-        stats_interval_s=cfg.scheduler.stats_interval_s if live else 0.0,
+        settings=settings,
         extra_tasks=extra,
         on_progress=on_progress,
     )
 
     def close() -> None:
-        for c in reversed(closers):
+        if close_memory is not None:
             with contextlib.suppress(Exception):
-                c()
+                close_memory()
 
     return pipeline, close
 
