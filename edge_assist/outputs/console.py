@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from edge_assist.events import Decision
@@ -31,7 +32,8 @@ class ConsoleOutput(OutputSink):
     def __init__(self, *, show_silent: bool = False, stream: TextIO | None = None) -> None:
         self.show_silent = show_silent
         self.stream = stream or sys.stdout
-        self.write_hook = None  # set by the app so lines do not tear the progress bar
+        # Set by the app so lines do not tear the progress bar.
+        self.write_hook: Callable[[str], None] | None = None
 
     async def emit(self, decision: Decision) -> None:
         if not (decision.speak or decision.suppressed_by or self.show_silent):

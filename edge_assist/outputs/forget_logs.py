@@ -24,7 +24,6 @@ import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from edge_assist.errors import StoreError
 
@@ -75,7 +74,7 @@ class Forgotten:
                         return True
         return False
 
-    def mentioned_in(self, record: Any) -> bool:
+    def mentioned_in(self, record: object) -> bool:
         """True if this JSON record belongs to, cites or quotes anything forgotten."""
         for node in _walk(record):
             if isinstance(node, str):
@@ -99,7 +98,7 @@ class Forgotten:
         return False
 
 
-def _walk(value: Any) -> Iterator[Any]:
+def _walk(value: object) -> Iterator[object]:
     stack = [value]
     while stack:
         v = stack.pop()
@@ -122,8 +121,8 @@ def _mentions(line: bytes, forgotten: Forgotten) -> bool:
 
 def busy_error(path: Path) -> StoreError:
     return StoreError(
-        f"{path} is being written by a running edge-assist; stop it, then run `edge-assist memory forget` again "
-        "(nothing was deleted)"
+        f"{path} is being written by a running edge-assist; stop it, then run "
+        "`edge-assist memory forget` again (nothing was deleted)"
     )
 
 

@@ -103,7 +103,8 @@ class BridgeLink:
         return await self.endpoint.wait_connected(timeout_s)
 
     async def flush(self, timeout_s: float) -> int:
-        """Wait up to `timeout_s` for every acknowledged message sent so far; returns how many are still due."""
+        """Wait up to `timeout_s` for every acknowledged message sent so far; returns how many
+        are still due."""
         return await self.endpoint.flush(timeout_s)
 
     def stats(self) -> dict[str, Any]:

@@ -53,11 +53,13 @@ class RunStats:
         ]
         if self.frames:
             lines.append(
-                f"frames {self.frames} (dropped {self.dropped_frames}), clips {self.clips} (skipped {self.skipped_clips})"
+                f"frames {self.frames} (dropped {self.dropped_frames}), "
+                f"clips {self.clips} (skipped {self.skipped_clips})"
             )
+        silent = self.decisions - self.spoken - self.suppressed
         lines.append(
             f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
-            f"{self.decisions - self.spoken - self.suppressed} silent, {self.suppressed} held back by the policy"
+            f"{silent} silent, {self.suppressed} held back by the policy"
         )
         if self.memory_written:
             lines.append(f"memory: {self.memory_written} captions written")
