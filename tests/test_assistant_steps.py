@@ -120,14 +120,8 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
     from tests.assistant_memory import demo_stream
 
     meta, caps = demo_stream(2)
-    rec = tmp_path / "rec.jsonl"
-    rec.write_text(
-        "\n".join(
-            [json.dumps({"meta": meta})]
-            + [json.dumps({"t0": c.t0, "t1": c.t1, "text": c.text}) for c in caps]
-        )
-        + "\n",
-        encoding="utf-8",
+    rec = _jsonl(
+        tmp_path / "rec.jsonl", [{"meta": meta}, *({"t0": c.t0, "t1": c.t1, "text": c.text} for c in caps)]
     )
     data = ["--set", f"general.data_dir={tmp_path / 'data'}", "--set", "general.wearer=ann"]
     # A caption stream is built into a temporary memory, then asked.
@@ -162,21 +156,25 @@ def test_ask_command_over_a_caption_recording(tmp_path: Path, capsys: pytest.Cap
     assert "does not exist" in capsys.readouterr().err
     assert cli_main(["ask", "q", "--choices", "one", *data]) == 2
     assert "at least two" in capsys.readouterr().err
-    # A later session of the same wearer: asked now, it is today and the first one its past.
-    later = tmp_path / "later.jsonl"
-    later.write_text(
-        "\n".join(
-            json.dumps({"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": t})
-            for i, t in enumerate(
-                ["You water the plants on the windowsill", "You fold the towels on the bed"]
-            )
-        )
-        + "\n",
-        encoding="utf-8",
+    _a_later_session_reaches_back(tmp_path, capsys, data, first=meta["session_id"])
+
+
+def _jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def _a_later_session_reaches_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: list[str], *, first: str
+) -> None:
+    """A later session of the same wearer: asked now, it is today and the first one its past."""
+    texts = ["You water the plants on the windowsill", "You fold the towels on the bed"]
+    later = _jsonl(
+        tmp_path / "later.jsonl",
+        [{"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": t} for i, t in enumerate(texts)],
     )
     assert cli_main(["memory", "ingest", str(later), "--session", "later", *data]) == 0
     capsys.readouterr()
-    first = meta["session_id"]
     assert cli_main(["ask", "What did I cut with a knife?", "--json", *data]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["session"] == "later"
