@@ -52,6 +52,7 @@ lint: setup
 	$(VENV)/bin/ruff check edge_assist firmware_bridge tests benchmarks
 	$(VENV)/bin/mypy edge_assist firmware_bridge
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) -m tests.check_layout
 
 # `make bench BENCH_ARGS=--quick` for the minutes-long run.
 bench: setup

@@ -13,9 +13,9 @@ import os
 import time
 import tty
 
-from benchmarks.percentiles import percentile
 from benchmarks.results_io import write
 from edge_assist.outputs.glasses_link import BridgeLink
+from edge_assist.runtime.percentiles import percentile
 from firmware_bridge import crypto
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.frames import Header, MsgType, build

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.results_io import machine, write
+from edge_assist.runtime.percentiles import percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
@@ -117,7 +118,7 @@ def spread(runs: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": runs}
     for k in ("first_decision_s", "exit_s", "cpu_s", "peak_rss_mb"):
         xs = np.array([r[k] for r in runs], dtype=float)
-        out[k] = {"p50": round(float(np.percentile(xs, 50)), 3), "max": round(float(xs.max()), 3)}
+        out[k] = {"p50": percentile(xs, 50, 3), "max": round(float(xs.max()), 3)}
     return out
 
 

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_pipeline import first_audio_s
-from benchmarks.percentiles import p50_p95
 from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
+from edge_assist.runtime.percentiles import p50_p95
 from edge_assist.sources.caption_stream import load_caption_stream
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
-from benchmarks.percentiles import percentile
 from benchmarks.results_io import command_line, write
 from edge_assist.memory.graph import EntityGraph, adjacency_path, clip_id
 from edge_assist.retrieval.paths import query_terms
+from edge_assist.runtime.percentiles import percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "bench_memory_graph.json"

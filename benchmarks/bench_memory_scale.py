@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from benchmarks import caption_vectors
-from benchmarks.percentiles import percentile
 from benchmarks.results_io import command_line, write
 from edge_assist.memory.ivf import IvfSettings
 from edge_assist.memory.store import MemoryStore, Windows
+from edge_assist.runtime.percentiles import percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "bench_memory_scale.json"

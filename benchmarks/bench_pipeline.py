@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.percentiles import p50_p95
 from benchmarks.results_io import write
 from edge_assist.config import Config
 from edge_assist.events import UserQuery
@@ -33,6 +32,7 @@ from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
 from edge_assist.runtime.budgets import CURRENT_STEP
 from edge_assist.runtime.lanes import LANE, Lane, ScheduledLLM
+from edge_assist.runtime.percentiles import p50_p95
 from edge_assist.runtime.reasoner_stage import StepInbox
 from edge_assist.runtime.scheduler import Scheduler
 from edge_assist.sources.caption_stream import load_caption_stream

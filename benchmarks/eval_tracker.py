@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.percentiles import percentile
 from benchmarks.results_io import stamp, write
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
@@ -44,6 +43,7 @@ from edge_assist.evaluation.measures import false_alarms_per_hour
 from edge_assist.evaluation.scorer import score
 from edge_assist.events import SubType
 from edge_assist.inference.loader import load_text_encoder
+from edge_assist.runtime.percentiles import percentile
 from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import TaskLibrary, parse_listed_steps
 from edge_assist.tasks.recognition import TaskRecognizer

@@ -27,7 +27,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.percentiles import p50_p95
 from benchmarks.results_io import command_line, write
 from benchmarks.soak_probes import rss_mb
 from edge_assist.config import Config, parse_override
@@ -35,6 +34,7 @@ from edge_assist.events import UserQuery
 from edge_assist.memory import heap
 from edge_assist.runtime.app import run_sync
 from edge_assist.runtime.assembly import build_pipeline
+from edge_assist.runtime.percentiles import p50_p95
 from edge_assist.runtime.reasoner_stage import StepInbox
 
 

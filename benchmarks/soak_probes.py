@@ -17,13 +17,13 @@ from typing import Any, cast
 
 import numpy as np
 
-from benchmarks.percentiles import percentile
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.memory import Memory, Paths
 from edge_assist.retrieval.api import SearchPlan
 from edge_assist.retrieval.retriever import Retriever
+from edge_assist.runtime.percentiles import percentile
 
 # Questions of the kinds the services ask: objects of the day's cooking, the routines, the past.
 QUERIES = (

@@ -27,7 +27,8 @@ from firmware_bridge.errors import BridgeError
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="edge-assist",
-        description="On-device proactive assistant for smart glasses: watches, remembers, speaks up when it helps.",
+        description="On-device proactive assistant for smart glasses: "
+        "watches, remembers, speaks up when it helps.",
     )
     parser.add_argument("--version", action="version", version=f"edge-assist {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")

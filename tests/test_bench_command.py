@@ -81,7 +81,7 @@ def test_summary_reads_every_benchmark_as_it_writes_today() -> None:
 
 def test_one_percentile_for_every_benchmark() -> None:
     """numpy's linear interpolation: p50 is the median, p95 lies between two samples."""
-    from benchmarks.percentiles import METHOD, p50_p95, percentile
+    from edge_assist.runtime.percentiles import METHOD, p50_p95, percentile
 
     xs = [0.004, 0.001, 0.003, 0.002, 0.005]
     assert METHOD == "linear"

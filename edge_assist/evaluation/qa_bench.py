@@ -17,8 +17,6 @@ Scoring (per question; `abstained` = the answer says it does not remember):
 from __future__ import annotations
 
 import asyncio
-import math
-import statistics
 import tempfile
 import time
 from collections import defaultdict
@@ -39,6 +37,7 @@ from edge_assist.evaluation.qa_questions import (
 )
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning.answer_text import content_words, is_abstention
+from edge_assist.runtime.percentiles import percentile
 
 CONTENT_THRESHOLD = 0.5
 WINDOW_SLACK_S = 2.0
@@ -141,11 +140,6 @@ def _pct(n: int, d: int) -> float | None:
     return round(100.0 * n / d, 1) if d else None
 
 
-def _p95(xs: list[float]) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, math.ceil(0.95 * len(s)) - 1)] if s else 0.0
-
-
 def summarise(records: list[dict[str, Any]], rows: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for r in rows:
@@ -183,8 +177,8 @@ def summarise(records: list[dict[str, Any]], rows: Sequence[str]) -> dict[str, A
             "invented_over_empty_memory": sum(not x["abstained"] for x in empty),
             "empty_memory_questions": len(empty),
             "latency_s": {
-                "median": round(statistics.median(secs), 3) if secs else 0.0,
-                "p95": round(_p95(secs), 3),
+                "median": percentile(secs, 50, 3) or 0.0,
+                "p95": percentile(secs, 95, 3) or 0.0,
             },
         }
     return out

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from edge_assist.runtime.percentiles import percentile
+
 CURRENT_STEP: contextvars.ContextVar[StepBudget | None] = contextvars.ContextVar(
     "edge_assist_step", default=None
 )
@@ -55,7 +57,7 @@ class Histogram:
         n = sum(self.counts)
 
         def q(p: float) -> float | None:
-            return round(v[min(len(v) - 1, int(p * len(v)))], 4) if v else None
+            return percentile(v, 100 * p, 4)
 
         return {
             "count": n,

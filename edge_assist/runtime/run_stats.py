@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from edge_assist.runtime.percentiles import percentile
+
 
 def _mmss(t: float) -> str:
     m, s = divmod(int(round(t)), 60)
@@ -77,10 +79,7 @@ class RunStats:
 
     def to_json(self) -> dict[str, Any]:
         def pct(xs: list[float], q: float) -> float | None:
-            if not xs:
-                return None
-            s = sorted(xs)
-            return round(s[min(len(s) - 1, int(q * len(s)))], 4)
+            return percentile(xs, 100 * q, 4)
 
         return {
             "session_id": self.session_id,

@@ -1,4 +1,4 @@
-"""The one way the benchmarks compute a percentile, so their p50 and p95 compare.
+"""The one way a percentile is computed, so the figures of runs, benchmarks and reports compare.
 
 numpy's `linear` interpolation (numpy's default; Hyndman and Fan's type 7, R's default): the
 q-th percentile of n sorted samples lies at position q/100 * (n - 1), between the two samples
@@ -10,10 +10,11 @@ neighbour: with 20 samples that p95 is the largest, with 21 the second largest.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 import numpy as np
 
-METHOD = "linear"
+METHOD: Literal["linear"] = "linear"
 
 
 def percentile(xs: Iterable[float], q: float, digits: int | None = None) -> float | None:
