@@ -1,7 +1,8 @@
 """Two-hop questions over a real small memory: MiniLM, sqlite-vec, the lexical entity parse, Kùzu.
 
 Yesterday a cup went on the tray and the tray was carried; today a mug, a bowl and a spoon
-went on it, the spoon came off again, the tray was carried, and a plate went on it after.
+went on it, the spoon came off again, the tray was carried, and a plate went on it after and
+came off before the tray was carried again.
 The red bowl was used with eggs and a whisk twice, then poured from into a pan.
 """
 
@@ -33,6 +34,8 @@ TODAY = [
     "C beats the eggs in the red bowl with the whisk",
     "C pours the batter from the red bowl into the pan",
     "C puts the plate on the tray",  # 1:20-1:30, after the carry
+    "C takes the plate from the tray",
+    "C carries the tray to the sink",  # 1:40-1:50, with nothing on it
 ]
 DAY_S = 86_400.0
 
@@ -77,6 +80,11 @@ def test_before_todays_carry_the_answer_is_yesterdays(memory: Memory) -> None:
     assert ask(memory, "what was on the tray that I carried", before_t=45.0, past=False) is None
 
 
+def test_the_latest_act_is_the_one_asked_about(memory: Memory) -> None:
+    # The second carry had nothing on the tray: no answer from the first one, the grounded answer decides.
+    assert ask(memory, "What was on the tray I carried?", before_t=200.0) is None
+
+
 def test_what_did_i_use_the_red_bowl_with(memory: Memory) -> None:
     got = ask(memory, "What did I use the red bowl with?", before_t=100.0)
     assert got is not None
@@ -103,6 +111,7 @@ def test_the_hops_read_nothing_after_now(memory: Memory) -> None:
         "spoon",
         "table",
         "plate",
+        "sink",
     }
     assert hops.sessions_seen("tray", ["today", "yesterday", "tomorrow"]) == {"today", "yesterday"}
 

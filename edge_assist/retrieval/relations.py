@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from edge_assist.memory.api import CaptionRecord, MemoryReader, sessions_before
-from edge_assist.memory.graph_hops import GraphHops, Linked, Sighting
+from edge_assist.memory.graph_hops import GraphHops, Linked
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.when import SessionAges
 
@@ -67,16 +67,17 @@ class Relations:
         seen = {k: self._hops.sessions_seen(k, [s for s, _ in order]) for k in keys}
         return [(k, found[k][0], found[k][2], s, b) for s, b in order for k in keys if s in seen[k]]
 
-    def _moments(self, score: float, ages: SessionAges, sightings: Sequence[Sighting]) -> list[Moment]:
+    def _moments(self, score: float, ages: SessionAges, clips: Sequence[tuple[str, int]]) -> list[Moment]:
+        """(session, clip index) as moments with their captions, in the order given."""
         out: list[Moment] = []
         by_session: dict[str, list[int]] = {}
-        for x in sightings:
-            by_session.setdefault(x.session_id, []).append(x.clip_index)
+        for s, i in clips:
+            by_session.setdefault(s, []).append(i)
         records: dict[tuple[str, int], CaptionRecord] = {}
         for s, idx in by_session.items():
             records.update({(r.session_id, r.clip_index): r for r in self._memory.captions(s, sorted(idx))})
-        for x in sightings:
-            r = records.get((x.session_id, x.clip_index))
+        for key in clips:
+            r = records.get(key)
             if r is not None:
                 out.append(
                     Moment(
@@ -101,17 +102,19 @@ class Relations:
         latest clip is the moment."""
         ages = SessionAges(self._memory.session_starts(), session_id, before_t)
         for key, anchor, score, s, bound in self._search(names, session_id, before_t, past_sessions):
-            seen = self._moments(score, ages, self._hops.sightings(key, s, before=bound, n=MAX_SIGHTINGS))
+            sightings = self._hops.sightings(key, s, before=bound, n=MAX_SIGHTINGS)
+            seen = self._moments(score, ages, [(x.session_id, x.clip_index) for x in sightings])
             done = [m for m in seen if did is None or did(m.text)]
             if not done:
                 continue
+            # The latest act is the one asked about: nothing found on it is no answer, not an older act's.
             act, since = done[0], (done[1].t1 if len(done) > 1 else -1.0)
-            links = self._hops.related(key, s, after=since, before=act.t1)
-            things = _still_on(links, preps, act.clip_index)
-            if things:
-                clips = sorted({x.clip_index for x in things}, reverse=True)
-                evidence = self._moments(score, ages, [Sighting(s, i, 0.0, 0.0) for i in clips])
-                return Found(anchor, act, tuple(x.name for x in things[:MAX_THINGS]), (act, *evidence))
+            things = _still_on(self._hops.related(key, s, after=since, before=act.t1), preps, act.clip_index)
+            if not things:
+                return None
+            clips = sorted({(s, x.clip_index) for x in things}, reverse=True)
+            evidence = self._moments(score, ages, clips)
+            return Found(anchor, act, tuple(x.name for x in things[:MAX_THINGS]), (act, *evidence))
         return None
 
     def used_with(
@@ -135,8 +138,8 @@ class Relations:
                 if x.key not in latest or (x.t, x.clip_index) > (latest[x.key].t, latest[x.key].clip_index):
                     latest[x.key] = x
             ranked = sorted(shared, key=lambda k: (-len(shared[k]), -latest[k].t, k))[:MAX_THINGS]
-            clips = sorted({i for k in ranked for i in shared[k]}, reverse=True)
-            evidence = self._moments(score, ages, [Sighting(s, i, 0.0, 0.0) for i in clips])
+            clips = sorted({(s, i) for k in ranked for i in shared[k]}, reverse=True)
+            evidence = self._moments(score, ages, clips)
             if evidence:
                 # The answer rests on the latest clip the best-linked thing shares with it.
                 top = latest[ranked[0]].clip_index
