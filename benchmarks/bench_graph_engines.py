@@ -26,7 +26,6 @@ import importlib
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -38,7 +37,8 @@ import numpy as np
 from benchmarks import caption_vectors
 from benchmarks.bench_memory_graph import DAY, build
 from benchmarks.graph_engine_readers import PlainCypher, ShapedCypher, shape
-from benchmarks.results_io import machine, write
+from benchmarks.percentiles import percentile
+from benchmarks.results_io import command_line, write
 from edge_assist.memory import cypher
 from edge_assist.memory.api import EntityHit
 from edge_assist.memory.graph import EntityGraph, adjacency_path
@@ -65,14 +65,14 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
-def stats(wall: list[float], cpu: list[float]) -> dict[str, float]:
-    ms, cms = np.asarray(wall) * 1000, np.asarray(cpu) * 1000
+def stats(wall: list[float], cpu: list[float]) -> dict[str, float | None]:
+    ms, cms = [1000 * x for x in wall], [1000 * x for x in cpu]
     return {
-        "p50_ms": round(float(np.percentile(ms, 50)), 2),
-        "p95_ms": round(float(np.percentile(ms, 95)), 2),
-        "max_ms": round(float(ms.max()), 2),
-        "cpu_p50_ms": round(float(np.percentile(cms, 50)), 2),
-        "cpu_p95_ms": round(float(np.percentile(cms, 95)), 2),
+        "p50_ms": percentile(ms, 50, 2),
+        "p95_ms": percentile(ms, 95, 2),
+        "max_ms": round(max(ms), 2),
+        "cpu_p50_ms": percentile(cms, 50, 2),
+        "cpu_p95_ms": percentile(cms, 95, 2),
     }
 
 
@@ -167,9 +167,6 @@ def main(argv: list[str] | None = None) -> int:
         g.close()
     out = {
         "benchmark": "bench_graph_engines",
-        "command": "python -m benchmarks.bench_graph_engines "
-        + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
         "engine": {"name": args.engine, "version": version},
         "graph": built,
         "days": days,
@@ -182,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         "uptime": {"before": up_before, "after": uptime()},
         "total_s": round(time.perf_counter() - t0, 1),
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(json.dumps(out))
     return 0
 

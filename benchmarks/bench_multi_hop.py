@@ -1,4 +1,4 @@
-"""Latency of the multi-hop questions' graph reads (Kùzu) at a year's scale, beside the same reads in SQLite.
+"""Latency of the multi-hop questions' reads in the graph engine at a year's scale, beside SQLite.
 
     python -m benchmarks.bench_multi_hop [--mentions 600000] [--anchors 60]
 
@@ -17,7 +17,8 @@ Beside each, the same rows read from the SQLite copy (`<graph>.adjacency.sqlite`
 indexes, with equal rows required: what it would cost if the copy answered these too.
 Relations are compared as sets: COPY FROM keeps a duplicated CSV row as a second edge, which
 the product's MERGE never makes and the copy's primary key drops.
-CPU time is the process's (the engine works on its own threads). The captions read after
+CPU time is the process's (the engine works on its own threads). `--engine ladybug` runs the
+same statements on the maintained fork (see `bench_graph_engines`). The captions read after
 (one primary-key read of at most 64 rows in the store) is not in these figures.
 Writes benchmarks/results/bench_multi_hop.json.
 """
@@ -29,7 +30,6 @@ import json
 import math
 import os
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench_graph_engines import stats, uptime
+from benchmarks.bench_graph_engines import stats, uptime, use_engine
 from benchmarks.bench_memory_graph import DAY, build, entity_names
-from benchmarks.results_io import machine, write
+from benchmarks.results_io import command_line, write
 from edge_assist.memory.graph import EntityGraph, adjacency_path
 from edge_assist.memory.graph_hops import GraphHops
 
@@ -80,7 +80,7 @@ def question_reads(
 ) -> dict[str, tuple[Any, float, float]]:
     """The two questions' reads for one anchor, on each side; each value (rows, wall s, CPU s)."""
 
-    def kuzu_with() -> tuple[Any, ...]:
+    def engine_with() -> tuple[Any, ...]:
         seen = hops.sessions_seen(key, order)
         s = next((x for x in order if x in seen), None)
         return (
@@ -94,7 +94,7 @@ def question_reads(
         s = next((x for x in order if x in seen), None)
         return () if s is None else (s, sorted(db.execute(SQL_CO_SEEN, (key, s, bound[s])).fetchall()))
 
-    def kuzu_on(s: str) -> tuple[Any, ...]:
+    def engine_on(s: str) -> tuple[Any, ...]:
         clips = [x.clip_index for x in hops.sightings(key, s, before=bound[s], n=64)]
         rel = sorted({(x.key, x.clip_index) for x in hops.related(key, s, after=-1.0, before=bound[s])})
         return clips, rel
@@ -103,9 +103,9 @@ def question_reads(
         clips = [r[0] for r in db.execute(SQL_SIGHTINGS, (key, s, bound[s]))]
         return clips, sorted(set(db.execute(SQL_RELATED, (key, s, bound[s])).fetchall()))
 
-    out = {"with_kuzu": timed(kuzu_with), "with_sqlite": timed(sql_with)}
-    day = out["with_kuzu"][0][0] if out["with_kuzu"][0] else order[0]
-    out["on_kuzu"], out["on_sqlite"] = timed(lambda: kuzu_on(day)), timed(lambda: sql_on(day))
+    out = {"with_engine": timed(engine_with), "with_sqlite": timed(sql_with)}
+    day = out["with_engine"][0][0] if out["with_engine"][0] else order[0]
+    out["on_engine"], out["on_sqlite"] = timed(lambda: engine_on(day)), timed(lambda: sql_on(day))
     return out
 
 
@@ -125,11 +125,11 @@ def measure(g: EntityGraph, db: sqlite3.Connection, keys: list[str], days: int, 
                 wall.setdefault(name, []).append(w)
                 cpu.setdefault(name, []).append(c)
             for q in mismatches:
-                mismatches[q] += int(got[f"{q}_kuzu"][0] != got[f"{q}_sqlite"][0])
+                mismatches[q] += int(got[f"{q}_engine"][0] != got[f"{q}_sqlite"][0])
     out: dict[str, Any] = {name: stats(wall[name], cpu[name]) for name in wall}
     for q in ("with", "on"):
-        out[f"{q}_kuzu"]["ratio_p95_to_sqlite"] = round(
-            out[f"{q}_kuzu"]["p95_ms"] / out[f"{q}_sqlite"]["p95_ms"], 1
+        out[f"{q}_engine"]["ratio_p95_to_sqlite"] = round(
+            out[f"{q}_engine"]["p95_ms"] / out[f"{q}_sqlite"]["p95_ms"], 1
         )
     out["mismatches"] = mismatches
     return out
@@ -142,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mentions", type=int, default=600_000)
     ap.add_argument("--relations", type=int, default=200_000)
     ap.add_argument("--anchors", type=int, default=60)
+    ap.add_argument("--engine", default="kuzu", choices=("kuzu", "ladybug"))
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
+    version = use_engine(args.engine)
     days = (args.clips - 1) // DAY + 1
     before_t = 10.0 * max(1, (args.clips - (days - 1) * DAY) // 2)
     keys = anchors(args.entities, args.anchors)
@@ -159,8 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         g.close()
     out = {
         "benchmark": "bench_multi_hop",
-        "command": "python -m benchmarks.bench_multi_hop " + " ".join(sys.argv[1:] if argv is None else argv),
-        "machine": machine(),
+        "engine": {"name": args.engine, "version": version},
         "graph": built,
         "days": days,
         "anchors": len(keys),
@@ -169,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "uptime": {"before": up_before, "after": uptime()},
         "total_s": round(time.perf_counter() - t0, 1),
     }
-    write(args.out, out)
+    write(args.out, out, command_line(argv))
     print(json.dumps(out))
     return 0
 

@@ -64,6 +64,7 @@ def ask(memory: Memory, question: str, before_t: float, past: bool = True) -> mu
     )
 
 
+@pytest.mark.slow
 def test_what_was_on_the_tray_i_carried(memory: Memory) -> None:
     got = ask(memory, "What was on the tray I carried?", before_t=100.0)
     assert got is not None
@@ -73,6 +74,7 @@ def test_what_was_on_the_tray_i_carried(memory: Memory) -> None:
     assert {m.clip_index for m in got.evidence} == {0, 1, 4}
 
 
+@pytest.mark.slow
 def test_before_todays_carry_the_answer_is_yesterdays(memory: Memory) -> None:
     got = ask(memory, "what was on the tray that I carried", before_t=45.0)  # the carry ends at 50 s
     assert got is not None and got.moment.session_id == "yesterday"
@@ -80,11 +82,13 @@ def test_before_todays_carry_the_answer_is_yesterdays(memory: Memory) -> None:
     assert ask(memory, "what was on the tray that I carried", before_t=45.0, past=False) is None
 
 
+@pytest.mark.slow
 def test_the_latest_act_is_the_one_asked_about(memory: Memory) -> None:
     # The second carry had nothing on the tray: no answer from the first one, the grounded answer decides.
     assert ask(memory, "What was on the tray I carried?", before_t=200.0) is None
 
 
+@pytest.mark.slow
 def test_what_did_i_use_the_red_bowl_with(memory: Memory) -> None:
     got = ask(memory, "What did I use the red bowl with?", before_t=100.0)
     assert got is not None
@@ -94,6 +98,7 @@ def test_what_did_i_use_the_red_bowl_with(memory: Memory) -> None:
     assert early is not None and early.text == "At 0:50 you used the red bowl with the eggs and the whisk."
 
 
+@pytest.mark.slow
 def test_other_questions_and_unknown_things_are_left_to_the_grounded_answer(memory: Memory) -> None:
     assert ask(memory, "What did I do after I carried the tray?", before_t=100.0) is None
     assert ask(memory, "What was on the trolley I pushed?", before_t=100.0) is None
@@ -101,6 +106,7 @@ def test_other_questions_and_unknown_things_are_left_to_the_grounded_answer(memo
     assert ask(memory, "What did I use the red bowl with?", before_t=50.0, past=False) is None
 
 
+@pytest.mark.slow
 def test_the_hops_read_nothing_after_now(memory: Memory) -> None:
     hops = GraphHops(memory.graph)
     assert [x.clip_index for x in hops.sightings("tray", "today", before=40.0, n=64)] == [3, 2, 1, 0]
