@@ -300,6 +300,11 @@ class EntityGraph:
                 for key, s in ranked_groups(found, latest, k, session_id, earlier_sessions)
             ]
 
+    def read(self, query: str, params: dict[str, Any]) -> list[list[Any]]:
+        """One read statement of `cypher` on Kùzu itself, under the lock (`graph_hops` asks these)."""
+        with self._lock:
+            return self._q(query, params)
+
     def entities(self) -> list[tuple[str, str, str]]:
         with self._lock:
             return [(r[0], r[1], r[2]) for r in self._q(cypher.ALL_ENTITIES)]
