@@ -142,3 +142,27 @@ def test_an_act_is_told_in_any_form_of_its_verb() -> None:
     assert carried("C carries the tray") and carried("carrying the tray") and carried("I carry it")
     assert not carried("C puts the mug on the tray")
     assert multi_hop.tells("brought")("C brings the box") and multi_hop.tells("used")("she uses a pan")
+
+
+@pytest.mark.slow
+def test_the_grounded_answerer_asks_the_graph_for_a_two_hop_question(
+    memory: Memory, text_encoder: TextEncoder
+) -> None:
+    """The answer the wearer gets (live, `ask`, offline) comes from the two hops, through retrieval."""
+    from typing import cast
+
+    from edge_assist.answers.grounded import GroundedAnswerer
+    from edge_assist.inference.base import LLM
+    from edge_assist.retrieval.recall import Recall
+
+    cfg = memory.cfg
+    answerer = GroundedAnswerer(cfg, cast(LLM, None), text_encoder, Recall(memory), clock=RealClock())
+    got = asyncio.run(
+        answerer.answer(
+            "What was on the tray I carried?", before_t=100.0, session_id="today", past_sessions=True
+        )
+    )
+    assert (
+        got.kind == "related" and got.text == "At 0:40, the tray you carried had the mug and the bowl on it."
+    )
+    assert got.trace["answerer"] == "multi_hop" and got.moment is not None and got.moment.clip_index == 4

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import day_recall, grounding
+from edge_assist.answers import day_recall, grounding, multi_hop
 from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
@@ -125,6 +125,36 @@ class GroundedAnswerer:
             for m, w in zip(found, words[1:], strict=True)
         }
 
+    async def _graph_answer(
+        self,
+        question: str,
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
+        started: float,
+        trace: dict[str, Any],
+    ) -> GroundedAnswer | None:
+        """A question about a span of days, or about what a thing was with (two hops), else None."""
+        if past_sessions:
+            recalled = await self._period_answer(question, before_t, session_id, started, trace)
+            if recalled is not None:
+                return recalled
+        if multi_hop.parse(question) is None:
+            return None
+        hop = await multi_hop.answer(
+            self.recall.relations,
+            self.clock,
+            question,
+            before_t=before_t,
+            session_id=session_id,
+            past_sessions=past_sessions,
+        )
+        if hop is None:
+            return None
+        trace.update(hop.trace)
+        timings = {**hop.timings_s, "total": time.perf_counter() - started}
+        return GroundedAnswer(hop.text, "related", hop.moment, hop.moment, None, hop.evidence, timings, trace)
+
     async def answer(
         self,
         question: str,
@@ -146,10 +176,10 @@ class GroundedAnswerer:
             "focus": focus,
             "before_t": None if math.isinf(before_t) else before_t,
         }
-        if past_sessions and not choices:
-            recalled = await self._period_answer(question, before_t, session_id, started, trace)
-            if recalled is not None:
-                return recalled
+        if not choices:
+            told = await self._graph_answer(question, before_t, session_id, past_sessions, started, trace)
+            if told is not None:
+                return told
         found, offered = await self._offered(
             question,
             focus,

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from edge_assist.memory.graph_hops import GraphHops
 
 LEVELS = ("clip", "activity", "session")
 
@@ -119,6 +122,10 @@ class MemoryReader(Protocol):
         session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]: ...
+
+    def graph_hops(self) -> GraphHops:
+        """Two-hop reads of the entity graph (Kùzu), for the questions one hop cannot answer."""
+        ...
 
     def search_keyframes(
         self,

@@ -52,6 +52,7 @@ from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, ImageEncoder, StopFlag, TextEncoder
 from edge_assist.memory.api import LEVELS, CaptionRecord, EntityHit, KeyframeHit, TextHit
 from edge_assist.memory.graph import EntityGraph
+from edge_assist.memory.graph_hops import GraphHops
 from edge_assist.memory.graph_update import GraphUpdates
 from edge_assist.memory.heap import release_freed
 from edge_assist.memory.keyframes import KeyframeFiles
@@ -294,6 +295,9 @@ class Memory:
         return self.reads.graph_neighbourhood(
             names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier_sessions
         )
+
+    def graph_hops(self) -> GraphHops:
+        return GraphHops(self.graph)
 
     def search_keyframes(
         self,

@@ -17,11 +17,20 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.api import CaptionRecord, MemoryReader, TextHit
 from edge_assist.retrieval import moments
 from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.relations import Relations
 
 
 class Recall:
     def __init__(self, memory: MemoryReader) -> None:
         self._memory = memory
+        self._relations: Relations | None = None
+
+    @property
+    def relations(self) -> Relations:
+        """What the entity graph links to a thing across two hops (the tray and what was on it)."""
+        if self._relations is None:
+            self._relations = Relations(self._memory, self._memory.graph_hops())
+        return self._relations
 
     def session_starts(self) -> dict[str, float]:
         """Wall-clock start of every session, oldest first. Blocking."""
