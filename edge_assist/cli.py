@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from edge_assist import __version__, commands
+from edge_assist.commands.options import share_config_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.memory import heap
 from firmware_bridge.errors import BridgeError
@@ -38,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    # One convention for every command: --config and --set before or after its action.
+    share_config_args(parser)
     return parser
 
 

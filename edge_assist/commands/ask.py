@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError, SourceError, StoreError
 from edge_assist.events import Caption
@@ -37,7 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Answer a question from memory: the moment that answers it, with its time, "
         "or 'I don't remember'.",
     )
-    add_config_args(p)
     p.add_argument("question", help="the question, in quotes")
     p.add_argument(
         "--recording",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config, render_toml
 
 
@@ -14,7 +14,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     show = csub.add_parser(
         "show", help="print the effective settings as TOML, every key documented with its unit"
     )
-    add_config_args(show)
     show.add_argument(
         "--defaults", action="store_true", help="print the built-in defaults, ignoring any file"
     )

@@ -18,7 +18,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
 
 OK, MISSING, NOTE = "ok", "MISSING", "note"
@@ -45,7 +45,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "voice input, the glasses bridge and the data folder. Every missing piece comes with the command "
         "that fixes it.",
     )
-    add_config_args(p)
     p.set_defaults(func=_doctor)
 
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args, override_items
 from edge_assist.errors import EdgeAssistError
 
 # evaluation.captaincook.DEFAULT_DATASET (a test keeps them one), without importing the
@@ -59,7 +59,6 @@ def _add_build(esub: argparse._SubParsersAction) -> None:
 
 def _add_run(esub: argparse._SubParsersAction) -> None:
     r = esub.add_parser("run", help="run our assistant and the baselines over a dataset and write the report")
-    add_config_args(r)
     r.add_argument(
         "--dataset",
         default=str(DEFAULT_DATASET),
@@ -117,7 +116,6 @@ def _add_qa(esub: argparse._SubParsersAction) -> None:
     q = esub.add_parser(
         "qa", help="the question benchmark: template questions from the annotations, answered from memory"
     )
-    add_config_args(q)
     q.add_argument(
         "--dataset",
         default=str(DEFAULT_DATASET),
@@ -283,7 +281,7 @@ def _write_results(
         "content_threshold": args.content_threshold,
         "judge_max_pairs": args.judge_max_pairs,
         "models": models,
-        "config_overrides": list(getattr(args, "set", []) or []),
+        "config_overrides": override_items(args),
         "rows": [d.result for d in done if d.row.kind != "ablation"],
         "ablations": [d.result for d in done if d.row.kind == "ablation"],
         "problems": problems,
@@ -362,7 +360,7 @@ def _qa(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=lambda msg: print(msg, file=sys.stderr, flush=True),
     )
-    overrides = dict(x.split("=", 1) for x in (getattr(args, "set", []) or []) if "=" in x)
+    overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
     result["command"] = command
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
     result["config_overrides"] = overrides

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.reasoning.gate import SHIPPED, Gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the intervention gate: show or train it",
         description="The small learned classifier that decides when speaking helps.",
     )
-    add_config_args(p)
     s = p.add_subparsers(dest="gate_cmd", metavar="ACTION")
     s.add_parser("show", help="the gate in use: thresholds, training data, metrics")
     t = s.add_parser("train", help="train it on the bundled CaptainCook4D labels and write a report")

@@ -10,7 +10,7 @@ import sys
 import tty
 from typing import TYPE_CHECKING
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
 
@@ -25,7 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Connect to the assistant as the glasses over the configured transport, "
         "show HUD messages, and send questions, button presses and battery/thermal status.",
     )
-    add_config_args(p)
     p.add_argument(
         "--pty",
         action="store_true",

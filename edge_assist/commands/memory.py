@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.errors import StoreError
 from edge_assist.events import Caption
 
@@ -29,19 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
     stats = msub.add_parser("stats", help="sizes on disk and counts per level")
-    add_config_args(stats)
     stats.add_argument("--json", action="store_true", help="print JSON instead of a table")
     stats.set_defaults(func=_stats)
     export = msub.add_parser(
         "export", help="the wearer's memory as JSONL (captions, summaries, entities, keyframe files)"
     )
-    add_config_args(export)
     export.add_argument("--out", "-o", metavar="PATH", help="write here instead of stdout")
     export.set_defaults(func=_export)
     forget = msub.add_parser(
         "forget", help="delete everything written before a date: rows, vectors, graph, keyframes"
     )
-    add_config_args(forget)
     forget.add_argument(
         "--before",
         required=True,
@@ -53,7 +50,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     ingest = msub.add_parser(
         "ingest", help="replay a caption JSONL file into memory (resumes where the store ends)"
     )
-    add_config_args(ingest)
     ingest.add_argument("file", help="caption stream (.jsonl)")
     ingest.add_argument("--session", help="session id (default: the file's meta.session_id, else its name)")
     ingest.add_argument("--no-flush", action="store_true", help="do not summarise the last, partial windows")

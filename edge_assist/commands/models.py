@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.errors import ModelError
 from edge_assist.inference.manifest import (
     candidate_path,
@@ -25,17 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     msub = p.add_subparsers(dest="models_command", metavar="ACTION", required=True)
 
     ls = msub.add_parser("list", help="every known model, its role, size, licence and whether it is here")
-    add_config_args(ls)
     ls.set_defaults(func=_list)
 
     pull = msub.add_parser("pull", help="download a model's files (resumes; checks sha256)")
-    add_config_args(pull)
     pull.add_argument("name", help="manifest name, see `edge-assist models list`")
     pull.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     pull.set_defaults(func=_pull)
 
     verify = msub.add_parser("verify", help="check size and sha256 of the files that are present")
-    add_config_args(verify)
     verify.add_argument("names", nargs="*", help="models to check (default: every model with files present)")
     verify.set_defaults(func=_verify)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,7 +14,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Generate a new pairing key (stored with mode 0600 at bridge.key_file) and print "
         "what to enter on the glasses.",
     )
-    add_config_args(p)
     p.add_argument(
         "--force", action="store_true", help="replace an existing key (the glasses must pair again)"
     )

@@ -10,7 +10,7 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.events import UserQuery
 
@@ -25,7 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Run the assistant live on the configured camera (source.kind: opencv or picamera2). "
         "Type a question and press Enter to ask; Ctrl-C stops cleanly.",
     )
-    add_config_args(run)
     run.add_argument(
         "--headless", action="store_true", help="no terminal UI: plain log lines for journald (systemd)"
     )
@@ -45,7 +44,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "on virtual time unless --realtime.",
     )
     rp.add_argument("path", help="video file (.mp4, .avi, ...) or caption stream (.jsonl, .srt)")
-    add_config_args(rp)
     rp.add_argument("--realtime", action="store_true", help="pace the replay at real time, as live")
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
     rp.add_argument("--stats", action="store_true", help="print latency histograms and counters at the end")

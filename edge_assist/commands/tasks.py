@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.tasks.formats import load_file
 from edge_assist.tasks.library import TaskLibrary, add_user_task
@@ -26,7 +26,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the task library: list, show, check or add tasks",
         description="The procedures the step tracker knows (recipes, repairs, protocols).",
     )
-    add_config_args(p)
     s = p.add_subparsers(dest="tasks_cmd", metavar="ACTION")
     s.add_parser("list", help="every task in the library")
     show = s.add_parser("show", help="one task's steps and graph")

@@ -12,7 +12,7 @@ import json
 from collections import deque
 from pathlib import Path
 
-from edge_assist.commands.options import add_config_args, config_from_args
+from edge_assist.commands.options import config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.outputs.trace_format import TRACES_FILE, read_traces, render
 
@@ -23,7 +23,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="show the decision traces of past steps",
         description="Render decision traces: passes, retrieval paths with timings, context, verdict.",
     )
-    add_config_args(p)
     p.add_argument(
         "--file", "-f", metavar="PATH", help=f"trace file (default: {TRACES_FILE} in general.data_dir)"
     )
