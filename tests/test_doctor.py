@@ -38,3 +38,16 @@ def test_a_required_part_missing_exits_1_and_names_the_fix(
     assert code == 1
     assert f"no pairing key at {tmp_path / 'pairing.key'}: run `edge-assist pair`" in required
     assert "1 required part missing: glasses bridge" in out
+
+
+def test_an_absent_optional_part_reads_not_installed_and_voice_is_one_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    assert main(["doctor", "--set", f"general.data_dir={tmp_path}"]) == 0
+    _, optional = _sections(capsys.readouterr().out)
+    assert "MISSING" not in optional
+    speech = next(line for line in optional.splitlines() if "speech (espeak-ng)" in line)
+    assert speech.split()[:2] == ["not", "installed"]
+    voice = [line for line in optional.splitlines() if "voice input" in line]
+    assert len(voice) == 1 and "voice.enabled = false" in voice[0] and "speech-to-text" in voice[0]

@@ -22,6 +22,7 @@ from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
 
 OK, MISSING, NOTE = "ok", "MISSING", "note"
+NOT_INSTALLED = "not installed"
 REQUIRED, OPTIONAL = "required", "optional"
 # Parts the assistant runs without (a row about them that is not OK never fails doctor).
 _OPTIONAL_PARTS = ("cameras", "picamera2", "speech", "audio player", "voice input")
@@ -145,11 +146,15 @@ def _devices(cfg: Config) -> Iterator[Row]:
     try:
         from edge_assist.voice import voice_status  # type: ignore[attr-defined]
 
-        for line in voice_status(cfg):
-            status = OK if line.lower().startswith("ok") else NOTE
-            yield status, "voice input", line
+        lines = voice_status(cfg)
     except ImportError:
         yield NOTE, "voice input", "not available in this build"
+        return
+    # One row: each line is a fact ("ok: ...", the speech-to-text server) or a fix to make.
+    facts = [line.removeprefix("ok: ") for line in lines if line.startswith(("ok", "speech-to-text:"))]
+    fixes = [line for line in lines if line.removeprefix("ok: ") not in facts]
+    status = OK if cfg.voice.enabled and not fixes else NOTE
+    yield status, "voice input", "; ".join(fixes + facts)
 
 
 def _bridge(cfg: Config) -> Iterator[Row]:
@@ -191,12 +196,15 @@ def _data_folder(cfg: Config) -> Iterator[Row]:
 def _doctor(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     rows = [(status, what, detail, part_kind(what, status)) for status, what, detail in checks(cfg)]
+    # Under "optional parts:", an absent part is not installed, not missing.
+    shown = [NOT_INSTALLED if s == MISSING and k == OPTIONAL else s for s, _, _, k in rows]
+    status_width = max(len(MISSING), *(len(s) for s in shown))
     width = max(len(what) for _, what, _, _ in rows)
     for kind in (REQUIRED, OPTIONAL):
         print(f"{kind} parts:")
-        for status, what, detail, k in rows:
+        for status, (_, what, detail, k) in zip(shown, rows, strict=True):
             if k == kind:
-                print(f"{status:>7}  {what:<{width}}  {detail}")
+                print(f"{status:>{status_width}}  {what:<{width}}  {detail}")
         print()
     missing = [what for status, what, _, k in rows if status == MISSING and k == REQUIRED]
     optional = [what for status, what, _, k in rows if status == MISSING and k == OPTIONAL]
