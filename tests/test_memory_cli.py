@@ -43,7 +43,9 @@ def test_stats_export_forget(
     st = json.loads(capsys.readouterr().out)
     assert st["items"]["clip"] == 14 and st["meta"]["text_encoder"] == "minilm-l6-int8"
     assert main(["memory", "stats", *s]) == 0
-    assert "clip" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert "clip" in table
+    assert "encoders     text: minilm-l6-int8 (384-d); image: none\n" in table
     out = tmp_path / "export.jsonl"
     assert main(["memory", "export", "-o", str(out), *s]) == 0
     rows = [json.loads(x) for x in out.read_text().splitlines()]

@@ -70,10 +70,7 @@ def _stats(args: argparse.Namespace) -> int:
         return 0
     kb = 1024.0
     print(f"store        {s['path']}  {s['bytes'] / kb:.1f} KiB (+ graph {s['graph_bytes'] / kb:.1f} KiB)")
-    print(
-        f"encoders     text {s['meta'].get('text_encoder')} ({s['meta'].get('text_dim')}-d), "
-        f"image {s['meta'].get('image_encoder', 'none')} ({s['meta'].get('image_dim', '-')}-d)"
-    )
+    print(f"encoders     {encoders_line(s['meta'])}")
     print(f"sessions     {s['sessions']}")
     for lv, n in s["items"].items():
         print(
@@ -89,6 +86,20 @@ def _stats(args: argparse.Namespace) -> int:
         f"; {s['graph_pending']} captions pending"
     )
     return 0
+
+
+def encoders_line(meta: dict[str, Any]) -> str:
+    """One row for both roles; a store without an image encoder has no dimension to show.
+
+    e.g. "text: minilm-l6-int8 (384-d); image: none".
+    """
+
+    def one(role: str) -> str:
+        name = meta.get(f"{role}_encoder")
+        dim = meta.get(f"{role}_dim")
+        return f"{role}: {name} ({dim}-d)" if name and dim else f"{role}: {name or 'none'}"
+
+    return f"{one('text')}; {one('image')}"
 
 
 def _export(args: argparse.Namespace) -> int:
