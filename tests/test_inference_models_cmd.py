@@ -123,3 +123,27 @@ def test_the_manifest_ships_inside_the_package() -> None:
 
     assert manifest._PACKAGED_MANIFEST.read_bytes() == manifest._SOURCE_MANIFEST.read_bytes()
     assert "edge_assist" in str(manifest._PACKAGED_MANIFEST)
+
+
+def test_list_shows_declared_or_measured_sizes_and_cuts_a_long_licence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_licence = "A Very Long Community Licence Agreement, version 3"
+    (tmp_path / "manifest.toml").write_text(
+        '[model.pinned]\nrole = "llm"\nlicence = "MIT"\n'
+        '[[model.pinned.files]]\nkind = "model"\nname = "a.gguf"\nurl = "http://x/a.gguf"\nsize = 5000000\n'
+        f'[model.here]\nrole = "vlm"\nlicence = "{long_licence}"\nhardware = "any CPU"\n'
+        '[[model.here.files]]\nkind = "model"\nname = "b.gguf"\nurl = "http://x/b.gguf"\n'
+        '[model.away]\nrole = "vlm"\nlicence = "MIT"\n'
+        '[[model.away.files]]\nkind = "model"\nname = "c.gguf"\nurl = "http://x/c.gguf"\n'
+    )
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "b.gguf").write_bytes(b"\0" * 3_000_000)
+    assert run("models", "list", "--set", f"models.dir={tmp_path}") == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    assert " 5 MB  no " in rows["pinned"]  # declared in the manifest
+    assert " 3 MB  yes " in rows["here"]  # not declared, measured on disk
+    assert " unknown  no " in rows["away"] and "size unknown" in rows["size"]
+    header = rows["name"]
+    cut = rows["here"][header.index("licence") : header.index("hardware")]
+    assert cut == long_licence[:21] + "… " and rows["here"].endswith(" any CPU")

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 
 from edge_assist.commands.options import config_from_args
+from edge_assist.config import Config
 from edge_assist.errors import ModelError
 from edge_assist.inference.manifest import (
+    ModelEntry,
     candidate_path,
     download_path,
     get_entry,
@@ -42,21 +44,51 @@ def _configured(cfg: object) -> set[str]:
     return {n for n in (m.llm, m.vlm, m.text_encoder, m.image_encoder) if n}
 
 
+LICENCE_WIDTH = 22
+UNKNOWN_SIZE = "unknown"
+
+
 def _list(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     used = _configured(cfg)
-    print(f"{'':1} {'name':<26} {'role':<14} {'size':>9}  {'here':<5} {'licence':<22} hardware")
+    print(f"{'':1} {'name':<26} {'role':<14} {'size':>9}  {'here':<5} {'licence':<{LICENCE_WIDTH}} hardware")
+    unknown = False
     for name, e in sorted(load_manifest(cfg).items(), key=lambda kv: (kv[1].role, kv[0])):
-        sizes = [f.size for f in e.files]
-        size = f"{sum(s for s in sizes if s) / 1e6:.0f} MB" if all(sizes) else "?"
+        size = size_text(cfg, e)
+        unknown |= size == UNKNOWN_SIZE
         here = all(candidate_path(cfg, e, f).is_file() for f in e.files)
         mark = "*" if name in used else ""
         print(
             f"{mark:1} {name:<26} {e.role:<14} {size:>9}  {'yes' if here else 'no':<5} "
-            f"{e.licence:<22} {e.hardware}"
+            f"{fit(e.licence, LICENCE_WIDTH):<{LICENCE_WIDTH}} {e.hardware}"
         )
     print("\n* = configured in [models]. Get one with `edge-assist models pull NAME`.")
+    if unknown:
+        print(
+            f"size {UNKNOWN_SIZE}: the manifest does not pin it and the files are not here; "
+            "once pulled, the size on disk is shown"
+        )
     return 0
+
+
+def size_text(cfg: Config, entry: ModelEntry) -> str:
+    """The files' total: the manifest's declared sizes, the size on disk of a file it leaves
+    unpinned, or UNKNOWN_SIZE when a file is neither declared nor here."""
+    total = 0
+    for f in entry.files:
+        where = candidate_path(cfg, entry, f)
+        if f.size:
+            total += f.size
+        elif where.is_file():
+            total += where.stat().st_size
+        else:
+            return UNKNOWN_SIZE
+    return f"{total / 1e6:.0f} MB"
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut to `width` characters with an ellipsis, so it never runs into the next column."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _pull(args: argparse.Namespace) -> int:
