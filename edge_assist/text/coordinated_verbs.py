@@ -113,7 +113,7 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
             target = _bare(words[j])
             nxt = words[j + 1] if j + 1 < len(words) and not _sentence_ends(words[j]) else None
             base = _verb_base(target, nxt, narration=narration and not prev.endswith((",", ";")))
-            if i == 1 and j == 1 and _bare(prev) in ("and", "or") and is_verb(target):
+            if j == 1 and _bare(prev) in ("and", "or") and is_verb(target):
                 base = target  # "Measure and add 2 tbsp flour": both verbs share the object
             if base is not None and (scope == "main" or (scope == "sub" and not sub_has_verb)):
                 out[j] = _inflect(words[j], base, progressive)
