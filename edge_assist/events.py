@@ -156,12 +156,14 @@ class Decision:
     suppressed_by: str = ""  # the policy rule that silenced a wanted response
     timings_s: dict[str, float] = field(default_factory=dict, compare=False)
     trace: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    question: str = ""  # the wearer's words, when this decision answers them
 
     @property
     def main_type(self) -> MainType | None:
         return self.sub_type.main_type if self.sub_type else None
 
     def to_json(self) -> dict[str, Any]:
+        asked = {"question": self.question} if self.question else {}
         return {
             "type": "decision",
             "t": round(self.t, 3),
@@ -172,6 +174,7 @@ class Decision:
             "decision": "speak" if self.speak else "silent",
             "main_type": self.main_type.value if self.main_type else None,
             "sub_type": self.sub_type.value if self.sub_type else None,
+            **asked,
             "text": self.text,
             "latency_s": round(self.latency_s, 4),
             "reason": self.reason,
@@ -197,6 +200,7 @@ class Decision:
             str(d.get("trigger", "proactive")),
             str(d.get("suppressed_by") or ""),
             {str(k): float(v) for k, v in d.get("timings_s", {}).items()},
+            question=str(d.get("question", "")),
         )
 
 

@@ -1,8 +1,9 @@
 """The JSONL log of every decision: one line per step, flushed as it is written.
 
 Each line is `Decision.to_json()`: time, silent/speak, service, text, latency, the
-policy rule that suppressed it if any, and the measured sections of the step; run
-statistics are lines with `"type": "stats"`.
+policy rule that suppressed it if any, and the measured sections of the step; an answer
+also carries the wearer's question, and its time is when it was asked. Run statistics
+are lines with `"type": "stats"`.
 """
 
 from __future__ import annotations

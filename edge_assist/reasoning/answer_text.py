@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from edge_assist.reasoning import prompts
+from edge_assist.text.coordinated_verbs import ADVERBS, follow_tense
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb, past_tense
@@ -84,10 +85,6 @@ def question_focus(question: str) -> str:
 
 
 # -- second person, past ----------------------------------------------------------------------
-_ADVERBS = frozenset(
-    "then next now slowly gently briefly quickly carefully finally first also again immediately directly "
-    "rapidly lightly thoroughly evenly fast partially improperly incompletely".split()
-)
 _SUBJECTS = re.compile(
     r"^(?:#?c\b\s*c?|the wearer|the person|a person|the user|someone|somebody|"
     r"a man|a woman|the man|the woman|person|he|she|they)\s+",
@@ -101,19 +98,39 @@ def _past_clause(words: list[str]) -> list[str] | None:
         return None
     head = words[0].lower().strip(",")
     lead: list[str] = []
-    if head in _ADVERBS and len(words) > 1:
+    if head in ADVERBS and len(words) > 1:
         lead, words, head = [head], words[1:], words[1].lower().strip(",")
+    comma = "," if words[0].endswith(",") else ""  # "Cook, stirring often, ...": the comma stays
     if is_verb(head):
-        rest = list(words[1:])
-        # "Measure and add", "Cut or tear": both verbs are the wearer's, both in the past.
-        if len(rest) >= 2 and rest[0].lower() in ("and", "or") and is_verb(rest[1]):
-            rest[1] = past_tense(rest[1])
-        return [*lead, past_tense(head), *rest]
+        return [*lead, past_tense(head) + comma, *words[1:]]
     if head.endswith("ed") and len(head) > 4:  # already past: "Stirred ramekin cup with knife"
-        return [*lead, head, *words[1:]]
+        return [*lead, head + comma, *words[1:]]
     if head.endswith("s") and is_verb(base_of_third_person(head)):
-        return [*lead, past_tense(base_of_third_person(head)), *words[1:]]
+        return [*lead, past_tense(base_of_third_person(head)) + comma, *words[1:]]
     return None
+
+
+_PASTS = frozenset(IRREGULAR_PAST.values()) - {"were", "had"}
+
+
+def _tense_throughout(clause: str, *, narration: bool = False) -> str:
+    """Every action of the clause in the tense of its first: "you came back and grabbed the knife"."""
+    words = clause.split()
+    k = next((k for k, w in enumerate(words[:-1]) if w.lower() == "you"), -1)
+    if k < 0:
+        return clause
+    verb = words[k + 1].lower().strip(",")
+    progressive = (
+        verb == "were" and words[k + 2 : k + 3] != [] and (words[k + 2].lower().strip(",").endswith("ing"))
+    )
+    # "you would ...", "you had ...", or a first verb the rules left as it was ("you pump"):
+    # the others keep their form too.
+    if not progressive and not (verb.endswith("ed") or verb in _PASTS):
+        return clause
+    start = k + 3 if progressive else k + 2
+    return " ".join(
+        [*words[:start], *follow_tense(words[start:], progressive=progressive, narration=narration)]
+    )
 
 
 def _first_person(s: str) -> str:
@@ -142,11 +159,18 @@ def second_person(caption: str) -> str | None:
     """The caption as something the wearer did, in the second person and the past.
 
     Returns the clause without a time ("you cut the English muffin ...", or "to scoop
-    jelly, you were taking a knife"), or None when no rule applies.
+    jelly, you were taking a knife"), or None when no rule applies. Every verb coordinated
+    with the first takes its tense too ("you came back and grabbed the knife").
     """
     s = " ".join(caption.split()).strip().rstrip(".!;,")
     if not s:
         return None
+    narration = _SUBJECTS.match(s) is not None and not re.search(r"\bI\b|\bI'm\b|\bI've\b", s)
+    clause = _second_person(s)
+    return None if clause is None else _tense_throughout(clause, narration=narration)
+
+
+def _second_person(s: str) -> str | None:
     if re.search(r"\bI\b|\bI'm\b|\bI've\b", s):
         out = _first_person(s)
         # It follows "At 1:40, ...": a leading capital goes, unless the word is all capitals.

@@ -143,9 +143,10 @@ class EgoMemoAssistant:
             verdict = await self.proactive.run(ctx, gate, notes)
         total = time.perf_counter() - started
         notes.timings["total"] = total
-        return verdict.decision(
+        decision = verdict.decision(
             t=self.clock.now(), caption=ctx.caption, session_id=ctx.session_id, latency_s=total, notes=notes
         )
+        return decision if ctx.query is None else self.questions.stamp(decision, ctx)
 
     async def answer(
         self,

@@ -210,6 +210,7 @@ class ReasonerStage:
             speak=False,
             reason=reason,
             trigger="query" if ctx.query else "proactive",
+            question=ctx.query.text if ctx.query else "",
         )
 
     def _launch(self, ctx: StepContext, *, deferred: bool = False) -> None:

@@ -18,7 +18,7 @@ def _base_past(pairs: str) -> dict[str, str]:
 
 IRREGULAR_PAST = _base_past(
     """
-    be/were beat/beat become/became begin/began bend/bent bite/bit blow/blew break/broke
+    be/were beat/beat become/became begin/began bend/bent bite/bit bleed/bled blow/blew break/broke
     bring/brought build/built buy/bought catch/caught choose/chose come/came cut/cut deal/dealt
     dig/dug do/did draw/drew drink/drank drive/drove eat/ate fall/fell feed/fed feel/felt
     fight/fought find/found fit/fit fling/flung fly/flew forget/forgot freeze/froze get/got
@@ -70,21 +70,42 @@ def past_tense(verb: str) -> str:
         return v + "d"
     if len(v) > 2 and v.endswith("y") and v[-2] not in "aeiou":
         return v[:-1] + "ied"
-    # One syllable ending consonant-vowel-consonant doubles its last letter (stop, chop, pat).
-    if (
+    if _doubles_last(v):
+        return v + v[-1] + "ed"
+    return v + "ed"
+
+
+def _doubles_last(v: str) -> bool:
+    """One syllable ending consonant-vowel-consonant doubles its last letter (stop, chop, pat),
+    also after "un" or "re" (unclip, rewrap)."""
+    if v.startswith(("un", "re")) and len(v) > 4 and _doubles_last(v[2:]):
+        return True
+    return (
         len(_VOWELS.findall(v)) == 1
         and len(v) >= 3
         and v[-1] not in "aeiouwxy"
         and v[-2] in "aeiou"
         and v[-3] not in "aeiou"
-    ):
-        return v + v[-1] + "ed"
-    return v + "ed"
+    )
+
+
+def present_participle(verb: str) -> str:
+    """ "dice" -> "dicing", "stir" -> "stirring", "tie" -> "tying", "grate" -> "grating"."""
+    v = verb.lower()
+    if _doubles_last(v) or IRREGULAR_PAST.get(v) == v + v[-1:] + "ed":  # stir, put, transfer
+        return v + v[-1] + "ing"
+    if v.endswith("ie"):
+        return v[:-2] + "ying"
+    if v.endswith("e") and not v.endswith(("ee", "ye", "oe")) and len(v) > 2:
+        return v[:-1] + "ing"
+    return v + "ing"
 
 
 def base_of_third_person(word: str) -> str:
     """ "cuts" -> "cut", "whisks" -> "whisk", "fries" -> "fry", "washes" -> "wash"."""
     w = word.lower()
+    if w == "has":
+        return "have"
     for suffix, repl in (
         ("ies", "y"),
         ("shes", "sh"),

@@ -8,11 +8,13 @@ written from what the search found. Offline questions over a store: `answers/off
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import NO_ANSWER, cited_clips, nonempty
 from edge_assist.clock import Clock
 from edge_assist.config import Config
+from edge_assist.events import Decision
 from edge_assist.inference.base import LLM
 from edge_assist.inference.llm_call import call_json
 from edge_assist.memory.api import CaptionRecord
@@ -56,6 +58,12 @@ class QuestionStep:
         if self.cfg.reasoner.answerer == "grounded":
             return await self._grounded(ctx, question, notes)
         return await self._free(ctx, question, gate, notes)
+
+    @staticmethod
+    def stamp(decision: Decision, ctx: StepContext) -> Decision:
+        """The answer carries the question and the moment it was asked, not the last clip's end."""
+        assert ctx.query is not None
+        return replace(decision, t=ctx.query.t, stream_t1=asked_stream_t(ctx), question=ctx.query.text)
 
     async def _grounded(self, ctx: StepContext, question: str, notes: StepNotes) -> Verdict:
         # The captions in view count as memory too: the writer may not have stored them yet.
@@ -137,3 +145,13 @@ class QuestionStep:
         notes.trace["pass2"] = p2.trace()
         text = p2.value or NO_ANSWER
         return Verdict.answer(text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer"))
+
+
+def asked_stream_t(ctx: StepContext) -> float:
+    """Where on the stream the wearer asked: the time a replay planted the question at, or,
+    for a question typed or spoken live, the last clip's end moved on by the clock time
+    that passed between its caption and the question."""
+    assert ctx.query is not None
+    if ctx.query.stream_t is not None:
+        return ctx.query.stream_t
+    return ctx.caption.t1 + max(0.0, ctx.query.t - ctx.caption.t)

@@ -1,0 +1,127 @@
+"""The verbs that follow the first one in a clause, in the tense of the first.
+
+A caption often names more than one action: "C comes back and grabs the knife", "Measure
+the flour and add it to the mug", "Add the onions, then move them to the pan". Told back
+in the past, every action the wearer did goes into the past ("you came back and grabbed
+the knife"), and in a progressive clause into the -ing form ("you were dicing or grating
+the cucumber").
+
+Only verbs in a coordinate slot are touched: right after "and", "or", "but", "plus",
+"then", a comma or a semicolon. A word there is taken for a verb only when it looks like
+one in that place (a known verb, followed by an object, a preposition or nothing), so
+"salt and pepper" and "the cooking spray" stay nouns. A verb that belongs to an
+infinitive ("to soften and brown") or to a subordinate clause with its own verb ("until
+they start to soften and brown") keeps its form; so does everything after the first
+sentence, which is a note about the step rather than something the wearer did.
+"""
+
+from __future__ import annotations
+
+from edge_assist.text.verb_forms import base_of_third_person, is_verb, past_tense, present_participle
+
+ADVERBS = frozenset(
+    "then next now slowly gently briefly quickly carefully finally first also again immediately directly "
+    "rapidly lightly thoroughly evenly fast partially improperly incompletely".split()
+)
+_COORDINATORS = frozenset({"and", "or", "but", "plus", "then"})
+_RESETS = frozenset({"then", "but"})  # a new action of the wearer's, whatever came before
+_SUBORDINATORS = frozenset(
+    "until till if when while once unless because whether as where so whenever".split()
+)
+_FINITE = frozenset("is are was were gets get has have had does do did starts start becomes".split())
+_OBJECT_START = frozenset(
+    """the a an some any it them this that these those all half one two three four five six seven eight
+    nine ten each both another more extra your his her their its my everything something
+    to in into on onto over from with for at by off out up down back away through around under
+    across along aside together""".split()
+)
+# Words a caption lists as things at least as often as it does as actions ("oil and salt",
+# "the butter, spread"): a verb only before a clear object.
+_NOUNISH = frozenset(
+    """salt pepper juice oil water spray top line dust toast steam plate spoon stack tip brown puree glaze
+    zest pinch cube season grease chill heat tap light set cut split spread dip fry roast mash whip
+    stuff store hand watch look fit ladle filter drizzle cover""".split()
+)
+_NOUNISH_NEXT = frozenset(
+    """the a an some it them this that these those all half one two three four five your his her their
+    its with up off out""".split()
+)
+_NARRATION_NEXT = frozenset(
+    """the a an some it them this that these those all one two your his her their its
+    up down back out off away over""".split()
+)
+_PUNCT = ",.;:!?()\"'"
+
+
+def _bare(raw: str) -> str:
+    return raw.lower().strip(_PUNCT)
+
+
+def _sentence_ends(raw: str) -> bool:
+    return raw.endswith((".", "!", "?", ")")) or raw.startswith("(")
+
+
+def _verb_base(word: str, next_raw: str | None, *, narration: bool) -> str | None:
+    """The base form of `word` when it is a verb in a coordinate slot, else None.
+
+    `narration`: the slot follows "and" or "then" in a caption about someone in the third
+    person, where an -s word before an object is their next action ("and steps back").
+    """
+    nxt = _bare(next_raw) if next_raw is not None else None
+    if word in _NOUNISH:
+        return word if nxt in _NOUNISH_NEXT else None
+    if not (nxt is None or nxt in _OBJECT_START or nxt.isdigit() or nxt.endswith("ing") or nxt in ADVERBS):
+        return None
+    if is_verb(word):
+        return word
+    if not word.endswith("s") or word.endswith("ss") or len(word) < 4:
+        return None
+    base = base_of_third_person(word)
+    if is_verb(base) and base not in _NOUNISH:
+        return base
+    # Not a verb we know: an action only when an object or a particle follows it at once,
+    # where a plural noun ("forks and napkins at six places") would take a preposition.
+    return base if narration and nxt in _NARRATION_NEXT else None
+
+
+def _inflect(raw: str, base: str, progressive: bool) -> str:
+    form = present_participle(base) if progressive else past_tense(base)
+    core = raw.strip(_PUNCT)
+    start = raw.find(core)
+    return raw[:start] + form + raw[start + len(core) :]
+
+
+def follow_tense(words: list[str], *, progressive: bool = False, narration: bool = False) -> list[str]:
+    """`words` come after a clause's first verb: its coordinated verbs in the same tense.
+
+    `progressive`: the first verb is "were ...ing", so are the others. `narration`: the
+    caption spoke of someone in the third person ("C comes back and grabs the knife").
+    """
+    out = list(words)
+    scope = "main"  # "main", "infinitive" or "sub"
+    sub_has_verb = False
+    for i, raw in enumerate(words):
+        word = _bare(raw)
+        if (i > 0 and _sentence_ends(words[i - 1])) or raw.startswith("("):
+            break
+        prev = words[i - 1] if i > 0 else ""
+        slot = _bare(prev) in _COORDINATORS or prev.endswith((",", ";"))
+        if prev.endswith((",", ";")) or _bare(prev) in _RESETS:
+            scope, sub_has_verb = "main", False
+        if slot and word not in _COORDINATORS:
+            j = i + 1 if word in ADVERBS and i + 1 < len(words) else i
+            target = _bare(words[j])
+            nxt = words[j + 1] if j + 1 < len(words) and not _sentence_ends(words[j]) else None
+            base = _verb_base(target, nxt, narration=narration and not prev.endswith((",", ";")))
+            if j == 1 and _bare(prev) in ("and", "or") and is_verb(target):
+                base = target  # "Measure and add 2 tbsp flour": both verbs share the object
+            if base is not None and (scope == "main" or (scope == "sub" and not sub_has_verb)):
+                out[j] = _inflect(words[j], base, progressive)
+                continue
+        if word == "to" and i + 1 < len(words) and is_verb(_bare(words[i + 1])):
+            scope = "infinitive"
+        elif word in _SUBORDINATORS:
+            scope, sub_has_verb = "sub", False
+        elif scope == "sub" and (word in _FINITE or is_verb(word) or is_verb(base_of_third_person(word))):
+            sub_has_verb = True
+    return out
