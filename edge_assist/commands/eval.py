@@ -28,8 +28,6 @@ from edge_assist.errors import EdgeAssistError
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from edge_assist.config import Config
     from edge_assist.evaluation import harness
     from edge_assist.evaluation.annotations import GTEvent
@@ -170,6 +168,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import harness, report
+    from edge_assist.evaluation.workers import worker_pool
 
     cfg = config_from_args(args)
     if args.jobs < 1:
@@ -194,8 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     done: list[harness.RowResult] = []
-    pool = _worker_pool(args.jobs)
-    try:
+    with worker_pool(args.jobs) as pool:
         for row in rows + ablations:
             done.append(
                 harness.run_row(
@@ -216,24 +214,10 @@ def _run(args: argparse.Namespace) -> int:
                     read_back=args.read_back,
                 )
             )
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
     results = _write_results(args, cfg, ds, recordings, done, out)
     print(report.table(results["rows"]))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
-
-
-def _worker_pool(jobs: int) -> Executor | None:
-    """One worker process per recording replayed at once; None replays in this process."""
-    if jobs <= 1:
-        return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _chosen_rows(names: str) -> list[harness.Row]:
