@@ -137,6 +137,19 @@ def _add_qa(esub: argparse._SubParsersAction) -> None:
     )
     q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
+    q.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="recordings answered at once, one worker process each with its own models (default 1)",
+    )
+    q.add_argument(
+        "--read-back",
+        action="store_true",
+        help="resume an interrupted run: recordings whose answers are already in --out are read, "
+        "not answered again (same code and configuration only)",
+    )
     q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
     q.set_defaults(func=_qa)
 
@@ -319,8 +332,11 @@ def _plot_timelines(
 
 def _qa(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import qa_bench
+    from edge_assist.evaluation.workers import worker_pool
 
     cfg = config_from_args(args)
+    if args.jobs < 1:
+        raise EdgeAssistError(f"--jobs must be 1 or more, got {args.jobs}")
     rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
     bad = [r for r in rows if r not in qa_bench.ROWS]
     if bad or not rows:
@@ -336,16 +352,20 @@ def _qa(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
-    result = qa_bench.run(
-        cfg,
-        dataset,
-        args.split,
-        args.variant,
-        rows,
-        limit=args.limit,
-        seed=args.seed,
-        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-    )
+    with worker_pool(args.jobs) as pool:
+        result = qa_bench.run(
+            cfg,
+            dataset,
+            args.split,
+            args.variant,
+            rows,
+            limit=args.limit,
+            seed=args.seed,
+            progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+            out_dir=out,
+            read_back=args.read_back,
+            executor=pool,
+        )
     overrides = dict(x.split("=", 1) for x in (getattr(args, "set", []) or []) if "=" in x)
     result["command"] = command
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
