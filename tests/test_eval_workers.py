@@ -92,15 +92,22 @@ def test_idle_workers_end_with_their_parent(sig: signal.Signals) -> None:
         parent.wait()
 
 
+# Each keeps its two workers busy for several seconds with the real models.
+COMMANDS = {
+    "run": ["--rows", "ours", "--judge-max-pairs", "0", "--no-plots"],
+    "qa": ["--answerer", "grounded,free"],
+}
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("command", list(COMMANDS))
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_eval_run_leaves_no_worker_behind(sig: signal.Signals, tmp_path: Path) -> None:
+def test_eval_leaves_no_worker_behind(command: str, sig: signal.Signals, tmp_path: Path) -> None:
     build(DATA, tmp_path / "cc4d")
     log = (tmp_path / "stderr.txt").open("wb")
     parent = subprocess.Popen(
-        [sys.executable, "-m", "edge_assist", "eval", "run", "--dataset", str(tmp_path / "cc4d")]
-        + ["--rows", "ours", "--judge-max-pairs", "0", "--no-plots", "--jobs", "2"]
-        + ["--out", str(tmp_path / "out")],
+        [sys.executable, "-m", "edge_assist", "eval", command, "--dataset", str(tmp_path / "cc4d")]
+        + [*COMMANDS[command], "--jobs", "2", "--out", str(tmp_path / "out")],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=log,
