@@ -219,11 +219,15 @@ def run(
     asked = {rid: [q for q in questions if q.recording == rid] for rid in recordings}
     kept = _answered(out_dir, asked, rows) if read_back and out_dir is not None else {}
     todo = [rid for rid in recordings if rid not in kept]
+    models = None  # loaded here before the clock starts; a worker loads its own
+    if executor is None and todo:
+        from edge_assist.inference.loader import load_llm, load_text_encoder
+
+        models = (load_llm(cfg), load_text_encoder(cfg))
     records: list[dict[str, Any]] = []
     start = time.perf_counter()
-    for k, (rid, recs) in enumerate(
-        _answers(cfg, memory_streams, asked, rows, todo, kept, out_dir, executor), 1
-    ):
+    answers = _answers(cfg, memory_streams, asked, rows, todo, kept, out_dir, executor, models)
+    for k, (rid, recs) in enumerate(answers, 1):
         records += recs
         if progress is not None:
             how = "read back" if rid in kept else f"{time.perf_counter() - start:.0f} s"
@@ -250,6 +254,7 @@ def _answers(
     kept: dict[str, list[dict[str, Any]]],
     out_dir: Path | None,
     executor: Executor | None,
+    models: tuple[LLM, TextEncoder] | None,
 ) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """(recording, its records) in recording order: read back, from a worker, or answered here."""
     files = {rid: out_dir / "answers" / f"{rid}.jsonl" if out_dir is not None else None for rid in todo}
@@ -261,11 +266,6 @@ def _answers(
         if executor is not None
         else {}
     )
-    models = None
-    if executor is None and todo:
-        from edge_assist.inference.loader import load_llm, load_text_encoder
-
-        models = (load_llm(cfg), load_text_encoder(cfg))
     for rid in asked:
         if rid in kept:
             yield rid, kept[rid]
