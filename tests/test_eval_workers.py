@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -68,6 +69,9 @@ def _assert_all_end(pids: list[int], within_s: float) -> None:
     for p in left:  # do not leave them to the next test
         os.kill(p, signal.SIGKILL)
     assert not left, f"workers {left} outlived their parent"
+    # and each removed its temporary directory (a recording's memory) on the way out
+    kept = [d for p in pids for d in Path(tempfile.gettempdir()).glob(f"edge-assist-worker-{p}-*")]
+    assert not kept, f"{kept} left behind"
 
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")

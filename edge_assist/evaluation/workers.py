@@ -10,12 +10,15 @@ instead of waiting for the recordings in flight.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import ctypes.util
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -26,18 +29,39 @@ PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 # is gone may take to end cleanly (a replay stops at its next caption) before it is cut off.
 PARENT_POLL_S = 0.5
 ORPHAN_GRACE_S = 2.0
+# How long a terminated worker may take to unwind its task before it ends.
+UNWIND_S = 1.0
 # How long a stopped parent waits for a terminated worker before it kills it.
 TERMINATE_WAIT_S = 3.0
 
 
 def end_with_parent(parent_pid: int) -> None:
-    """Worker initializer: end on SIGTERM or SIGINT as a plain process does, and with the parent."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """Worker initializer: stop on SIGTERM or SIGINT (the pool's parent may have caught them), and
+    end with the parent."""
+    signal.signal(signal.SIGTERM, _unwind)
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    _ask_kernel_for_sigterm()
+    kernel_signals = _ask_kernel_for_sigterm()
     if os.getppid() != parent_pid:  # the parent died before the request above was in place
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="parent-watch", daemon=True).start()
+    # Every temporary directory of this worker (a recording's memory) lives in one, removed on
+    # every way out, a cut-off unwinding included: an ended worker leaves no memory behind.
+    _temp_root.append(tempfile.mkdtemp(prefix=f"edge-assist-worker-{os.getpid()}-"))
+    tempfile.tempdir = _temp_root[0]
+    atexit.register(_remove_temp_root)
+    watch = threading.Thread(
+        target=_watch_parent, args=(parent_pid, not kernel_signals), name="parent-watch", daemon=True
+    )
+    watch.start()
+
+
+def _unwind(signum: int, frame: object) -> None:
+    """SIGTERM ends a worker as Ctrl-C would: by unwinding, so that the temporary memory
+    directory of the recording in flight is removed, and ends it once the unwinding had its
+    time (the pool would hand it its next task). Further SIGTERMs are ignored: the kernel sends
+    one per exiting thread of a dying parent, and would cut the unwinding short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    threading.Timer(UNWIND_S, _exit_now, (128 + signum,)).start()
+    raise SystemExit(128 + signum)
 
 
 def _ask_kernel_for_sigterm() -> bool:
@@ -50,14 +74,31 @@ def _ask_kernel_for_sigterm() -> bool:
         return False
 
 
-def _watch_parent(parent_pid: int) -> None:
-    """Ends this worker once its parent is gone, whatever its main thread is doing."""
+def _watch_parent(parent_pid: int, signal_self: bool) -> None:
+    """Ends this worker once its parent is gone, whatever its main thread is doing.
+
+    Where the kernel already sent SIGTERM a second one would cut the unwinding short.
+    """
     while os.getppid() == parent_pid:
         time.sleep(PARENT_POLL_S)
-    with contextlib.suppress(OSError):
-        os.kill(os.getpid(), signal.SIGTERM)
+    if signal_self:
+        with contextlib.suppress(OSError):
+            os.kill(os.getpid(), signal.SIGTERM)
     time.sleep(ORPHAN_GRACE_S)
-    os._exit(1)
+    _exit_now(1)
+
+
+_temp_root: list[str] = []  # this worker's temporary directory, once it has one
+
+
+def _remove_temp_root() -> None:
+    for d in _temp_root:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def _exit_now(code: int) -> None:
+    _remove_temp_root()
+    os._exit(code)
 
 
 @contextlib.contextmanager
