@@ -332,7 +332,6 @@ def _plot_timelines(
 
 def _qa(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import qa_bench
-    from edge_assist.evaluation.workers import worker_pool
 
     cfg = config_from_args(args)
     if args.jobs < 1:
@@ -352,20 +351,19 @@ def _qa(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
-    with worker_pool(args.jobs) as pool:
-        result = qa_bench.run(
-            cfg,
-            dataset,
-            args.split,
-            args.variant,
-            rows,
-            limit=args.limit,
-            seed=args.seed,
-            progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-            out_dir=out,
-            read_back=args.read_back,
-            executor=pool,
-        )
+    result = qa_bench.run(
+        cfg,
+        dataset,
+        args.split,
+        args.variant,
+        rows,
+        limit=args.limit,
+        seed=args.seed,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+        out_dir=out,
+        read_back=args.read_back,
+        jobs=args.jobs,
+    )
     overrides = dict(x.split("=", 1) for x in (getattr(args, "set", []) or []) if "=" in x)
     result["command"] = command
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"

@@ -38,6 +38,7 @@ from edge_assist.evaluation.qa_questions import (
     generate,
     load_streams,
 )
+from edge_assist.evaluation.workers import worker_pool
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning.answer_text import content_words, is_abstention
 from edge_assist.runtime.percentiles import percentile
@@ -199,15 +200,15 @@ def run(
     progress: Callable[[str], None] | None = None,
     out_dir: Path | None = None,
     read_back: bool = False,
-    executor: Executor | None = None,
+    jobs: int = 1,
 ) -> dict[str, Any]:
     """Every recording's questions answered and scored.
 
     With `out_dir`, each recording's answers are written to answers/<recording>.jsonl as
     soon as it is done; with `read_back`, a recording whose file holds exactly its
     questions and rows is read, not answered again (resuming an interrupted run of the
-    same code and configuration). With an `executor` (a process pool) recordings are
-    answered in parallel workers, each with its own models; results keep recording order.
+    same code and configuration). With `jobs` > 1 recordings are answered in parallel
+    worker processes, each with its own models; results keep recording order.
     """
     # Questions use the annotated wording (original streams); memory holds the variant's captions.
     annotated = load_streams(dataset, split, "original")
@@ -220,18 +221,19 @@ def run(
     kept = _answered(out_dir, asked, rows) if read_back and out_dir is not None else {}
     todo = [rid for rid in recordings if rid not in kept]
     models = None  # loaded here before the clock starts; a worker loads its own
-    if executor is None and todo:
+    if jobs <= 1 and todo:
         from edge_assist.inference.loader import load_llm, load_text_encoder
 
         models = (load_llm(cfg), load_text_encoder(cfg))
     records: list[dict[str, Any]] = []
     start = time.perf_counter()
-    answers = _answers(cfg, memory_streams, asked, rows, todo, kept, out_dir, executor, models)
-    for k, (rid, recs) in enumerate(answers, 1):
-        records += recs
-        if progress is not None:
-            how = "read back" if rid in kept else f"{time.perf_counter() - start:.0f} s"
-            progress(f"[{k}/{len(recordings)}] {rid}: {len(asked[rid])} questions, {how}")
+    with worker_pool(jobs) as pool:
+        answers = _answers(cfg, memory_streams, asked, rows, todo, kept, out_dir, pool, models)
+        for k, (rid, recs) in enumerate(answers, 1):
+            records += recs
+            if progress is not None:
+                how = "read back" if rid in kept else f"{time.perf_counter() - start:.0f} s"
+                progress(f"[{k}/{len(recordings)}] {rid}: {len(asked[rid])} questions, {how}")
     return {
         "split": split,
         "variant": variant,
