@@ -28,8 +28,6 @@ from edge_assist.errors import EdgeAssistError
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
-
     from edge_assist.config import Config
     from edge_assist.evaluation import harness
     from edge_assist.evaluation.annotations import GTEvent
@@ -137,6 +135,19 @@ def _add_qa(esub: argparse._SubParsersAction) -> None:
     )
     q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
     q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
+    q.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="recordings answered at once, one worker process each with its own models (default 1)",
+    )
+    q.add_argument(
+        "--read-back",
+        action="store_true",
+        help="resume an interrupted run: recordings whose answers are already in --out are read, "
+        "not answered again (same code and configuration only)",
+    )
     q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
     q.set_defaults(func=_qa)
 
@@ -168,6 +179,7 @@ def _build(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import harness, report
+    from edge_assist.evaluation.workers import worker_pool
 
     cfg = config_from_args(args)
     if args.jobs < 1:
@@ -192,8 +204,7 @@ def _run(args: argparse.Namespace) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     done: list[harness.RowResult] = []
-    pool = _worker_pool(args.jobs)
-    try:
+    with worker_pool(args.jobs) as pool:
         for row in rows + ablations:
             done.append(
                 harness.run_row(
@@ -214,24 +225,10 @@ def _run(args: argparse.Namespace) -> int:
                     read_back=args.read_back,
                 )
             )
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
     results = _write_results(args, cfg, ds, recordings, done, out)
     print(report.table(results["rows"]))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
-
-
-def _worker_pool(jobs: int) -> Executor | None:
-    """One worker process per recording replayed at once; None replays in this process."""
-    if jobs <= 1:
-        return None
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    # Spawned, not forked: the parent already runs onnxruntime and llama.cpp threads.
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
 
 
 def _chosen_rows(names: str) -> list[harness.Row]:
@@ -335,6 +332,8 @@ def _qa(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import qa_bench
 
     cfg = config_from_args(args)
+    if args.jobs < 1:
+        raise EdgeAssistError(f"--jobs must be 1 or more, got {args.jobs}")
     rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
     bad = [r for r in rows if r not in qa_bench.ROWS]
     if bad or not rows:
@@ -359,6 +358,9 @@ def _qa(args: argparse.Namespace) -> int:
         limit=args.limit,
         seed=args.seed,
         progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+        out_dir=out,
+        read_back=args.read_back,
+        jobs=args.jobs,
     )
     overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
     result["command"] = command

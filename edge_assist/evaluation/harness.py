@@ -179,19 +179,19 @@ class RowResult:
 
 def _replay(cfg: Config, path: Path, assistant: Assistant | None) -> RunResult:
     from edge_assist.runtime.app import run_sync
-    from edge_assist.runtime.assembly import build_pipeline, run_replay
+    from edge_assist.runtime.assembly import build_pipeline
 
-    if assistant is not None:
-        # A baseline reads no memory: the same pipeline without the memory writer, whose
-        # summaries would cost the model time the baseline never uses.
-        pipeline, close = build_pipeline(
-            cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=False
-        )
-        try:
-            return run_sync(pipeline.run())
-        finally:
-            close()
-    return run_replay(cfg, path, assistant=assistant)
+    # A baseline reads no memory: the same pipeline without the memory writer, whose
+    # summaries would cost the model time the baseline never uses. No signal handlers of
+    # the replay's own: a replay stopped by SIGTERM would look finished and its partial
+    # decisions be scored and kept for --read-back; SIGTERM and Ctrl-C end the evaluation.
+    pipeline, close = build_pipeline(
+        cfg, live=False, path=path, assistant=assistant, sinks=[], with_memory=assistant is None
+    )
+    try:
+        return run_sync(pipeline.run())
+    finally:
+        close()
 
 
 def replay_recording(row_cfg: Config, stream: Path, row: Row) -> tuple[list[Decision], dict[str, Any]]:

@@ -17,16 +17,19 @@ Scoring (per question; `abstained` = the answer says it does not remember):
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edge_assist.config import Config
+from edge_assist.evaluation.annotations import write_jsonl
 from edge_assist.evaluation.qa_quantities import says_number
 from edge_assist.evaluation.qa_questions import (
     TEMPLATES,
@@ -35,6 +38,7 @@ from edge_assist.evaluation.qa_questions import (
     generate,
     load_streams,
 )
+from edge_assist.evaluation.workers import worker_pool
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning.answer_text import content_words, is_abstention
 from edge_assist.runtime.percentiles import percentile
@@ -194,9 +198,18 @@ def run(
     limit: int = 0,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    out_dir: Path | None = None,
+    read_back: bool = False,
+    jobs: int = 1,
 ) -> dict[str, Any]:
-    from edge_assist.inference.loader import load_llm, load_text_encoder
+    """Every recording's questions answered and scored.
 
+    With `out_dir`, each recording's answers are written to answers/<recording>.jsonl as
+    soon as it is done; with `read_back`, a recording whose file holds exactly its
+    questions and rows is read, not answered again (resuming an interrupted run of the
+    same code and configuration). With `jobs` > 1 recordings are answered in parallel
+    worker processes, each with its own models; results keep recording order.
+    """
     # Questions use the annotated wording (original streams); memory holds the variant's captions.
     annotated = load_streams(dataset, split, "original")
     memory_streams = {s.recording: s for s in load_streams(dataset, split, variant)}
@@ -204,16 +217,23 @@ def run(
     recordings = [s.recording for s in annotated]
     if limit:
         recordings = recordings[:limit]
-    llm, enc = load_llm(cfg), load_text_encoder(cfg)
+    asked = {rid: [q for q in questions if q.recording == rid] for rid in recordings}
+    kept = _answered(out_dir, asked, rows) if read_back and out_dir is not None else {}
+    todo = [rid for rid in recordings if rid not in kept]
+    models = None  # loaded here before the clock starts; a worker loads its own
+    if jobs <= 1 and todo:
+        from edge_assist.inference.loader import load_llm, load_text_encoder
+
+        models = (load_llm(cfg), load_text_encoder(cfg))
     records: list[dict[str, Any]] = []
     start = time.perf_counter()
-    for k, rid in enumerate(recordings, 1):
-        qs = [q for q in questions if q.recording == rid]
-        records += asyncio.run(_run_recording(cfg, memory_streams[rid], qs, rows, llm, enc))
-        if progress is not None:
-            progress(
-                f"[{k}/{len(recordings)}] {rid}: {len(qs)} questions, {time.perf_counter() - start:.0f} s"
-            )
+    with worker_pool(jobs) as pool:
+        answers = _answers(cfg, memory_streams, asked, rows, todo, kept, out_dir, pool, models)
+        for k, (rid, recs) in enumerate(answers, 1):
+            records += recs
+            if progress is not None:
+                how = "read back" if rid in kept else f"{time.perf_counter() - start:.0f} s"
+                progress(f"[{k}/{len(recordings)}] {rid}: {len(asked[rid])} questions, {how}")
     return {
         "split": split,
         "variant": variant,
@@ -227,10 +247,82 @@ def run(
     }
 
 
+def _answers(
+    cfg: Config,
+    streams: dict[str, Stream],
+    asked: dict[str, list[Question]],
+    rows: Sequence[str],
+    todo: list[str],
+    kept: dict[str, list[dict[str, Any]]],
+    out_dir: Path | None,
+    executor: Executor | None,
+    models: tuple[LLM, TextEncoder] | None,
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(recording, its records) in recording order: read back, from a worker, or answered here."""
+    files = {rid: out_dir / "answers" / f"{rid}.jsonl" if out_dir is not None else None for rid in todo}
+    futures = (
+        {
+            rid: executor.submit(answer_recording, cfg, streams[rid], asked[rid], rows, files[rid])
+            for rid in todo
+        }
+        if executor is not None
+        else {}
+    )
+    for rid in asked:
+        if rid in kept:
+            yield rid, kept[rid]
+        elif executor is not None:
+            yield rid, futures[rid].result()
+        else:
+            yield rid, answer_recording(cfg, streams[rid], asked[rid], rows, files[rid], models)
+
+
+_WORKER_MODELS: dict[str, tuple[LLM, TextEncoder]] = {}
+
+
+def answer_recording(
+    cfg: Config,
+    stream: Stream,
+    questions: list[Question],
+    rows: Sequence[str],
+    out_file: Path | None = None,
+    models: tuple[LLM, TextEncoder] | None = None,
+) -> list[dict[str, Any]]:
+    """One recording's records, written whole to `out_file` when given.
+
+    A top-level function so that a worker process can run it; without `models` it loads
+    them once per process (a worker answers many recordings with one configuration).
+    """
+    if models is None:
+        key = repr(cfg)
+        if key not in _WORKER_MODELS:
+            from edge_assist.inference.loader import load_llm, load_text_encoder
+
+            _WORKER_MODELS[key] = (load_llm(cfg), load_text_encoder(cfg))
+        models = _WORKER_MODELS[key]
+    records = asyncio.run(_run_recording(cfg, stream, questions, rows, *models))
+    if out_file is not None:
+        write_jsonl(out_file, records)
+    return records
+
+
+def _answered(
+    out_dir: Path, asked: dict[str, list[Question]], rows: Sequence[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """The records an earlier run wrote, per recording whose file answers its questions in these rows."""
+    kept: dict[str, list[dict[str, Any]]] = {}
+    for rid, qs in asked.items():
+        f = out_dir / "answers" / f"{rid}.jsonl"
+        if not f.exists():
+            continue
+        recs = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if sorted((x["qid"], x["row"]) for x in recs) == sorted((q.qid, r) for q in qs for r in rows):
+            kept[rid] = recs
+    return kept
+
+
 def write_results(path: Path, result: dict[str, Any]) -> None:
     """results.json: the summary indented, then one line per answered question."""
-    import json
-
     head = {k: v for k, v in result.items() if k != "records"}
     lines = ",\n".join(json.dumps(x, ensure_ascii=False) for x in result.get("records", []))
     text = json.dumps(head, indent=1)
