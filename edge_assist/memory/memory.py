@@ -32,8 +32,9 @@ The resume point of a session is `next_clip_index`: one past the highest stored 
 
 `Memory` composes one part per job, each given the store and the graph it needs:
 `GraphUpdates` (entity extraction into Kùzu, `graph_update`), `MemoryIngest` (ingest,
-roll-ups, index work, `writing`), `MemoryReads` (the `MemoryReader` side, `reading`) and
-`Upkeep` (repair on open, consistency, stats, export, retention, forgetting, `upkeep`);
+roll-ups, index work, `writing`), `MemoryReads` (summaries as hits, keyframe images,
+`reading`; plain reads go straight to the store and the graph) and `Upkeep` (repair on
+open, consistency, stats, export, retention, forgetting, `upkeep`);
 `layout` names the files and checks the config. This module opens and closes, hands each
 call to its part, and re-exports the names callers import from here.
 """
@@ -107,7 +108,7 @@ class Memory:
         self.ingester = MemoryIngest(
             cfg, store, self.graph_updates, text_encoder, image_encoder, self.keyframes
         )
-        self.reads = MemoryReads(store, graph)
+        self.reads = MemoryReads(store)
         self.upkeep = Upkeep(cfg, paths, store, self.graph_updates, self.keyframes)
         self.windows = self.ingester.windows
 
@@ -240,7 +241,7 @@ class Memory:
     def extracts_entities(self) -> bool:
         return self.graph_updates.extracts_entities()
 
-    # -- reads: the MemoryReader protocol (MemoryReads) ------------------------------------
+    # -- reads: the MemoryReader protocol (the store, the graph, MemoryReads) ----------------------
     def search_text(
         self,
         vector: np.ndarray,
@@ -251,7 +252,7 @@ class Memory:
         session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[TextHit]:
-        return self.reads.search_text(
+        return self.store.search_text(
             vector,
             k=k,
             before_t=before_t,
@@ -261,21 +262,21 @@ class Memory:
         )
 
     def session_starts(self) -> dict[str, float]:
-        return self.reads.session_starts()
+        return self.store.session_starts()
 
     def earlier_sessions(self, session_id: str) -> list[str]:
-        return self.reads.earlier_sessions(session_id)
+        return self.store.earlier_sessions(session_id)
 
     def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]:
-        return self.reads.captions(session_id, clip_indices)
+        return self.store.captions(session_id, clip_indices)
 
     def recent_captions(self, session_id: str, *, before_t: float, n: int) -> list[CaptionRecord]:
-        return self.reads.recent_captions(session_id, before_t=before_t, n=n)
+        return self.store.recent_captions(session_id, before_t=before_t, n=n)
 
     def clips_with_vectors(
         self, session_id: str, t_from: float, t_to: float
     ) -> tuple[list[CaptionRecord], np.ndarray]:
-        return self.reads.clips_with_vectors(session_id, t_from, t_to)
+        return self.store.clips_with_vectors(session_id, t_from, t_to)
 
     def latest_summary(self, session_id: str, level: str, *, before_t: float) -> TextHit | None:
         return self.reads.latest_summary(session_id, level, before_t=before_t)
@@ -292,7 +293,7 @@ class Memory:
         session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[EntityHit]:
-        return self.reads.graph_neighbourhood(
+        return self.graph.neighbourhood(
             names, before_t=before_t, k=k, session_id=session_id, earlier_sessions=earlier_sessions
         )
 
@@ -308,7 +309,7 @@ class Memory:
         session_id: str | None = None,
         earlier_sessions: Sequence[str] = (),
     ) -> list[KeyframeHit]:
-        return self.reads.search_keyframes(
+        return self.store.search_keyframes(
             vector, k=k, before_t=before_t, session_id=session_id, earlier_sessions=earlier_sessions
         )
 
