@@ -301,6 +301,8 @@ def install_signal_handlers(pipeline: Pipeline) -> Callable[[], None]:
     loop = asyncio.get_running_loop()
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
+        # Not on Windows' loop (NotImplementedError) nor off the main thread (RuntimeError, e.g. a
+        # pipeline run by a test's or an evaluation worker's thread): there the caller stops it.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, pipeline.request_stop)
             installed.append(sig)
