@@ -20,6 +20,7 @@ from typing import Any
 
 from edge_assist import __version__, commands
 from edge_assist.commands.options import share_config_args
+from edge_assist.config.privacy import make_private_process
 from edge_assist.errors import EdgeAssistError
 from edge_assist.memory import heap
 from firmware_bridge.errors import BridgeError
@@ -56,6 +57,8 @@ def _terminate(signum: int, frame: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     # Before any thread exists: a process that runs for days keeps its C heap compact (heap.py).
     heap.tune()
+    # Before any file exists: what the glasses saw is the wearer's only (config/privacy.py).
+    make_private_process()
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(

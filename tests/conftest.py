@@ -10,6 +10,7 @@ OpenAI-compatible chat server of tests/fakes.py, one per test.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -106,3 +107,13 @@ def tiny_vlm_dir(tmp_path_factory: pytest.TempPathFactory, default_config: Confi
         '[[model.tiny-vlm.files]]\nkind = "mmproj"\nname = "tiny-mmproj.gguf"\npath = "tiny-mmproj.gguf"\n'
     )
     return d
+
+
+@pytest.fixture(autouse=True)
+def _keep_umask() -> Iterator[None]:
+    """`edge_assist.cli.main` makes its process private (umask 077); a test that calls it
+    in-process must not change the mode of every file the tests after it create."""
+    old = os.umask(0o077)
+    os.umask(old)
+    yield
+    os.umask(old)

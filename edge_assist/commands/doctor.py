@@ -20,8 +20,9 @@ from pathlib import Path
 
 from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
+from edge_assist.config.privacy import readable_by_others
 
-OK, MISSING, NOTE = "ok", "MISSING", "note"
+OK, MISSING, NOTE, WARNING = "ok", "MISSING", "note", "WARNING"
 NOT_INSTALLED = "not installed"
 REQUIRED, OPTIONAL = "required", "optional"
 # Parts the assistant runs without (a row about them that is not OK never fails doctor).
@@ -191,6 +192,24 @@ def _data_folder(cfg: Config) -> Iterator[Row]:
         )
     else:
         yield MISSING, "data folder", f"{data} is not writable: set general.data_dir"
+    yield from _privacy(data)
+
+
+def _privacy(data: Path) -> Iterator[Row]:
+    """A warning, not a failure: the assistant works, but others on this machine can read the day."""
+    open_to_others = readable_by_others(data)
+    if not data.exists():
+        return
+    if not open_to_others:
+        yield OK, "data privacy", f"{data} is readable by you only"
+        return
+    first = open_to_others[0]
+    more = f" and {len(open_to_others) - 1} more" if len(open_to_others) > 1 else ""
+    yield (
+        WARNING,
+        "data privacy",
+        f"{first}{more} can be read by other users: chmod -R go-rwx {data}",
+    )
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -215,4 +234,7 @@ def _doctor(args: argparse.Namespace) -> int:
             "everything required is here"
             + (f"; optional, not installed: {', '.join(optional)}" if optional else "")
         )
+    warned = [what for status, what, _, _ in rows if status == WARNING]
+    if warned:
+        print(f"warning: {', '.join(warned)} (see above)")
     return 1 if missing else 0

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from edge_assist.config.privacy import make_private_dir
 from edge_assist.errors import StoreError
 from edge_assist.memory import cypher
 from edge_assist.memory.api import EntityHit
@@ -328,7 +329,7 @@ def _connect(path: Path, buffer_mb: int) -> tuple[Any, Any, Adjacency]:
     """Kùzu's database and connection, and the adjacency beside them; one-line errors."""
     kuzu = cypher.engine()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
         # A bounded page pool: left at its default, Kùzu keeps pages up to 80 % of RAM,
         # so a graph that grows for months would take the device's memory with it.
         db = kuzu.Database(str(path), buffer_pool_size=int(buffer_mb) << 20)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from edge_assist.config.privacy import make_private_dir
 from edge_assist.errors import StoreError
 
 
@@ -50,7 +51,7 @@ class KeyframeFiles:
         path = d / f"{clip_index:08d}_{k}.jpg"
         tmp = path.with_suffix(".jpg.tmp")
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            make_private_dir(d)
             tmp.write_bytes(buf.tobytes())
             os.replace(tmp, path)
         except OSError as e:

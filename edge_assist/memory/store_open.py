@@ -12,6 +12,7 @@ import os
 import time
 from pathlib import Path
 
+from edge_assist.config.privacy import make_private_dir, make_private_file
 from edge_assist.errors import ModelError, StoreError
 from edge_assist.memory.ivf import IvfSettings, TextIvf
 from edge_assist.memory.sqlite import connect, sqlite_module
@@ -128,7 +129,7 @@ def _create(
 ) -> None:
     """Build a new store beside `path` and rename it into place once its schema is committed."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
     except OSError as e:
         raise StoreError(f"cannot create the memory directory {path.parent}: {e.strerror}") from None
     remove_leftovers(path)
@@ -152,6 +153,8 @@ def _create(
         raise StoreError(f"cannot create memory store {path}: {e}") from None
     finally:
         conn.close()  # the last connection closing removes the -wal file
+    # SQLite gives the -wal and -shm files the main file's mode: one chmod covers all three.
+    make_private_file(tmp)
     os.replace(tmp, path)
     remove_leftovers(path)
 

@@ -20,6 +20,7 @@ import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from edge_assist.config.privacy import make_private_dir
 from edge_assist.tasks.formats import load_file, load_toml
 from edge_assist.tasks.model import Task, TaskFileError, make_step
 from edge_assist.tasks.vector_file import digest
@@ -139,7 +140,7 @@ def add_user_task(path: str | Path, user_dir: str | Path) -> tuple[Task, Path]:
     """Check a task file and copy it into the wearer's task directory (atomically)."""
     task = load_file(path)
     d = Path(user_dir)
-    d.mkdir(parents=True, exist_ok=True)
+    make_private_dir(d)
     dest = d / f"{task.name}{Path(path).suffix.lower()}"
     tmp = dest.with_suffix(dest.suffix + ".tmp")
     shutil.copyfile(path, tmp)
