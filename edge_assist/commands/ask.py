@@ -131,7 +131,7 @@ async def _answer(
     memory = Memory.open(cfg, llm, enc, img)
     try:
         if build is not None:
-            sid, rows = read_caption_file(build)
+            sid, rows = read_caption_file(build, limits=cfg.limits)
             if not rows:
                 raise SourceError(f"{build} holds no captions; nothing to answer from")
             start = time.perf_counter()

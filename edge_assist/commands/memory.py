@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.commands.options import config_from_args
+from edge_assist.config.input_sections import LimitsConfig
 from edge_assist.errors import StoreError
 from edge_assist.events import Caption
 
@@ -171,12 +172,14 @@ def _forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_caption_file(path: Path, session: str | None = None) -> tuple[str, list[tuple[float, float, str]]]:
+def read_caption_file(
+    path: Path, session: str | None = None, limits: LimitsConfig | None = None
+) -> tuple[str, list[tuple[float, float, str]]]:
     """(session id, [(t0, t1, text)]) from a caption stream; the replay's parser, so the same
     file is refused the same way everywhere (bad lines, NaN, time order: one line naming it)."""
     from edge_assist.sources.caption_stream import load_caption_stream
 
-    stream = load_caption_stream(path)
+    stream = load_caption_stream(path, limits)
     return session or stream.session_id, [(c.t0, c.t1, c.text) for c in stream.captions]
 
 
@@ -185,7 +188,7 @@ def _ingest(args: argparse.Namespace) -> int:
     from edge_assist.memory.memory import Memory
 
     cfg = config_from_args(args)
-    sid, rows = read_caption_file(Path(args.file), args.session)
+    sid, rows = read_caption_file(Path(args.file), args.session, cfg.limits)
     enc = load_text_encoder(cfg)
     llm = load_llm(cfg)
     with Memory.open(cfg, llm, enc, load_image_encoder(cfg)) as mem:

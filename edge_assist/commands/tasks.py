@@ -76,15 +76,15 @@ def _tasks(args: argparse.Namespace) -> int:
         print(json.dumps(task.to_json(), indent=1, ensure_ascii=False) if args.json else _render(task))
         return 0
     if cmd == "check":
-        task = load_file(args.file)
+        task = load_file(args.file, max_bytes=config_from_args(args).limits.task_file_bytes)
         print(
             f"{args.file}: ok: {task.name!r}, {task.n} steps, {sum(len(s.after) for s in task.steps)} "
             f"ordering edges"
         )
         return 0
     if cmd == "add":
-        dest_dir = config_from_args(args).data_path(USER_DIR)
-        task, dest = add_user_task(args.file, dest_dir)
+        cfg = config_from_args(args)
+        task, dest = add_user_task(args.file, cfg.data_path(USER_DIR), max_bytes=cfg.limits.task_file_bytes)
         print(f"added {task.name!r} ({task.n} steps) as {dest}")
         return 0
     raise EdgeAssistError(f"unknown tasks action {cmd!r}")

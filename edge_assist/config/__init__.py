@@ -25,6 +25,7 @@ from edge_assist.config.decision_sections import (
 from edge_assist.config.input_sections import (
     CaptionerConfig,
     GeneralConfig,
+    LimitsConfig,
     SegmenterConfig,
     SourceConfig,
     VoiceConfig,
@@ -58,6 +59,7 @@ class Config:
     output: OutputConfig = field(default_factory=OutputConfig)
     bridge: BridgeConfig = field(default_factory=BridgeConfig)
     voice: VoiceConfig = field(default_factory=VoiceConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     # Where the settings came from, so relative paths resolve against the config file.
     origin: str = field(default="", compare=False)
 

@@ -63,6 +63,30 @@ class CaptionerConfig:
 
 
 @dataclass(frozen=True)
+class LimitsConfig:
+    """Bounds on what comes in from files, people and radios: one bad line must not cost minutes."""
+
+    caption_chars: int = setting(
+        2000,
+        "a caption longer than this is cut, with one warning per stream (characters)",
+        lo=16,
+        hi=1_000_000,
+    )
+    stream_line_bytes: int = setting(
+        65536,
+        "a caption-stream line longer than this is refused, naming file and line (bytes)",
+        lo=256,
+        hi=64_000_000,
+    )
+    question_chars: int = setting(
+        500, "a question longer than this is cut, with a warning (characters)", lo=16, hi=100_000
+    )
+    task_file_bytes: int = setting(
+        262144, "a task file larger than this is refused (bytes)", lo=1024, hi=64_000_000
+    )
+
+
+@dataclass(frozen=True)
 class VoiceConfig:
     enabled: bool = setting(False, "listen for spoken questions (needs the audio extra)")
     stt: str = setting(

@@ -107,7 +107,7 @@ class Pipeline:
             scheduler.use_stream_time(clock.now)
         self.decisions: list[Decision] = []
         self.stats = RunStats(session_id=self.session_id)
-        self.inbox = StepInbox(STEP_QUEUE)
+        self.inbox = StepInbox(STEP_QUEUE, question_chars=settings.question_chars)
         self._supervisor: Supervisor | None = None
 
     @property

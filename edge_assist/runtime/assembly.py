@@ -61,7 +61,7 @@ def open_replay_source(cfg: Config, path: str | Path) -> CaptionStream | FrameSo
     if not p.exists():
         raise SourceError(f"{p} does not exist; give a video file or a caption stream (.jsonl/.srt)")
     if replay_kind(p) == "captions":
-        return load_caption_stream(p)
+        return load_caption_stream(p, cfg.limits)
     from edge_assist.sources.video_file import VideoFileSource
 
     video = VideoFileSource(p, cfg.source.fps)

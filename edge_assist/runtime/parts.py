@@ -67,6 +67,7 @@ class PipelineSettings:
     task: str = ""  # the task library's name for it; a caption stream may name it instead
     pace: bool = True  # each frame waits on the clock for its stream time (off: as fast as read)
     stats_interval_s: float = 0.0  # a statistics line in the log this often; 0: only at the end
+    question_chars: int = 0  # a longer question is cut (limits.question_chars); 0: no bound
 
     @classmethod
     def from_config(cls, cfg: Config, *, session_id: str, live: bool) -> PipelineSettings:
@@ -83,4 +84,5 @@ class PipelineSettings:
             task_context=cfg.reasoner.task_context,
             task=cfg.reasoner.task,
             stats_interval_s=cfg.scheduler.stats_interval_s if live else 0.0,
+            question_chars=cfg.limits.question_chars,
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ from edge_assist.retrieval.api import SearchPlan
 from edge_assist.runtime.budgets import CURRENT_STEP
 from edge_assist.runtime.lanes import LANE, Lane, SearchPreempted
 from edge_assist.runtime.scheduler import GrantedGate, Scheduler
+from edge_assist.text.bounds import cut_text
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,8 @@ log = logging.getLogger(__name__)
 class StepInbox:
     """Captions in order (bounded: the source waits) and questions ahead of them."""
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, *, question_chars: int = 0) -> None:
+        self._question_chars = question_chars  # 0: no bound
         self._captions: asyncio.Queue[Caption | StreamEnd] = asyncio.Queue(maxsize)
         self._queries: collections.deque[UserQuery] = collections.deque()
         self._query_ready = asyncio.Event()
@@ -45,6 +48,15 @@ class StepInbox:
         await self._captions.put(item)
 
     def put_query(self, query: UserQuery) -> None:
+        limit = self._question_chars
+        if limit and len(query.text) > limit:
+            log.warning(
+                "a %s question of %d characters was cut to limits.question_chars = %d",
+                query.source,
+                len(query.text),
+                limit,
+            )
+            query = dataclasses.replace(query, text=cut_text(query.text, limit))
         self._queries.append(query)
         self._query_ready.set()
 

@@ -13,13 +13,18 @@ reported with its line number before anything is written to memory.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edge_assist.config.input_sections import LimitsConfig
 from edge_assist.errors import SourceError
+from edge_assist.text.bounds import cut_text
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,18 @@ def non_finite(value: Any, where: str = "") -> str | None:
             if found:
                 return found
     return None
+
+
+def _too_long(path: Path, text: str, limit: int) -> None:
+    """Refuse a line over `limit` bytes before parsing it: one 10 MB line would otherwise be
+    a 10 MB caption, minutes of encoding and a store that grows by as much."""
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if len(raw) > limit // 4 and len(raw.encode("utf-8")) > limit:
+            size = len(raw.encode("utf-8"))
+            raise SourceError(
+                f"{path}:{n}: line of {size:,} bytes, over limits.stream_line_bytes = {limit:,}; shorten or "
+                "remove that line (or raise the limit)"
+            )
 
 
 def _parse_jsonl(path: Path, text: str) -> tuple[list[CaptionLine], dict[str, Any]]:
@@ -158,7 +175,23 @@ def _parse_srt(path: Path, text: str) -> list[CaptionLine]:
     return captions
 
 
-def load_caption_stream(path: str | Path) -> CaptionStream:
+def _cut(captions: list[CaptionLine], path: Path, limit: int) -> list[CaptionLine]:
+    """Captions over `limit` characters cut at a word, with one warning for the stream."""
+    long = [c for c in captions if len(c.text) > limit]
+    if not long:
+        return captions
+    log.warning(
+        "%s: %d caption(s) longer than limits.caption_chars = %d characters were cut (the longest had %d)",
+        path,
+        len(long),
+        limit,
+        max(len(c.text) for c in long),
+    )
+    return [CaptionLine(c.t0, c.t1, cut_text(c.text, limit)) if len(c.text) > limit else c for c in captions]
+
+
+def load_caption_stream(path: str | Path, limits: LimitsConfig | None = None) -> CaptionStream:
+    bounds = limits if limits is not None else LimitsConfig()
     p = Path(path)
     if not p.exists():
         raise SourceError(f"caption file {p} does not exist; check the path")
@@ -168,11 +201,13 @@ def load_caption_stream(path: str | Path) -> CaptionStream:
         raise SourceError(f"{p} is not UTF-8 text; a caption stream is JSONL or SRT") from None
     except OSError as e:
         raise SourceError(f"cannot read {p}: {e.strerror}") from None
+    _too_long(p, text, bounds.stream_line_bytes)
     if p.suffix.lower() == ".srt":
         meta: dict[str, Any] = {}
         captions = _parse_srt(p, text)
     else:
         captions, meta = _parse_jsonl(p, text)
+    captions = _cut(captions, p, bounds.caption_chars)
     if not captions:
         raise SourceError(
             f'{p} holds no captions; a caption stream needs at least one {{"t0", "t1", "text"}} line'

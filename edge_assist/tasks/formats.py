@@ -247,10 +247,28 @@ def dump_toml(task: Task) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_file(path: str | Path) -> Task:
+# limits.task_file_bytes' default: the largest bundled task is 2.5 kB.
+MAX_TASK_FILE_BYTES = 262_144
+
+
+def load_file(path: str | Path, *, max_bytes: int = MAX_TASK_FILE_BYTES) -> Task:
     p = Path(path)
+    _check_size(p, max_bytes)
     if p.suffix.lower() == ".json":
         return load_captaincook_json(p)
     if p.suffix.lower() == ".toml":
         return load_toml(p)
     raise TaskFileError(f"{p}: a task file ends in .toml (our format) or .json (a CaptainCook4D task graph)")
+
+
+def _check_size(p: Path, max_bytes: int) -> None:
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise TaskFileError(f"{p}: no such task file") from None
+    except OSError as e:
+        raise TaskFileError(f"{p}: cannot read it ({e.strerror})") from None
+    if size > max_bytes:
+        raise TaskFileError(
+            f"{p}: {size:,} bytes, over limits.task_file_bytes = {max_bytes:,}; a task is a few kB of steps"
+        )

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from edge_assist.config.privacy import make_private_dir
-from edge_assist.tasks.formats import load_file, load_toml
+from edge_assist.tasks.formats import MAX_TASK_FILE_BYTES, load_file, load_toml
 from edge_assist.tasks.model import Task, TaskFileError, make_step
 from edge_assist.tasks.vector_file import digest
 
@@ -136,9 +136,11 @@ class TaskLibrary:
         return None
 
 
-def add_user_task(path: str | Path, user_dir: str | Path) -> tuple[Task, Path]:
+def add_user_task(
+    path: str | Path, user_dir: str | Path, *, max_bytes: int = MAX_TASK_FILE_BYTES
+) -> tuple[Task, Path]:
     """Check a task file and copy it into the wearer's task directory (atomically)."""
-    task = load_file(path)
+    task = load_file(path, max_bytes=max_bytes)
     d = Path(user_dir)
     make_private_dir(d)
     dest = d / f"{task.name}{Path(path).suffix.lower()}"
