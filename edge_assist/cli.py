@@ -23,6 +23,7 @@ from edge_assist.commands.options import share_config_args
 from edge_assist.config.privacy import make_private_process
 from edge_assist.errors import EdgeAssistError
 from edge_assist.memory import heap
+from edge_assist.runtime.stop_deadline import stop_signal
 from firmware_bridge.errors import BridgeError
 
 
@@ -51,6 +52,7 @@ def _terminate(signum: int, frame: Any) -> None:
         # dropped (the load goes on, the process never ends): ask again a moment later.
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
+    stop_signal()
     raise KeyboardInterrupt
 
 
@@ -72,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM while starting up (loading models) ends as cleanly as Ctrl-C; once the
     # pipeline runs, its own handlers take over and flush everything.
     signal.signal(signal.SIGTERM, _terminate)
+    if argv is None:  # the command line itself, not a caller's process (tests, scripts)
+        signal.signal(signal.SIGINT, _terminate)
     try:
         return int(func(args) or 0)
     except (EdgeAssistError, BridgeError) as e:

@@ -34,6 +34,7 @@ from edge_assist.runtime.parts import ExtraTask, MemoryParts, PipelineSettings, 
 from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
 from edge_assist.runtime.run_stats import RunStats
 from edge_assist.runtime.scheduler import Scheduler
+from edge_assist.runtime.stop_deadline import stop_signal
 from edge_assist.runtime.supervisor import Supervisor
 from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
@@ -300,11 +301,16 @@ def install_signal_handlers(pipeline: Pipeline) -> Callable[[], None]:
     """Ctrl-C and SIGTERM stop the pipeline cleanly; returns a function that removes them."""
     loop = asyncio.get_running_loop()
     installed = []
+
+    def on_signal() -> None:
+        pipeline.request_stop()
+        stop_signal()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         # Not on Windows' loop (NotImplementedError) nor off the main thread (RuntimeError, e.g. a
         # pipeline run by a test's or an evaluation worker's thread): there the caller stops it.
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, pipeline.request_stop)
+            loop.add_signal_handler(sig, on_signal)
             installed.append(sig)
 
     def remove() -> None:
