@@ -15,6 +15,7 @@ from edge_assist.errors import EdgeAssistError
 from edge_assist.events import UserQuery
 
 if TYPE_CHECKING:
+    from edge_assist.config import Config
     from edge_assist.runtime.app import Pipeline, RunResult
 
 
@@ -97,6 +98,7 @@ def _replay(args: argparse.Namespace) -> int:
     pipeline, close = build_pipeline(cfg, live=False, path=args.path, sinks=sinks, on_progress=on_progress)
     if questions:
         pipeline.extra_tasks.append(("planted-questions", lambda inbox: _plant(pipeline, questions)))
+    _warn_missing_task(pipeline, cfg)
     what = f"{len(pipeline.captions.captions)} captions" if pipeline.captions is not None else "video"
     print(f"replaying {args.path} ({what}, session {pipeline.session_id})", file=sys.stderr, flush=True)
     if bar is not None:
@@ -109,6 +111,8 @@ def _replay(args: argparse.Namespace) -> int:
         bar.refresh()
     try:
         result = run_sync(_with_signals(pipeline))
+        if not result.stats.stopped_early:
+            _answer_from_memory(pipeline, result, questions)
     finally:
         if bar is not None:
             bar.close()
@@ -119,6 +123,49 @@ def _replay(args: argparse.Namespace) -> int:
             json.dump(rec, fh, indent=2)
     _print_summary(result, rec, str(cfg.data_path(cfg.output.decision_log)), args.stats)
     return 130 if result.stats.stopped_early else 0
+
+
+def _warn_missing_task(pipeline: Pipeline, cfg: Config) -> None:
+    """A stream naming a task this data folder's library lacks would run with no task at all."""
+    from edge_assist.runtime.assistant import EgoMemoAssistant
+
+    assistant = pipeline.assistant
+    if not pipeline.task or not isinstance(assistant, EgoMemoAssistant):
+        return
+    if assistant.tasks.library.get(pipeline.task) is not None:
+        return
+    print(
+        f"warning: the stream names task {pipeline.task!r}, which is not in the task library of "
+        f"{cfg.data_dir}: no step will be followed unless the captions match a task it has. "
+        f"Add it with `edge-assist tasks add FILE --set general.data_dir={cfg.data_dir}`",
+        file=sys.stderr,
+    )
+
+
+def _answer_from_memory(pipeline: Pipeline, result: RunResult, questions: list[tuple[float, str]]) -> None:
+    """A question the replay never reached (memory already held the stream up to past its time,
+    or it was planted after the stream's end): answered over memory, as `edge-assist ask`
+    would at that time, instead of dropped."""
+    from edge_assist.outputs.console import clock_text
+    from edge_assist.runtime.app import run_sync
+    from edge_assist.runtime.assistant import EgoMemoAssistant
+
+    asked = {d.question for d in result.decisions if d.trigger == "query"}
+    left = [(t, q) for t, q in questions if q not in asked]
+    if not left:
+        return
+    assistant = pipeline.assistant
+    if not isinstance(assistant, EgoMemoAssistant):
+        return
+    why = (
+        f"the stream was already in memory up to clip {result.stats.resumed_at}"
+        if result.stats.resumed_at
+        else "asked after the stream's end"
+    )
+    print(f"{why}: answering --ask from memory", file=sys.stderr)
+    for t, question in left:
+        ans = run_sync(assistant.answer(question, before_t=t, session_id=pipeline.session_id))
+        print(f"[{clock_text(t)}] ANSWER: {ans.text}")
 
 
 def _parse_ask(item: str) -> tuple[float, str]:
