@@ -64,6 +64,14 @@ class Initiation:
     echo: bytes
 
 
+def _check_header(raw: RawFrame, mtype: MsgType) -> None:
+    # The handshake frame's header is not in the Noise transcript: every field that means
+    # nothing here must be zero, so no bit of the frame can change without a refusal.
+    h = raw.header
+    if h.type != mtype or h.flags or h.phase or h.seq or h.nonce or (mtype == MsgType.HELLO and h.session):
+        raise HandshakeRefused("malformed", f"{mtype.name} with header fields it does not use")
+
+
 def initiate(pairing: Pairing, epoch: bytes, pattern_id: int = PATTERN_ID) -> tuple[Initiation, bytes]:
     hs = HandshakeState(
         PATTERN_IDS.get(pattern_id, PATTERN),
@@ -97,6 +105,7 @@ def answer(
     pairing: Pairing, raw: RawFrame, epoch: bytes, addr: Address, policy: RekeyPolicy, now: float
 ) -> tuple[Session, bytes]:
     """The host's side: read HELLO, check the pinned key, return the half-open session and the reply."""
+    _check_header(raw, MsgType.HELLO)
     if len(raw.payload) < 1 + ECHO_LEN:
         raise HandshakeRefused("malformed", "HELLO too short")
     pattern_id, message = raw.payload[0], raw.payload[1:]
@@ -166,6 +175,7 @@ def finish(
     initiations: dict[bytes, Initiation], raw: RawFrame, addr: Address, policy: RekeyPolicy, now: float
 ) -> Session:
     """The glasses' side: read HELLO_REPLY for one of the HELLOs still open."""
+    _check_header(raw, MsgType.HELLO_REPLY)
     init = initiations.pop(raw.payload[:ECHO_LEN], None)
     if init is None:
         raise HandshakeRefused("replays", "an answer to a HELLO not sent, or already used")
