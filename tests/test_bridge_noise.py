@@ -368,3 +368,11 @@ def test_rekey_by_frames_and_by_time_keeps_both_sides_in_step() -> None:
     assert late[0] == 4 and inn.open(*late) == b"an hour later"
     with pytest.raises(NoiseError):  # a forged phase far ahead is refused, not followed
         inn.open(40, 99, struct.pack(">BQ", 40, 99), os.urandom(30))
+
+
+def test_fuzzed_receive_path_refuses_cleanly() -> None:
+    from benchmarks.fuzz_bridge import run
+
+    result = run(3000, seed=7)  # `python -m benchmarks.fuzz_bridge` runs 200k
+    assert result["failure"] is None and result["inputs"] == 3000
+    assert result["outcomes"]["transport:auth_failure"] > 100 and result["outcomes"]["frame:version"] > 10
