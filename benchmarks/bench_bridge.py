@@ -83,8 +83,8 @@ async def bench_serial(n: int) -> dict[str, float]:
         os.close(master)
 
 
-def _handshake(key: bytes) -> tuple[float, float, Session]:
-    """One handshake in memory: (glasses' CPU s, host's CPU s, the host's session)."""
+def _handshake(key: bytes) -> tuple[float, float, Session, Session]:
+    """One handshake in memory: (glasses' CPU s, host's CPU s, the host's and glasses' sessions)."""
     glasses, host = Pairing.from_secret(key, "glasses"), Pairing.from_secret(key, "host")
     policy = RekeyPolicy()
     t0 = time.process_time()
@@ -92,25 +92,33 @@ def _handshake(key: bytes) -> tuple[float, float, Session]:
     t1 = time.process_time()
     session, reply = handshake.answer(host, parse(hello), os.urandom(8), None, policy, 0.0)
     t2 = time.process_time()
-    handshake.finish({init.echo: init}, parse(reply), None, policy, 0.0)
+    glasses_session = handshake.finish({init.echo: init}, parse(reply), None, policy, 0.0)
     t3 = time.process_time()
-    return (t1 - t0) + (t3 - t2), t2 - t1, session
+    return (t1 - t0) + (t3 - t2), t2 - t1, session, glasses_session
 
 
 def bench_seal(n: int) -> dict[str, float]:
     key = generate_key()
     glasses_s, host_s = [], []
     for _ in range(50):
-        g, h, session = _handshake(key)
+        g, h, session, peer = _handshake(key)
         glasses_s.append(g)
         host_s.append(h)
     payload = b'{"id":1,"text":"Turn the burner down, the oil is smoking","priority":3,"duration_s":5}'
-    t0 = time.perf_counter()
-    for seq in range(n):
-        session.seal(int(MsgType.HUD_TEXT), 1, seq, payload, 0.0)
+    t0, c0 = time.perf_counter(), time.process_time()
+    frames = [session.seal(int(MsgType.HUD_TEXT), 1, seq, payload, 0.0) for seq in range(n)]
+    t1, c1 = time.perf_counter(), time.process_time()
+    raws = [parse(f) for f in frames]
+    c2 = time.process_time()
+    for raw in raws:
+        h = raw.header
+        peer.inbound.open(h.phase, h.nonce, raw.header_bytes, raw.payload)
+    c3 = time.process_time()
     return {
         "n": n,
-        "us_per_frame": round(1e6 * (time.perf_counter() - t0) / n, 2),
+        "us_per_frame": round(1e6 * (t1 - t0) / n, 2),
+        "cpu_us_per_frame": round(1e6 * (c1 - c0) / n, 2),
+        "cpu_us_per_open": round(1e6 * (c3 - c2) / n, 2),
         "payload_bytes": len(payload),
         "handshake_cpu_ms_glasses": round(1000 * sum(glasses_s) / len(glasses_s), 3),
         "handshake_cpu_ms_host": round(1000 * sum(host_s) / len(host_s), 3),
