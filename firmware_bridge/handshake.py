@@ -161,9 +161,9 @@ def _put(book: OrderedDict, key: object, value: object, cap: int) -> None:
 def version_mismatch(role: str, peer_version: int) -> str:
     """The one line both sides print when the other speaks another protocol version."""
     host = role == "host"
-    peer, me = ("the glasses", "this assistant") if host else ("the assistant", "these glasses")
+    peer, me = ("the glasses speak", "this assistant") if host else ("the assistant speaks", "these glasses")
     update = "the glasses' firmware" if (peer_version < VERSION) == host else "edge-assist"
-    return f"{peer} speak protocol version {peer_version}, {me} version {VERSION}: update {update}"
+    return f"{peer} protocol version {peer_version}, {me} version {VERSION}: update {update}"
 
 
 def upgrade_frame(why: str) -> bytes:

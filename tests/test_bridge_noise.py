@@ -376,3 +376,14 @@ def test_fuzzed_receive_path_refuses_cleanly() -> None:
     result = run(3000, seed=7)  # `python -m benchmarks.fuzz_bridge` runs 200k
     assert result["failure"] is None and result["inputs"] == 3000
     assert result["outcomes"]["transport:auth_failure"] > 100 and result["outcomes"]["frame:version"] > 10
+
+
+def test_version_lines_say_which_side_to_update() -> None:
+    from firmware_bridge.handshake import version_mismatch
+
+    assert version_mismatch("host", 1).endswith("version 2: update the glasses' firmware")
+    assert version_mismatch("host", 3).endswith("update edge-assist")
+    assert version_mismatch("glasses", 1) == (
+        "the assistant speaks protocol version 1, these glasses version 2: update edge-assist"
+    )
+    assert version_mismatch("glasses", 3).endswith("update the glasses' firmware")
