@@ -156,6 +156,6 @@ async def test_a_long_session_rekeys_in_step(host) -> None:
         asked = [link.inbound.get_nowait() for _ in range(link.inbound.qsize())]
         assert [q.text for q in asked if isinstance(q, UserQuery)] == [f"question {i}" for i in range(30)]
         assert link.stats()["rekeys"] >= 8 and g.endpoint.describe()["rekeys"] >= 8
-        assert link.stats()["auth_failures"] == 0 and link.stats()["sessions"] == 1
+        assert link.stats()["auth_failures"] == 0
     finally:
         await g.close()
