@@ -57,34 +57,35 @@ def _framed(body: bytes) -> bytes:
 
 
 headers = st.builds(
-    lambda magic, version, mtype, flags, session, seq, length: frames.HEADER.pack(
-        magic, version, mtype, flags, 0, session, seq, length
+    lambda magic, version, mtype, flags, phase, session, seq, nonce, length: frames.HEADER.pack(
+        magic, version, mtype, flags, phase, session, seq, nonce, length
     ),
     st.sampled_from([frames.MAGIC, b"XX"]),
-    st.sampled_from([frames.VERSION, 0, 2, 255]),
+    st.sampled_from([frames.VERSION, 0, 1, 3, 255]),
+    st.integers(0, 255),
     st.integers(0, 255),
     st.integers(0, 255),
     st.integers(0, 2**32 - 1),
     st.integers(0, 2**32 - 1),
+    st.integers(0, 2**64 - 1),
     st.integers(0, 2**16 - 1),
 )
 frame_bytes = st.one_of(
-    st.binary(max_size=2 * frames.MAX_PAYLOAD),
+    st.binary(max_size=2 * frames.MAX_BODY),
     # A correct CRC over a forged header and random payload: the checks after the CRC.
-    st.builds(lambda h, rest: _framed(h + rest), headers, st.binary(max_size=frames.MAX_PAYLOAD + 64)),
+    st.builds(lambda h, rest: _framed(h + rest), headers, st.binary(max_size=frames.MAX_BODY + 64)),
     st.builds(
-        lambda h, payload: _framed(
-            h[:-2] + struct.pack(">H", len(payload)) + payload + bytes(frames.TAG_LEN)
-        ),
+        lambda h, payload: _framed(h[:-2] + struct.pack(">H", len(payload)) + payload),
         headers,
-        st.binary(max_size=frames.MAX_PAYLOAD + 8),
+        st.binary(max_size=frames.MAX_BODY + 8),
     ),
 )
 
 
 def parse_frame(data: bytes) -> Any:
     raw = frames.parse(data)
-    assert raw.header.length == len(raw.payload) <= frames.MAX_PAYLOAD and len(raw.tag) == frames.TAG_LEN
+    assert raw.header.length == len(raw.payload) <= frames.MAX_BODY and raw.header.version == frames.VERSION
+    assert len(raw.header_bytes) == frames.HEADER_LEN
     return raw
 
 

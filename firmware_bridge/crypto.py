@@ -1,89 +1,151 @@
-"""Keys and sealing for the glasses protocol, built on HMAC-SHA256 alone.
+"""What a pairing produces, and the sealing of transport frames under Noise's CipherStates.
 
-Why only HMAC-SHA256: every glasses SoC and microcontroller has SHA-256 in ROM or in a
-few hundred bytes of C, and the stdlib has it, so neither side needs a crypto library.
-Confidentiality is HMAC-SHA256 used as a PRF in counter mode (keystream block i of
-message seq = HMAC(k_enc, seq || i)); integrity is encrypt-then-MAC over header and
-ciphertext. Each (key, direction, seq) is used for one plaintext only: sequence numbers
-never repeat within a sender's epoch, and every connection derives fresh keys from two
-fresh nonces, so a frame recorded earlier neither decrypts nor verifies later.
+The pairing code (32 random bytes, `edge-assist pair`) is expanded with HKDF-BLAKE2s into
+the pre-shared key and one X25519 static key pair per side; each side pins the other's
+public key. The handshake itself is Noise (`noise.py`, `handshake.py`). After it, every
+frame is ChaCha20-Poly1305 under the direction's CipherState with an explicit nonce in the
+frame (the radio drops and reorders, so the receiver cannot count), checked against a
+sliding replay window, and each direction steps its key with Noise's Rekey() every so many
+frames or seconds; a key-phase byte in the header keeps the two sides in step.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from firmware_bridge.frames import TAG_LEN
+from firmware_bridge.noise import TAGLEN, CipherState, KeyPair, NoiseError, hash_, hkdf
 
 KEY_LEN = 32
-NONCE_LEN = 16
 EPOCH_LEN = 8
-_LABEL = b"edge-assist bridge v1 "
+_LABEL = b"edge-assist glasses v2 "
+PHASES = 256  # the key phase travels in one byte
+_MAX_PHASE_STEP = 4  # phases a receiver follows forward (every frame of a phase may be lost)
+NONCE_WINDOW = 1024  # transport nonces accepted out of order behind the highest seen
 
 
-def _prf(key: bytes, *parts: bytes) -> bytes:
-    return hmac.new(key, b"".join(parts), hashlib.sha256).digest()
-
-
-def hello_key(pairing_key: bytes) -> bytes:
-    """MAC key for HELLO frames, which come before any session exists."""
-    return _prf(pairing_key, _LABEL, b"hello")
-
-
-def mac(key: bytes, header: bytes, payload: bytes) -> bytes:
-    return _prf(key, header, payload)[:TAG_LEN]
-
-
-def verify(key: bytes, header: bytes, payload: bytes, tag: bytes) -> bool:
-    return hmac.compare_digest(mac(key, header, payload), tag)
-
-
-def keystream_xor(key: bytes, seq: int, data: bytes) -> bytes:
-    """Encrypt or decrypt (the same operation) `data` sent with sequence number `seq`."""
-    if not data:
-        return b""
-    out = bytearray(len(data))
-    for block in range((len(data) + 31) // 32):
-        ks = _prf(key, struct.pack(">II", seq, block))
-        start = block * 32
-        chunk = data[start : start + 32]
-        out[start : start + len(chunk)] = bytes(a ^ b for a, b in zip(chunk, ks, strict=False))
-    return bytes(out)
+class ReplayedFrame(Exception):
+    """A frame whose nonce was already accepted, or is too far behind the window."""
 
 
 @dataclass(frozen=True)
-class SessionKeys:
-    """Per-connection keys; `g2h` = glasses to host, `h2g` = host to glasses."""
+class Pairing:
+    """One side's share of a pairing: the PSK, its own static key pair, the peer's pinned key."""
 
-    session_id: int
-    enc_g2h: bytes
-    mac_g2h: bytes
-    enc_h2g: bytes
-    mac_h2g: bytes
+    psk: bytes
+    static: KeyPair
+    peer_static: bytes
 
-    def for_role(self, role: str) -> tuple[bytes, bytes, bytes, bytes]:
-        """(enc_out, mac_out, enc_in, mac_in) for the side playing `role`."""
+    @classmethod
+    def from_secret(cls, secret: bytes, role: str) -> Pairing:
+        if len(secret) != KEY_LEN:
+            raise ValueError(f"the pairing secret has {KEY_LEN} bytes")
+        psk, host_priv, glasses_priv = hkdf(secret, _LABEL + b"pairing", 3)
+        host, glasses = KeyPair.from_private(host_priv), KeyPair.from_private(glasses_priv)
         if role == "host":
-            return self.enc_h2g, self.mac_h2g, self.enc_g2h, self.mac_g2h
-        return self.enc_g2h, self.mac_g2h, self.enc_h2g, self.mac_h2g
+            return cls(psk, host, glasses.public)
+        return cls(psk, glasses, host.public)
 
 
-def derive_session(pairing_key: bytes, nonce_glasses: bytes, nonce_host: bytes) -> SessionKeys:
-    prk = _prf(pairing_key, _LABEL, b"session", nonce_glasses, nonce_host)
-    sid = struct.unpack(">I", _prf(prk, b"id")[:4])[0] or 1  # 0 is reserved for HELLO
-    return SessionKeys(
-        session_id=sid,
-        enc_g2h=_prf(prk, b"enc g2h"),
-        mac_g2h=_prf(prk, b"mac g2h"),
-        enc_h2g=_prf(prk, b"enc h2g"),
-        mac_h2g=_prf(prk, b"mac h2g"),
-    )
+def fingerprint(secret: bytes) -> str:
+    """A short code both sides show, so the wearer can check they paired with each other.
 
-
-def fingerprint(pairing_key: bytes) -> str:
-    """A short code both sides can show, so the wearer can check they hold the same key."""
-    digest = _prf(pairing_key, _LABEL, b"fingerprint")[:4].hex().upper()
+    It hashes the two public keys, so showing it reveals nothing of the secret."""
+    host = Pairing.from_secret(secret, "host")
+    digest = hash_(_LABEL + b"fingerprint" + host.static.public + host.peer_static)[:4].hex().upper()
     return f"{digest[:4]}-{digest[4:]}"
+
+
+@dataclass(frozen=True)
+class RekeyPolicy:
+    after_frames: int = 10_000
+    after_s: float = 120.0
+
+
+class Outbound:
+    """One direction's sending side: nonces count up from 0, the key steps forward by policy."""
+
+    def __init__(self, cipher: CipherState, policy: RekeyPolicy, now: float) -> None:
+        self._cipher = cipher
+        self._policy = policy
+        self.phase = 0
+        self.rekeys = 0
+        self._phase_start_n = 0
+        self._phase_start_t = now
+
+    def next(self, now: float) -> tuple[int, int]:
+        """The (key phase, nonce) the next frame is sealed with; steps the key first when due."""
+        c, p = self._cipher, self._policy
+        if c.n - self._phase_start_n >= p.after_frames or now - self._phase_start_t >= p.after_s:
+            c.rekey()
+            self.phase = (self.phase + 1) % PHASES
+            self.rekeys += 1
+            self._phase_start_n, self._phase_start_t = c.n, now
+        return self.phase, c.n
+
+    def seal(self, header: bytes, plaintext: bytes) -> bytes:
+        """Encrypt under the nonce `next()` gave; the header is the associated data."""
+        return self._cipher.encrypt_with_ad(header, plaintext)
+
+
+@dataclass
+class NonceWindow:
+    """Sliding window over transport nonces (a bitmap behind the highest, as in RFC 6479)."""
+
+    size: int = NONCE_WINDOW
+    highest: int = -1
+    bits: int = 0
+
+    def fresh(self, n: int) -> bool:
+        if n > self.highest:
+            return True
+        behind = self.highest - n
+        return behind < self.size and not (self.bits >> behind) & 1
+
+    def mark(self, n: int) -> None:
+        if n > self.highest:
+            shift = n - self.highest
+            self.bits = ((self.bits << shift) | 1) & ((1 << self.size) - 1) if shift < self.size else 1
+            self.highest = n
+        else:
+            self.bits |= 1 << (self.highest - n)
+
+
+@dataclass
+class Inbound:
+    """One direction's receiving side: the current key, the previous one (for frames still in
+    flight when the sender stepped), and the replay window."""
+
+    cipher: CipherState
+    phase: int = 0
+    previous: CipherState | None = None
+    window: NonceWindow = field(default_factory=NonceWindow)
+    rekeys: int = 0
+
+    def open(self, phase: int, nonce: int, header: bytes, ciphertext: bytes) -> bytes:
+        """Decrypt and authenticate; raises ReplayedFrame or NoiseError. Marks the nonce seen."""
+        if not self.window.fresh(nonce):
+            raise ReplayedFrame(f"nonce {nonce} already seen or too old")
+        step = (phase - self.phase) % PHASES
+        chain: list[CipherState] = []
+        if step == 0:
+            cipher = self.cipher
+        elif step == PHASES - 1 and self.previous is not None:
+            cipher = self.previous
+        elif 1 <= step <= _MAX_PHASE_STEP:
+            assert self.cipher.k is not None
+            cipher = CipherState(self.cipher.k)
+            for _ in range(step):
+                cipher.rekey()
+                chain.append(CipherState(cipher.k))
+        else:
+            raise NoiseError(f"key phase {phase} is out of step with {self.phase}")
+        if len(ciphertext) < TAGLEN:
+            raise NoiseError("ciphertext shorter than its tag")
+        cipher.set_nonce(nonce)
+        plaintext = cipher.decrypt_with_ad(header, ciphertext)
+        if chain:  # authentic under a later key: the sender stepped, follow it
+            self.previous = chain[-2] if len(chain) > 1 else self.cipher
+            self.cipher, self.phase = chain[-1], phase
+            self.rekeys += len(chain)
+        self.window.mark(nonce)
+        return plaintext

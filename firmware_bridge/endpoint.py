@@ -1,16 +1,18 @@
 """One end of the glasses link: handshake, sealing, sequence numbers, acks, retransmission.
 
 The same class plays both roles. The glasses (`role="glasses"`) open each connection with
-HELLO; the host (`role="host"`, the assistant) answers and never initiates, so a stranger
-cannot make it talk first. Reliability is per message: a message sent with `ack=True`
-stays in the pending list until its ACK arrives, is retransmitted after `ack_timeout_s`,
-and survives reconnects (it is resealed under the new session's keys with its original
-sequence number, so the receiver's window drops it if it had in fact arrived).
+HELLO (a Noise IKpsk2 handshake, `handshake.py`); the host (`role="host"`, the assistant)
+answers and never initiates, so a stranger cannot make it talk first.
+Reliability is per message: a message sent with `ack=True` stays in the pending list until
+its ACK arrives, is retransmitted after `ack_timeout_s`, and survives reconnects (it is
+resealed under the new session's keys with its original sequence number, so the
+receiver's window drops it if it had in fact arrived).
 
 Counters say why frames were refused: `corrupt` (CRC/framing: a noisy line),
-`auth_failures` (MAC mismatch: wrong pairing key or forgery), `replays` (an authentic
-frame whose sequence number was already seen: a duplicate or a replay, never delivered
-twice).
+`auth_failures` (a tag that does not verify: another pairing, an unpaired static key or a
+forgery), `replays` (a nonce already seen, or an authentic message whose sequence number
+was: a replay or a duplicate, never delivered twice), `version_errors` (a peer of another
+protocol version or handshake: one line says which side to update).
 """
 
 from __future__ import annotations
@@ -24,24 +26,18 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge import crypto
-from firmware_bridge.frames import (
-    MAX_PAYLOAD,
-    Flag,
-    FrameError,
-    Header,
-    MsgType,
-    RawFrame,
-    build,
-    parse,
-)
-from firmware_bridge.link_state import Counters, Pending, ReplayWindow, Session, Timing, handshake_frame
+from firmware_bridge import handshake
+from firmware_bridge.crypto import EPOCH_LEN, Pairing, ReplayedFrame
+from firmware_bridge.frames import MAX_PAYLOAD, Flag, FrameError, Header, MsgType, RawFrame, parse
+from firmware_bridge.handshake import HandshakeRefused, Initiation
+from firmware_bridge.link_state import Counters, Pending, ReplayWindow, Session, Timing
+from firmware_bridge.noise import NoiseError
 from firmware_bridge.transports import Address, Transport, TransportLost
 
 log = logging.getLogger(__name__)
 
-_PENDING_HANDSHAKES = 4  # half-open sessions the host keeps (a replayed HELLO costs one slot)
-_HELLO_NONCES = 4
+_HELLO_TRIES = 4  # HELLOs the glasses keep open (a slow answer may follow a retry)
+_UPGRADE_EVERY_S = 1.0  # answers to frames of another version, at most this often
 
 # A handler returns False when it has no room: the frame is then neither acked nor
 # marked seen, so the sender retransmits it later instead of it being lost.
@@ -52,7 +48,7 @@ class Endpoint:
     def __init__(
         self,
         transport: Transport,
-        pairing_key: bytes,
+        pairing_key: bytes | Pairing,
         role: str,
         on_message: Handler,
         *,
@@ -66,15 +62,19 @@ class Endpoint:
         self.name = name or f"bridge-{role}"
         self.timing = timing or Timing()
         self.counters = Counters()
-        self.epoch = secrets.token_bytes(crypto.EPOCH_LEN)
-        self._key = pairing_key
-        self._hello_key = crypto.hello_key(pairing_key)
+        self.epoch = secrets.token_bytes(EPOCH_LEN)
+        self._pairing = (
+            pairing_key if isinstance(pairing_key, Pairing) else Pairing.from_secret(pairing_key, role)
+        )
+        self.last_refusal = ""  # the latest one-line reason a peer was refused
         self._on_message = on_message
         self._next_seq = 1
         self._pending: OrderedDict[int, Pending] = OrderedDict()
         self._session: Session | None = None
-        self._half_open: OrderedDict[int, Session] = OrderedDict()
-        self._hello_nonces: OrderedDict[bytes, None] = OrderedDict()
+        self._answered = handshake.HostHandshakes()
+        self._initiations: OrderedDict[bytes, Initiation] = OrderedDict()
+        self._warned_versions: set[int] = set()
+        self._next_upgrade = 0.0
         self._next_hello = 0.0
         self._last_rx = 0.0
         self._last_tx_ping = 0.0
@@ -177,28 +177,26 @@ class Endpoint:
         flags = Flag.ACK_REQUIRED if p.done is not None else Flag.NONE
         if p.tries:
             flags |= Flag.RETRANSMIT
-        ct = crypto.keystream_xor(s.enc_out, p.seq, p.payload)
-        header = Header(int(p.mtype), int(flags), s.sid, p.seq, len(ct))
-        tag = crypto.mac(s.mac_out, header.pack(), ct)
         p.sent_at = asyncio.get_running_loop().time()
+        frame = s.seal(int(p.mtype), int(flags), p.seq, p.payload, p.sent_at)
         self.counters.sent += 1
-        await self._tx(build(header, ct, tag), s.addr)
+        await self._tx(frame, s.addr)
 
     async def _send_unreliable(self, mtype: MsgType, payload: bytes, s: Session) -> None:
         await self._transmit(Pending(self._take_seq(), mtype, payload), s)
 
     async def _send_hello(self) -> None:
-        nonce = secrets.token_bytes(crypto.NONCE_LEN)
-        self._hello_nonces[nonce] = None
-        while len(self._hello_nonces) > _HELLO_NONCES:
-            self._hello_nonces.popitem(last=False)
-        await self._tx(handshake_frame(MsgType.HELLO, 0, self.epoch + nonce, self._hello_key), None)
+        init, frame = handshake.initiate(self._pairing, self.epoch)
+        self._initiations[init.echo] = init
+        while len(self._initiations) > _HELLO_TRIES:
+            self._initiations.popitem(last=False)
+        await self._tx(frame, None)
 
     # -- sessions --------------------------------------------------------------------
     async def _commit(self, s: Session) -> None:
         self._session = s
-        self._half_open.clear()
-        self._hello_nonces.clear()
+        self._answered.half_open.clear()
+        self._initiations.clear()
         self._last_rx = asyncio.get_running_loop().time()
         self._rx.restart_for(s.peer_epoch)
         self.counters.sessions += 1
@@ -238,49 +236,52 @@ class Endpoint:
         try:
             raw = parse(frame)
         except FrameError as e:
-            if e.kind == "version":
-                self.counters.version_errors += 1
-                log.warning("%s: %s", self.name, e)
+            if e.kind == "version" and e.peer_version is not None:
+                await self._on_other_version(e.peer_version, addr)
             else:
                 self.counters.corrupt += 1
             return
         mtype = raw.header.type
-        if mtype == MsgType.HELLO:
-            if self.role == "host":
-                await self._on_hello(raw, addr)
-            return
-        if mtype == MsgType.HELLO_REPLY:
-            if self.role == "glasses":
-                await self._on_hello_reply(raw, addr)
+        if mtype in (MsgType.HELLO, MsgType.HELLO_REPLY, MsgType.UPGRADE):
+            await self._on_handshake(raw, addr)
             return
         s = self._session
         if s is None or raw.header.session != s.sid:
-            half = self._half_open.get(raw.header.session)
+            half = self._answered.half_open.get(raw.header.session)
             if half is None:
                 self.counters.unknown_session += 1
                 return
-            if not crypto.verify(half.mac_in, raw.header_bytes, raw.payload, raw.tag):
-                self.counters.auth_failures += 1
+            plain = self._open(raw, half)
+            if plain is None:
                 return
             half.addr = addr
             await self._commit(half)
             s = half
-        elif not crypto.verify(s.mac_in, raw.header_bytes, raw.payload, raw.tag):
-            self.counters.auth_failures += 1
-            return
+        else:
+            plain = self._open(raw, s)
+            if plain is None:
+                return
         s.addr = addr  # the peer may roam (new UDP port after a radio reconnect)
         self._last_rx = asyncio.get_running_loop().time()
-        await self._on_data(raw, s)
+        await self._on_data(raw.header, plain, s)
 
-    async def _on_data(self, raw: RawFrame, s: Session) -> None:
+    def _open(self, raw: RawFrame, s: Session) -> bytes | None:
         h = raw.header
+        try:
+            return s.inbound.open(h.phase, h.nonce, raw.header_bytes, raw.payload)
+        except ReplayedFrame:
+            self.counters.replays += 1
+        except NoiseError:
+            self.counters.auth_failures += 1
+        return None
+
+    async def _on_data(self, h: Header, plain: bytes, s: Session) -> None:
         wants_ack = bool(h.flags & Flag.ACK_REQUIRED)
         if self._rx.is_replay(h.seq):
             self.counters.replays += 1
             if wants_ack:  # the first ACK may have been lost: answer again, deliver nothing
                 await self._send_unreliable(MsgType.ACK, struct.pack(">I", h.seq), s)
             return
-        plain = crypto.keystream_xor(s.enc_in, h.seq, raw.payload)
         try:
             mtype = MsgType(h.type)
         except ValueError:
@@ -316,40 +317,40 @@ class Endpoint:
             if p.done and not p.done.done():
                 p.done.set_result(None)
 
-    async def _on_hello(self, raw: RawFrame, addr: Address) -> None:
-        if not crypto.verify(self._hello_key, raw.header_bytes, raw.payload, raw.tag):
-            self.counters.auth_failures += 1
-            return
-        if len(raw.payload) != crypto.EPOCH_LEN + crypto.NONCE_LEN:
-            self.counters.malformed += 1
-            return
-        peer_epoch, nonce_g = raw.payload[: crypto.EPOCH_LEN], raw.payload[crypto.EPOCH_LEN :]
-        nonce_h = secrets.token_bytes(crypto.NONCE_LEN)
-        half = Session.derive(self._key, nonce_g, nonce_h, "host", peer_epoch, addr)
-        self._half_open[half.sid] = half
-        while len(self._half_open) > _PENDING_HANDSHAKES:
-            self._half_open.popitem(last=False)
-        payload = self.epoch + nonce_h + nonce_g
-        await self._tx(handshake_frame(MsgType.HELLO_REPLY, half.sid, payload, half.mac_out), addr)
+    # -- handshake and versions ------------------------------------------------------------
+    def _refuse(self, kind: str, why: str) -> None:
+        setattr(self.counters, kind, getattr(self.counters, kind) + 1)
+        if why != self.last_refusal:  # one line per reason, not one per retried HELLO
+            log.warning("%s: %s", self.name, why)
+        self.last_refusal = why
 
-    async def _on_hello_reply(self, raw: RawFrame, addr: Address) -> None:
-        n = crypto.EPOCH_LEN + 2 * crypto.NONCE_LEN
-        if len(raw.payload) != n:
-            self.counters.malformed += 1
-            return
-        peer_epoch = raw.payload[: crypto.EPOCH_LEN]
-        nonce_h = raw.payload[crypto.EPOCH_LEN : crypto.EPOCH_LEN + crypto.NONCE_LEN]
-        echo = raw.payload[crypto.EPOCH_LEN + crypto.NONCE_LEN :]
-        if echo not in self._hello_nonces:
-            self.counters.replays += 1  # an answer to a HELLO we did not send (or already used)
-            return
-        s = Session.derive(self._key, echo, nonce_h, "glasses", peer_epoch, addr)
-        if s.sid != raw.header.session or not crypto.verify(s.mac_in, raw.header_bytes, raw.payload, raw.tag):
-            self.counters.auth_failures += 1
-            return
-        # READY goes first so the host commits before our pending messages arrive.
-        await self._send_unreliable(MsgType.READY, b"", s)
-        await self._commit(s)
+    async def _on_handshake(self, raw: RawFrame, addr: Address) -> None:
+        mtype, now = raw.header.type, asyncio.get_running_loop().time()
+        try:
+            if mtype == MsgType.HELLO and self.role == "host":
+                reply = self._answered.answer(self._pairing, raw, self.epoch, addr, self.timing.rekey, now)
+                await self._tx(reply, addr)
+            elif mtype == MsgType.HELLO_REPLY and self.role == "glasses":
+                s = handshake.finish(self._initiations, raw, addr, self.timing.rekey, now)
+                # READY goes first so the host commits before our pending messages arrive.
+                await self._send_unreliable(MsgType.READY, b"", s)
+                await self._commit(s)
+        except HandshakeRefused as e:
+            self._refuse(e.kind, str(e))
+
+    async def _on_other_version(self, peer_version: int, addr: Address) -> None:
+        why = handshake.version_mismatch(self.role, peer_version)
+        self.counters.version_errors += 1
+        if peer_version not in self._warned_versions:
+            self._warned_versions.add(peer_version)
+            log.error("%s: %s", self.name, why)
+        self.last_refusal = why
+        now = asyncio.get_running_loop().time()
+        if self.role == "host" and now >= self._next_upgrade:
+            # An answer in our version, so the old side's parser names the mismatch too
+            # instead of retrying into silence. Never from the glasses: no ping-pong.
+            self._next_upgrade = now + _UPGRADE_EVERY_S
+            await self._tx(handshake.upgrade_frame(why), addr)
 
     # -- timers ----------------------------------------------------------------------
     async def _timer_loop(self) -> None:
@@ -385,8 +386,11 @@ class Endpoint:
                 await self.send(MsgType.PING, b"", ack=True)
 
     def describe(self) -> dict[str, Any]:
+        s = self._session
         return {
             "role": self.role,
+            "rekeys": (s.outbound.rekeys + s.inbound.rekeys) if s else 0,
+            "last_refusal": self.last_refusal,
             "transport": self.transport.name,
             "connected": self.connected,
             "pending": self.pending,

@@ -1,8 +1,10 @@
 """Wire format of the glasses protocol: header, frame layout, COBS framing for byte streams.
 
-A frame is `header (16 B) | payload | tag (16 B) | crc32 (4 B)`; see PROTOCOL.md. This
-module only packs and unpacks bytes: what the fields mean (sessions, keys, acks) lives in
-`endpoint.py`. Parsing never trusts a length it has not checked.
+A frame is `header (24 B) | payload | crc32 (4 B)`; see PROTOCOL.md. The payload is a Noise
+handshake message or a ChaCha20-Poly1305 ciphertext with its 16-byte tag. This module only
+packs and unpacks bytes: what the fields mean (sessions, keys, acks) lives in `endpoint.py`.
+Parsing never trusts a length it has not checked, and reads the version before anything
+that version may have changed, so a peer of another version gets a clear error.
 """
 
 from __future__ import annotations
@@ -13,22 +15,26 @@ import zlib
 from dataclasses import dataclass
 
 MAGIC = b"EA"
-VERSION = 1
-HEADER = struct.Struct(">2sBBBBIIH")  # magic, version, type, flags, reserved, session, seq, length
+VERSION = 2
+# magic, version, type, flags, key phase, session, seq, nonce, length
+HEADER = struct.Struct(">2sBBBBIIQH")
 HEADER_LEN = HEADER.size
-TAG_LEN = 16  # HMAC-SHA256 truncated to 128 bits
+AEAD_TAG_LEN = 16  # Poly1305, inside the payload of every sealed frame
 CRC_LEN = 4
-OVERHEAD = HEADER_LEN + TAG_LEN + CRC_LEN
+OVERHEAD = HEADER_LEN + CRC_LEN
 # Small enough for a BLE-serial bridge or one UDP datagram without fragmentation.
-MAX_PAYLOAD = 1024
+MAX_PAYLOAD = 1024  # plaintext of one message
+MAX_BODY = MAX_PAYLOAD + AEAD_TAG_LEN  # what the length field may say
+_VERSION_AT = len(MAGIC)
 
 
 class MsgType(enum.IntEnum):
-    HELLO = 0x01  # glasses -> host: epoch, nonce (MAC with the pairing key)
-    HELLO_REPLY = 0x02  # host -> glasses: epoch, nonce, echoed nonce (MAC with the session key)
+    HELLO = 0x01  # glasses -> host: pattern id, Noise message 1 (clear framing, sealed inside)
+    HELLO_REPLY = 0x02  # host -> glasses: echo of the glasses' ephemeral, Noise message 2
     READY = 0x03  # glasses -> host: completes the handshake
     ACK = 0x04  # either way: payload = the acknowledged sequence number
     PING = 0x05  # glasses -> host heartbeat (ack required)
+    UPGRADE = 0x06  # either way, in the clear: "your frames are of another version"
     HUD_TEXT = 0x10  # host -> glasses, JSON
     AUDIO = 0x11  # host -> glasses, binary PCM chunk
     BUTTON = 0x20  # glasses -> host, JSON
@@ -46,9 +52,10 @@ class Flag(enum.IntFlag):
 class FrameError(Exception):
     """A frame that cannot be parsed; `kind` names the counter it increments."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, peer_version: int | None = None) -> None:
         super().__init__(detail)
         self.kind = kind
+        self.peer_version = peer_version
 
 
 @dataclass(frozen=True)
@@ -58,45 +65,57 @@ class Header:
     session: int
     seq: int
     length: int
+    nonce: int = 0
+    phase: int = 0
     version: int = VERSION
 
     def pack(self) -> bytes:
-        return HEADER.pack(MAGIC, self.version, self.type, self.flags, 0, self.session, self.seq, self.length)
+        return HEADER.pack(
+            MAGIC,
+            self.version,
+            self.type,
+            self.flags,
+            self.phase,
+            self.session,
+            self.seq,
+            self.nonce,
+            self.length,
+        )
 
 
 @dataclass(frozen=True)
 class RawFrame:
     header: Header
-    header_bytes: bytes
-    payload: bytes  # still encrypted for data frames
-    tag: bytes
+    header_bytes: bytes  # the associated data of the sealed payload
+    payload: bytes  # a handshake message or a ciphertext with its tag
 
 
-def build(header: Header, payload: bytes, tag: bytes) -> bytes:
+def build(header: Header, payload: bytes) -> bytes:
     if len(payload) != header.length:
         raise ValueError("header length does not match the payload")
-    body = header.pack() + payload + tag
+    body = header.pack() + payload
     return body + struct.pack(">I", zlib.crc32(body))
 
 
 def parse(frame: bytes) -> RawFrame:
-    """Check size, CRC, magic and version; return the parts. Raises FrameError."""
-    if len(frame) < OVERHEAD:
-        raise FrameError("corrupt", f"frame of {len(frame)} bytes is shorter than {OVERHEAD}")
+    """Check CRC, magic, version, then size; return the parts. Raises FrameError."""
+    if len(frame) < _VERSION_AT + 1 + CRC_LEN:
+        raise FrameError("corrupt", f"frame of {len(frame)} bytes is too short")
     body, crc = frame[:-CRC_LEN], frame[-CRC_LEN:]
     if struct.unpack(">I", crc)[0] != zlib.crc32(body):
         raise FrameError("corrupt", "CRC mismatch")
-    magic, version, mtype, flags, _res, session, seq, length = HEADER.unpack_from(body)
-    if magic != MAGIC:
+    if body[:_VERSION_AT] != MAGIC:
         raise FrameError("corrupt", "bad magic")
+    version = body[_VERSION_AT]
     if version != VERSION:
-        raise FrameError("version", f"protocol version {version}, this side speaks {VERSION}")
-    if length > MAX_PAYLOAD or HEADER_LEN + length + TAG_LEN != len(body):
+        raise FrameError("version", f"protocol version {version}, this side speaks {VERSION}", version)
+    if len(body) < HEADER_LEN:
+        raise FrameError("corrupt", f"frame of {len(frame)} bytes is shorter than {OVERHEAD}")
+    _magic, _v, mtype, flags, phase, session, seq, nonce, length = HEADER.unpack_from(body)
+    if length > MAX_BODY or HEADER_LEN + length != len(body):
         raise FrameError("corrupt", "length field does not match the frame")
-    header = Header(mtype, flags, session, seq, length, version)
-    return RawFrame(
-        header, body[:HEADER_LEN], body[HEADER_LEN : HEADER_LEN + length], body[HEADER_LEN + length :]
-    )
+    header = Header(mtype, flags, session, seq, length, nonce, phase, version)
+    return RawFrame(header, body[:HEADER_LEN], body[HEADER_LEN:])
 
 
 # -- COBS: byte-stuffing so 0x00 can delimit frames on a serial line --------------------
@@ -143,7 +162,7 @@ def cobs_decode(data: bytes) -> bytes:
 class StreamDeframer:
     """Split a byte stream into COBS-decoded frames at 0x00 delimiters."""
 
-    def __init__(self, max_frame: int = 2 * (MAX_PAYLOAD + OVERHEAD)) -> None:
+    def __init__(self, max_frame: int = 2 * (MAX_BODY + OVERHEAD)) -> None:
         self._buf = bytearray()
         self._max = max_frame
         self.overflows = 0

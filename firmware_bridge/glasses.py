@@ -11,6 +11,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from firmware_bridge import messages as m
+from firmware_bridge.crypto import Pairing
 from firmware_bridge.endpoint import Endpoint, Timing
 from firmware_bridge.frames import MsgType
 from firmware_bridge.transports import Transport
@@ -29,7 +30,9 @@ class AudioStream:
 
 
 class FakeGlasses:
-    def __init__(self, transport: Transport, pairing_key: bytes, *, timing: Timing | None = None) -> None:
+    def __init__(
+        self, transport: Transport, pairing_key: bytes | Pairing, *, timing: Timing | None = None
+    ) -> None:
         self.endpoint = Endpoint(
             transport, pairing_key, "glasses", self._on_message, timing=timing, name="glasses"
         )

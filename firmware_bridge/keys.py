@@ -1,7 +1,9 @@
 """The pairing key on disk: generate it once (`edge-assist pair`), read it at start-up.
 
-The key file holds 64 hex characters and is created with mode 0600, because anyone who
-can read it can speak as the glasses and read what the assistant says.
+The key file holds 64 hex characters and is created with mode 0600: the PSK and both
+sides' static keys come from it, so anyone who can read it can speak as either side from
+then on (sessions recorded before stay sealed: their ephemeral keys are gone). Pairing
+again (`edge-assist pair --force`) replaces it and locks out whoever holds the old one.
 """
 
 from __future__ import annotations

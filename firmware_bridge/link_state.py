@@ -1,13 +1,13 @@
-"""What one end of the glasses link keeps: its timing, its counters, the session keys, the
-messages waiting for an acknowledgement, and the window of sequence numbers already seen."""
+"""What one end of the glasses link keeps: its timing, its counters, the session's ciphers,
+the messages waiting for an acknowledgement, and the window of sequence numbers already seen."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict, dataclass, field
 
-from firmware_bridge import crypto
-from firmware_bridge.frames import Header, MsgType, build
+from firmware_bridge.crypto import Inbound, Outbound, RekeyPolicy
+from firmware_bridge.frames import AEAD_TAG_LEN, Header, MsgType, build
 from firmware_bridge.transports import Address
 
 # Sequence numbers accepted out of order behind the highest seen; older ones are replays.
@@ -21,6 +21,13 @@ class Timing:
     heartbeat_s: float = 2.0
     reopen_s: float = 1.0
     pending_max: int = 64
+    # Noise Rekey() of each direction's key; a new handshake on every reconnect besides.
+    rekey_after_frames: int = 10_000
+    rekey_after_s: float = 120.0
+
+    @property
+    def rekey(self) -> RekeyPolicy:
+        return RekeyPolicy(self.rekey_after_frames, self.rekey_after_s)
 
     @property
     def peer_timeout_s(self) -> float:
@@ -51,22 +58,20 @@ class Counters:
 
 @dataclass
 class Session:
+    """A completed handshake: the id both ends derived from its hash, and one cipher per direction."""
+
     sid: int
-    enc_out: bytes
-    mac_out: bytes
-    enc_in: bytes
-    mac_in: bytes
+    outbound: Outbound
+    inbound: Inbound
     peer_epoch: bytes
     addr: Address
 
-    @classmethod
-    def derive(
-        cls, key: bytes, nonce_g: bytes, nonce_h: bytes, role: str, peer_epoch: bytes, addr: Address
-    ) -> Session:
-        """The session both ends derive from the pairing key and the two HELLO nonces."""
-        keys = crypto.derive_session(key, nonce_g, nonce_h)
-        enc_out, mac_out, enc_in, mac_in = keys.for_role(role)
-        return cls(keys.session_id, enc_out, mac_out, enc_in, mac_in, peer_epoch, addr)
+    def seal(self, mtype: int, flags: int, seq: int, payload: bytes, now: float) -> bytes:
+        """One transport frame. A retransmission is sealed afresh under a new nonce: a nonce
+        never covers two different frames (that would give away the Poly1305 key)."""
+        phase, nonce = self.outbound.next(now)
+        header = Header(mtype, flags, self.sid, seq, len(payload) + AEAD_TAG_LEN, nonce, phase)
+        return build(header, self.outbound.seal(header.pack(), payload))
 
 
 @dataclass
@@ -104,9 +109,3 @@ class ReplayWindow:
         if len(self.seen) > 2 * REPLAY_WINDOW:
             floor = self.highest - REPLAY_WINDOW
             self.seen = {q for q in self.seen if q > floor}
-
-
-def handshake_frame(mtype: MsgType, session: int, payload: bytes, mac_key: bytes) -> bytes:
-    """A HELLO or HELLO_REPLY: sent in the clear (nonces and epochs), authenticated by its MAC."""
-    header = Header(int(mtype), 0, session, 0, len(payload))
-    return build(header, payload, crypto.mac(mac_key, header.pack(), payload))

@@ -293,9 +293,9 @@ async def test_serial_round_trip_corruption_and_glasses_restart(pty_pair) -> Non
         # Line noise: a frame with a flipped byte and raw garbage, then a good frame still gets through.
         from firmware_bridge.frames import Header, build, stream_encode
 
-        h = Header(int(MsgType.QUESTION), 1, 1, 999, 3)
-        bad = bytearray(build(h, b"abc", bytes(16)))
-        bad[17] ^= 1
+        h = Header(int(MsgType.QUESTION), 1, 1, 999, 19)
+        bad = bytearray(build(h, b"abc" + bytes(16)))
+        bad[25] ^= 1
         os.write(master, stream_encode(bytes(bad)) + b"\x07\x07\x00")
         await _eventually(lambda: link.stats()["corrupt"] + link.stats()["rx_malformed"] >= 2)
         f2 = await g.ask("still there?")

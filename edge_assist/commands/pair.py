@@ -15,7 +15,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "what to enter on the glasses.",
     )
     p.add_argument(
-        "--force", action="store_true", help="replace an existing key (the glasses must pair again)"
+        "--force",
+        action="store_true",
+        help="replace an existing key: rotates the pre-shared key and both pinned keys, which locks out "
+        "a lost or stolen pair of glasses (the glasses you keep must pair again)",
     )
     p.add_argument("--show", action="store_true", help="print the existing key instead of making a new one")
     p.set_defaults(func=_pair)
@@ -46,6 +49,8 @@ def _pair(args: argparse.Namespace) -> int:
     print("Enter on the glasses (companion app → Pair → enter key):")
     print(f"    {format_key(key)}")
     print(f"Check that the glasses show the code {fingerprint(key)}.")
+    if args.force:
+        print("The previous pairing no longer works: glasses paired with it are locked out.")
     print(f"The assistant listens on: {where}")
     print("Try it without hardware: edge-assist hud-emulator")
     return 0
