@@ -8,12 +8,15 @@ import json
 import logging
 import re
 import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from edge_assist.cli import main
+from edge_assist.outputs.hud import END_TEXT
 from firmware_bridge.emulator import HudEmulator
 from firmware_bridge.keys import load_key
 from firmware_bridge.transports import UdpTransport
@@ -115,8 +118,11 @@ def test_replay_without_realtime_reaches_a_paired_hud_emulator(
     ]
     assert spoken, "the replay said nothing: nothing to show on the HUD"
     assert emulator.connected.is_set()
-    # Besides the spoken decisions, the HUD shows the task tracker's "k/n step" status line.
-    assert [t for t in emulator.shown if not re.match(r"^\d+/\d+ ", t)] == spoken
+    # Besides the spoken decisions, the HUD shows the task tracker's "k/n step" status line,
+    # replaced when the replay ends.
+    statuses = [t for t in emulator.shown if re.match(r"^\d+/\d+ ", t)]
+    assert statuses and emulator.shown[-1] == END_TEXT
+    assert [t for t in emulator.shown[:-1] if not re.match(r"^\d+/\d+ ", t)] == spoken
 
 
 @pytest.mark.slow
@@ -192,3 +198,21 @@ def test_a_thanks_on_the_glasses_is_stored_as_a_label_on_the_alert(tmp_path: Pat
     assert [(r["signal"], r["label"], r["decision"]["sub_type"], r["decision"]["t0"]) for r in labels] == [
         ("thanks", 1, "SA", 10.0)
     ]
+
+
+def test_the_emulator_prints_its_banner_once_into_a_pipe(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    s = ["--set", f"general.data_dir={data}", "--set", "bridge.transport=udp"]
+    s += ["--set", f"bridge.port={_free_udp_port()}"]
+    assert main(["pair", *s]) == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "edge_assist", "hud-emulator", *s],
+        input="/b\n/s battery=15\n/b\n/q\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("connecting over udp") == 1
+    assert done.stdout.count("type a question and Enter to ask") == 1

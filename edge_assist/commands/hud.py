@@ -74,12 +74,20 @@ async def _main(cfg: Config, key: bytes, transport: Transport, banner: str) -> N
 
     loop = asyncio.get_running_loop()
     emu: HudEmulator
+    tty_out = sys.stdout.isatty()
+    told: list[bool] = []
 
     def redraw() -> None:
-        sys.stdout.write("\x1b[2J\x1b[H" if sys.stdout.isatty() else "\n")
-        print(banner)
+        # A terminal is redrawn whole; a pipe or a log gets the banner and the help once, then
+        # only the display as it changes.
+        if tty_out:
+            sys.stdout.write("\x1b[2J\x1b[H")
+        if tty_out or not told:
+            print(banner)
         print(emu.render())
-        print(HELP)
+        if tty_out or not told:
+            print(HELP)
+        told.append(True)
         print("> ", end="", flush=True)
 
     emu = HudEmulator(transport, key, timing=timing_from_config(cfg), on_change=redraw)

@@ -36,6 +36,9 @@ PAGE_CHARS = 120
 # screen), unacknowledged (the next step's status replaces a lost one), up until replaced.
 PRIORITY_STATUS = 0
 STATUS_DURATION_S = 600.0
+# At the end of a run the status line is replaced, not left up for STATUS_DURATION_S.
+END_TEXT = "session ended"
+END_DURATION_S = 5.0
 STATUS_STEP_CHARS = 40
 
 
@@ -141,9 +144,21 @@ class HudOutput(OutputSink):
                 await self._pager
         self._pager, self._pager_priority = None, -1
 
+    async def _end_status(self) -> bool:
+        """The run is over: a stale "5/7 Pour the eggs" must not stay up for ten minutes."""
+        if not self._status:
+            return False
+        self._status = ""
+        # Acknowledged, unlike the status lines: drain() then waits for it, so it is not lost as
+        # the link closes behind it.
+        await self.link.send_hud(END_TEXT, priority=PRIORITY_STATUS, duration_s=END_DURATION_S)
+        self.status_sent += 1
+        return True
+
     async def drain(self) -> None:
-        """Wait up to `drain_s` for the glasses to acknowledge what was sent."""
-        if self.drain_s <= 0 or not self.sent:
+        """End the status line, then wait up to `drain_s` for the glasses to acknowledge what was sent."""
+        ended = await self._end_status()
+        if self.drain_s <= 0 or not (self.sent or ended):
             return
         left = await self.link.flush(self.drain_s)
         if left and not (self._said_absent and not self.link.connected):  # absent glasses: already said
@@ -154,3 +169,4 @@ class HudOutput(OutputSink):
     async def close(self) -> None:
         # The link belongs to the app (it also carries inbound questions): not closed here.
         await self._stop_pager()
+        await self._end_status()  # a stopped run skips drain()
