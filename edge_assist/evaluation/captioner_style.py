@@ -150,7 +150,7 @@ def _bare_noun(word: str) -> bool:
         and word[:1].islower()
         and w not in DETERMINERS | PREPOSITIONS | PRONOUNS | PARTICLES | LEADING_ADVERBS
         and not w.endswith(("ing", "ed", "ly"))
-        and w not in ("not", "and", "or", "until", "while", "but")
+        and w not in ("not", "and", "or", "until", "while", "but", "just", "only", "about")
     )
 
 
@@ -273,6 +273,10 @@ class Clause:
             return self.says()
         if self.verb in ("keep", "continue") and self.rest and _bare(self.rest[0]).endswith("ing"):
             return f"{self._adv()}{self._rest(True)}"  # "Keep mixing" goes on as "mixing"
+        if self.verb == "continue" and len(self.rest) > 1 and _bare(self.rest[0]) == "to":
+            then = _bare(self.rest[1])
+            if _verb(then):  # "Continue to microwave for 10 s" goes on as "microwaving for 10 s"
+                return " ".join([self._adv() + present_participle(then), *self.rest[2:]])
         return f"{self._adv()}{self._head('doing')} {self._rest(True)}".strip()
 
 

@@ -2,8 +2,9 @@
 
 The stored variants are `original` (one caption per performed step, annotated wording) and
 `paraphrased` (its first-person twin). Three more are derived from them, deterministically,
-when first asked for (`Dataset.stream`), and kept in a cache directory, so the package
-ships no extra megabytes and a fresh clone can run them:
+when first asked for (`Dataset.stream`), and kept in a cache directory (a file's name carries
+the sha256 of its source stream and of this code), so the package ships no extra megabytes
+and a fresh clone can run them:
 
 - `clips`: every step cut into 10-s clips, as many as its window holds (at least one):
   consecutive clips from the step's start, the last one stretched to the step's end (10 to
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_assist.errors import EdgeAssistError
+from edge_assist.evaluation import captioner_style
 from edge_assist.evaluation.annotations import GTEvent, write_jsonl
 from edge_assist.evaluation.captioner_style import restyle
 from edge_assist.evaluation.paraphrase import contains_verbatim
@@ -39,8 +41,6 @@ from edge_assist.tasks.library import parse_listed_steps
 STORED = ("original", "paraphrased")
 DERIVED = ("clips", "captioner", "list")
 CLIP_S = 10.0
-# Bumped whenever a derived stream would come out differently: cached files carry it in their name.
-RULES_VERSION = "1"
 SEED = 0
 RESTYLE_TRIES = 4
 SCENE_PLACES = (-1, 0, 1, 2, 3)  # where the restyler may put the scene (see `restyle`)
@@ -150,12 +150,18 @@ def derive(variant: str, source: Path) -> list[dict]:
     raise VariantError(f"{variant!r} is not a derived variant ({', '.join(DERIVED)})")
 
 
+def _rules() -> str:
+    """The derivation's own code: a cached stream written by other rules is not reused."""
+    code = Path(__file__).read_bytes() + Path(captioner_style.__file__).read_bytes()
+    return hashlib.sha256(code).hexdigest()
+
+
 def derived_path(root: Path, split: str, variant: str, rid: str, cache_dir: Path | None = None) -> Path:
     """The derived stream's file, written into the cache when missing (same input, same file)."""
     source = root / split / SOURCE_OF[variant] / f"{rid}.jsonl"
     if not source.exists():
         raise VariantError(f"{source} is missing; the {variant!r} variant is derived from it")
-    digest = hashlib.sha256(source.read_bytes() + f"{variant}:{RULES_VERSION}:{SEED}".encode()).hexdigest()
+    digest = hashlib.sha256(source.read_bytes() + f"{variant}:{SEED}:{_rules()}".encode()).hexdigest()
     out = (cache_dir or default_cache_dir()) / split / variant / f"{rid}.{digest[:16]}.jsonl"
     if not out.exists():
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
