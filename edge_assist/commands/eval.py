@@ -4,9 +4,11 @@
   ground truth and a manifest from the CaptainCook4D annotations.
 - `eval run --dataset DIR --split val [--variant ...] [--ablations] --out DIR`: our rows and
   the baselines through the app, scored; writes results.json, report.md, runtime.json and a
-  timeline PNG per recording.
+  timeline PNG per recording. Variants: the stored per-step streams (original, paraphrased)
+  and those derived from them on first use (clips, captioner, list; evaluation/variants.py).
 - `eval qa --split val --variant original --out DIR`: the question benchmark (template
-  questions from the step annotations), grounded and free-writing answerers side by side.
+  questions from the step annotations), grounded and free-writing answerers side by side
+  (commands/eval_qa.py).
 - `eval score --gt FILE --predictions FILE`: score any decision log (or EgoServe-style
   predictions) against EgoServe annotations or our GT JSONL.
 """
