@@ -193,4 +193,4 @@ def test_eval_run_on_clip_streams_end_to_end(
 def test_eval_command_offers_the_variants_the_harness_has() -> None:
     from edge_assist.commands import eval as eval_cmd
 
-    assert eval_cmd.VARIANTS == harness.VARIANTS
+    assert eval_cmd.VARIANTS == harness.ALL_VARIANTS

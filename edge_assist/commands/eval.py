@@ -29,7 +29,7 @@ from edge_assist.errors import EdgeAssistError
 # evaluation.captaincook.DEFAULT_DATASET (a test keeps them one), without importing the
 # evaluation at every start of every command.
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
-# evaluation.harness.VARIANTS, likewise: the stored per-step streams, then the derived ones.
+# evaluation.harness.ALL_VARIANTS, likewise: the stored per-step streams, then the derived ones.
 VARIANTS = ("original", "paraphrased", "clips", "captioner", "list")
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ import numpy as np
 
 from edge_assist.evaluation.gate_data import Rows, collect, data_hash
 from edge_assist.evaluation.gate_training import BUDGETS, Point, choose, curve, design, evaluate, fit_logistic
-from edge_assist.evaluation.harness import PER_STEP_VARIANTS, Dataset
+from edge_assist.evaluation.harness import VARIANTS, Dataset
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate import Gate, ServiceModel
 from edge_assist.reasoning.gate_features import GROUPS, NAMES
@@ -81,11 +81,11 @@ def train_and_report(
     started = time.time()
     rows: dict[tuple[str, str], Rows] = {}
     for split in ("train", "val"):
-        for v in PER_STEP_VARIANTS:
+        for v in VARIANTS:
             rows[(split, v)] = collect(ds, split, v, encoder)
             got = rows[(split, v)]
             log(f"features: {split} {v}: {len(got.y)} captions, {int(got.y.sum())} due")
-    train = Rows.concat([rows[("train", v)] for v in PER_STEP_VARIANTS])
+    train = Rows.concat([rows[("train", v)] for v in VARIANTS])
     val = _Split(ds, "val")
     model = _fit(train, NAMES)
     thr, pts = _thresholds(_probs(model, rows[("val", CHOOSE_ON)]), rows[("val", CHOOSE_ON)], val)
@@ -100,7 +100,7 @@ def train_and_report(
     }
     res["weights"] = {n: round(float(w), 4) for n, w in zip(model.features, model.weights, strict=True)}
     res["curve"] = [p.to_json() for p in pts]
-    for v in PER_STEP_VARIANTS:
+    for v in VARIANTS:
         res["rows"][f"gate, val {v}"] = _points(_probs(model, rows[("val", v)]), rows[("val", v)], val, thr)
 
     variants = {"caption-only": _caption_only(train, rows, val, command, res)}
@@ -129,7 +129,7 @@ def _caption_only(
     cap = fit_logistic(train.caption_vecs, train.y, emb, l2=CAPTION_L2)
     choose_on = rows[("val", CHOOSE_ON)]
     cthr, _ = _thresholds(cap.probabilities(choose_on.caption_vecs), choose_on, val)
-    for v in PER_STEP_VARIANTS:
+    for v in VARIANTS:
         res["rows"][f"caption-only, val {v}"] = _points(
             cap.probabilities(rows[("val", v)].caption_vecs), rows[("val", v)], val, cthr
         )
@@ -162,7 +162,7 @@ def _provenance(ds: Dataset, train: Rows, command: str, res: dict[str, Any]) -> 
         "trained": time.strftime("%Y-%m-%d"),
         "data": "CaptainCook4D train (both variants)",
         "thresholds_from": f"val {CHOOSE_ON}",
-        "data_sha256": data_hash(ds, ["train", "val"], list(PER_STEP_VARIANTS)),
+        "data_sha256": data_hash(ds, ["train", "val"], list(VARIANTS)),
         "train_rows": int(len(train.y)),
         "train_positives": int(train.y.sum()),
         "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
@@ -173,8 +173,8 @@ def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[st
     """Folds of recipes over train+val: fit without a fold's recipes, score on them (paraphrased)."""
     everything = Rows.concat([rows[("train", CHOOSE_ON)], rows[("val", CHOOSE_ON)]])
     train_other = Rows.concat(
-        [rows[("train", v)] for v in PER_STEP_VARIANTS if v != CHOOSE_ON]
-        + [rows[("val", v)] for v in PER_STEP_VARIANTS if v != CHOOSE_ON]
+        [rows[("train", v)] for v in VARIANTS if v != CHOOSE_ON]
+        + [rows[("val", v)] for v in VARIANTS if v != CHOOSE_ON]
     )
     recipes = sorted({k[3] for k in everything.keys})
     folds = [recipes[i::FOLDS] for i in range(FOLDS)]

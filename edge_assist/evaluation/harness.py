@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from edge_assist.reasoning.api import Assistant
     from edge_assist.runtime.app import RunResult
 
-# Stored per-step streams, and the variants derived from them on first use (`variants.py`).
-PER_STEP_VARIANTS = STORED
-VARIANTS = STORED + DERIVED
+# The stored per-step streams: what gate training and the tracker benchmark iterate over.
+VARIANTS = STORED
+# Every variant `Dataset.stream` serves: those, and the ones derived on first use (`variants.py`).
+ALL_VARIANTS = STORED + DERIVED
 CLIP_VARIANTS = ("clips", "captioner")
 
 # "No memory at all": the reasoner sees the current caption (and the task) only.
@@ -156,8 +157,8 @@ class Dataset:
         return ids[:limit] if limit > 0 else ids
 
     def stream(self, split: str, variant: str, rid: str) -> Path:
-        if variant not in VARIANTS:
-            raise EdgeAssistError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+        if variant not in ALL_VARIANTS:
+            raise EdgeAssistError(f"variant must be one of {', '.join(ALL_VARIANTS)}, got {variant!r}")
         stored = self.root / split / variant / f"{rid}.jsonl"
         if variant in STORED or stored.exists():
             return stored
