@@ -4,9 +4,11 @@
   ground truth and a manifest from the CaptainCook4D annotations.
 - `eval run --dataset DIR --split val [--variant ...] [--ablations] --out DIR`: our rows and
   the baselines through the app, scored; writes results.json, report.md, runtime.json and a
-  timeline PNG per recording.
+  timeline PNG per recording. Variants: the stored per-step streams (original, paraphrased)
+  and those derived from them on first use (clips, captioner, list; evaluation/variants.py).
 - `eval qa --split val --variant original --out DIR`: the question benchmark (template
-  questions from the step annotations), grounded and free-writing answerers side by side.
+  questions from the step annotations), grounded and free-writing answerers side by side
+  (commands/eval_qa.py).
 - `eval score --gt FILE --predictions FILE`: score any decision log (or EgoServe-style
   predictions) against EgoServe annotations or our GT JSONL.
 """
@@ -20,12 +22,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edge_assist.commands.eval_qa import add_qa
 from edge_assist.commands.options import config_from_args, override_items
 from edge_assist.errors import EdgeAssistError
 
 # evaluation.captaincook.DEFAULT_DATASET (a test keeps them one), without importing the
 # evaluation at every start of every command.
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "data" / "captaincook4d"
+# evaluation.harness.ALL_VARIANTS, likewise: the stored per-step streams, then the derived ones.
+VARIANTS = ("original", "paraphrased", "clips", "captioner", "list")
 
 if TYPE_CHECKING:
     from edge_assist.config import Config
@@ -42,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
     _add_build(esub)
     _add_run(esub)
-    _add_qa(esub)
+    add_qa(esub, DEFAULT_DATASET, VARIANTS)
     _add_score(esub)
 
 
@@ -65,7 +70,11 @@ def _add_run(esub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
     r.add_argument(
-        "--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant"
+        "--variant",
+        default="original",
+        choices=VARIANTS,
+        help="caption stream variant: per step (original, paraphrased, list: the recipe as a plain list) "
+        "or cut into 10-s clips (clips, captioner); the derived ones are written to a cache on first use",
     )
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
     r.add_argument(
@@ -110,48 +119,6 @@ def _add_run(esub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=_run)
 
 
-def _add_qa(esub: argparse._SubParsersAction) -> None:
-    q = esub.add_parser(
-        "qa", help="the question benchmark: template questions from the annotations, answered from memory"
-    )
-    q.add_argument(
-        "--dataset",
-        default=str(DEFAULT_DATASET),
-        metavar="DIR",
-        help="a built benchmark (default: the shipped CaptainCook4D build)",
-    )
-    q.add_argument("--split", default="val", help="which split (default val; develop on train)")
-    q.add_argument(
-        "--variant",
-        default="original",
-        choices=("original", "paraphrased"),
-        help="caption stream the memory is built from (questions keep the annotated wording)",
-    )
-    q.add_argument(
-        "--answerer",
-        default="grounded,free",
-        help="comma-separated rows: grounded (choose a moment, compose) and/or free "
-        "(free-written, the old path)",
-    )
-    q.add_argument("--limit", type=int, default=0, help="only the first N recordings of the split (0 = all)")
-    q.add_argument("--seed", type=int, default=0, help="question generator seed (default 0)")
-    q.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        metavar="N",
-        help="recordings answered at once, one worker process each with its own models (default 1)",
-    )
-    q.add_argument(
-        "--read-back",
-        action="store_true",
-        help="resume an interrupted run: recordings whose answers are already in --out are read, "
-        "not answered again (same code and configuration only)",
-    )
-    q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
-    q.set_defaults(func=_qa)
-
-
 def _add_score(esub: argparse._SubParsersAction) -> None:
     s = esub.add_parser("score", help="score a decision log against annotations (EgoServe or our GT JSONL)")
     s.add_argument("--gt", required=True, metavar="FILE", help="annotations: EgoServe JSON/JSONL or GT JSONL")
@@ -190,6 +157,7 @@ def _run(args: argparse.Namespace) -> int:
         cfg = cfg.replace(**{"models.response_cache": cache_path})
     ds = harness.Dataset.open(args.dataset)
     recordings = ds.recordings(args.split, args.limit)
+    checked = harness.variant_check(ds, args.split, args.variant, recordings)
     rows = _chosen_rows(args.rows)
     ablations = harness.ablation_rows() if args.ablations else []
     needs_models = any(not r.baseline for r in rows + ablations) or args.judge_max_pairs > 0
@@ -225,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
                     read_back=args.read_back,
                 )
             )
-    results = _write_results(args, cfg, ds, recordings, done, out)
+    results = _write_results(args, cfg, ds, recordings, done, out, checked)
     print(report.table(results["rows"]))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
@@ -260,6 +228,7 @@ def _write_results(
     recordings: list[str],
     done: list[harness.RowResult],
     out: Path,
+    variant_check: dict[str, Any],
 ) -> dict[str, Any]:
     """results.json, runtime.json, report.md and the timelines of a finished run."""
     from edge_assist.evaluation import report
@@ -271,6 +240,7 @@ def _write_results(
         "dataset": {"name": ds.manifest.get("dataset", ds.root.name), "path": str(args.dataset)},
         "split": args.split,
         "variant": args.variant,
+        "variant_check": variant_check or None,
         "recordings": len(recordings),
         "recordings_without_errors": sum(1 for r in recordings if ds.session_id(r) not in with_gt),
         "gt_events": len(gt),
@@ -326,52 +296,6 @@ def _plot_timelines(
             caps,
             ds.duration_s(rid),
         )
-
-
-def _qa(args: argparse.Namespace) -> int:
-    from edge_assist.evaluation import qa_bench
-
-    cfg = config_from_args(args)
-    if args.jobs < 1:
-        raise EdgeAssistError(f"--jobs must be 1 or more, got {args.jobs}")
-    rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
-    bad = [r for r in rows if r not in qa_bench.ROWS]
-    if bad or not rows:
-        raise EdgeAssistError(
-            f"unknown answerer {bad[0] if bad else args.answerer!r}; choose from grounded, free"
-        )
-    dataset = Path(args.dataset)
-    if not (dataset / args.split / "original").is_dir():
-        raise EdgeAssistError(
-            f"{dataset / args.split} holds no caption streams; "
-            "build it with `edge-assist eval build-captaincook`"
-        )
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
-    result = qa_bench.run(
-        cfg,
-        dataset,
-        args.split,
-        args.variant,
-        rows,
-        limit=args.limit,
-        seed=args.seed,
-        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-        out_dir=out,
-        read_back=args.read_back,
-        jobs=args.jobs,
-    )
-    overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
-    result["command"] = command
-    result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
-    result["config_overrides"] = overrides
-    qa_bench.write_results(out / "results.json", result)
-    (out / "report.md").write_text(qa_bench.report_md(result, command, overrides), encoding="utf-8")
-    (out / "command.txt").write_text(command + "\n", encoding="utf-8")
-    print(qa_bench.report_md(result, command, overrides))
-    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
-    return 0
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -29,6 +29,7 @@ from edge_assist.evaluation.baselines import BASELINES
 from edge_assist.evaluation.judge import judge_pairs
 from edge_assist.evaluation.measures import content_match, false_alarms_per_hour, revealable_split
 from edge_assist.evaluation.scorer import Matching, score
+from edge_assist.evaluation.variants import DERIVED, STORED, check, derived_path
 from edge_assist.events import Decision
 from edge_assist.inference.base import LLM, TextEncoder
 
@@ -36,7 +37,11 @@ if TYPE_CHECKING:
     from edge_assist.reasoning.api import Assistant
     from edge_assist.runtime.app import RunResult
 
-VARIANTS = ("original", "paraphrased")
+# The stored per-step streams: what gate training and the tracker benchmark iterate over.
+VARIANTS = STORED
+# Every variant `Dataset.stream` serves: those, and the ones derived on first use (`variants.py`).
+ALL_VARIANTS = STORED + DERIVED
+CLIP_VARIANTS = ("clips", "captioner")
 
 # "No memory at all": the reasoner sees the current caption (and the task) only.
 NO_MEMORY = {
@@ -119,13 +124,18 @@ def ablation_rows() -> list[Row]:
 
 @dataclass
 class Dataset:
-    """A built benchmark directory (manifest.json, <split>/<variant>/*.jsonl, <split>/gt.jsonl)."""
+    """A built benchmark directory (manifest.json, <split>/<variant>/*.jsonl, <split>/gt.jsonl).
+
+    The derived variants are written on first use into `cache_dir` (default:
+    `variants.default_cache_dir()`), unless the directory holds them itself.
+    """
 
     root: Path
     manifest: dict[str, Any]
+    cache_dir: Path | None = None
 
     @classmethod
-    def open(cls, root: str | Path) -> Dataset:
+    def open(cls, root: str | Path, cache_dir: Path | None = None) -> Dataset:
         r = Path(root)
         mf = r / "manifest.json"
         if not mf.exists():
@@ -133,7 +143,7 @@ class Dataset:
                 f"{r} has no manifest.json; build one with "
                 f"`edge-assist eval build-captaincook --data DIR --out {r}`"
             )
-        return cls(r, json.loads(mf.read_text(encoding="utf-8")))
+        return cls(r, json.loads(mf.read_text(encoding="utf-8")), cache_dir)
 
     @property
     def delta_s(self) -> float:
@@ -147,9 +157,12 @@ class Dataset:
         return ids[:limit] if limit > 0 else ids
 
     def stream(self, split: str, variant: str, rid: str) -> Path:
-        if variant not in VARIANTS:
-            raise EdgeAssistError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-        return self.root / split / variant / f"{rid}.jsonl"
+        if variant not in ALL_VARIANTS:
+            raise EdgeAssistError(f"variant must be one of {', '.join(ALL_VARIANTS)}, got {variant!r}")
+        stored = self.root / split / variant / f"{rid}.jsonl"
+        if variant in STORED or stored.exists():
+            return stored
+        return derived_path(self.root, split, variant, rid, self.cache_dir)
 
     def session_id(self, rid: str) -> str:
         return str(self.manifest["recordings"][rid]["session_id"])
@@ -165,6 +178,34 @@ class Dataset:
     def captions(self, split: str, variant: str, rid: str) -> list[dict[str, Any]]:
         lines = self.stream(split, variant, rid).read_text(encoding="utf-8").splitlines()
         return [json.loads(x) for x in lines if x.strip() and "meta" not in json.loads(x)]
+
+
+def variant_check(ds: Dataset, split: str, variant: str, recordings: Sequence[str]) -> dict[str, Any]:
+    """A clip variant against the per-step streams: every step cut into its clips, each clip in
+    its step's window, the same sessions and so the same ground truth. Raises on a mismatch;
+    {} for a per-step variant."""
+    if variant not in CLIP_VARIANTS:
+        return {}
+    gt, _ = ds.ground_truth(split, recordings)
+    problems: list[str] = []
+    steps = clips = 0
+    for rid in recordings:
+        per_step, derived = ds.stream(split, "paraphrased", rid), ds.stream(split, variant, rid)
+        problems += check(per_step, derived, gt, same_text=variant == "clips")
+        steps += len(ds.captions(split, "paraphrased", rid))
+        clips += len(ds.captions(split, variant, rid))
+    if problems:
+        raise EdgeAssistError(
+            f"the {variant!r} streams do not match the per-step streams ({len(problems)} problems): "
+            + "; ".join(problems[:5])
+        )
+    return {
+        "recordings": len(recordings),
+        "steps": steps,
+        "clips": clips,
+        "gt_events": len(gt),
+        "problems": 0,
+    }
 
 
 @dataclass

@@ -31,7 +31,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edge_assist.errors import EdgeAssistError
 from edge_assist.evaluation.qa_quantities import how_much_question
+from edge_assist.evaluation.variants import DERIVED, STORED, derived_path
 from edge_assist.reasoning.answer_text import content_words, second_person
 
 TEMPLATES = ("when", "after", "did-yes", "did-no", "with", "howmuch", "unanswerable")
@@ -107,15 +109,26 @@ def load_streams(dataset: Path, split: str, variant: str = "original") -> list[S
                 if tags & DEVIATION_TAGS and o.get("performed_as"):
                     deviations.setdefault(o["session_id"], []).append(str(o["performed_as"]))
     out = []
-    for path in sorted((base / variant).glob("*.jsonl"), key=lambda p: _rec_key(p.stem)):
+    for rid, path in _stream_files(dataset, split, variant):
         meta, rows = read_stream(path)
-        sid = meta.get("session_id", f"captaincook4d-{path.stem}")
+        sid = meta.get("session_id", f"captaincook4d-{rid}")
         out.append(
-            Stream(
-                path.stem, sid, meta.get("recipe", ""), rows, skipped.get(sid, []), deviations.get(sid, [])
-            )
+            Stream(rid, sid, meta.get("recipe", ""), rows, skipped.get(sid, []), deviations.get(sid, []))
         )
     return out
+
+
+def _stream_files(dataset: Path, split: str, variant: str) -> list[tuple[str, Path]]:
+    """(recording, file) of a variant's streams; a derived variant the directory does not hold
+    is derived from the stored streams (`variants.derived_path`)."""
+    base = dataset / split
+    if variant in STORED or (base / variant).is_dir():
+        paths = sorted((base / variant).glob("*.jsonl"), key=lambda p: _rec_key(p.stem))
+        return [(p.stem, p) for p in paths]
+    if variant not in DERIVED:
+        raise EdgeAssistError(f"variant must be one of {', '.join(STORED + DERIVED)}, got {variant!r}")
+    rids = sorted((p.stem for p in (base / "original").glob("*.jsonl")), key=_rec_key)
+    return [(r, derived_path(dataset, split, variant, r)) for r in rids]
 
 
 def _rec_key(stem: str) -> tuple[int, ...]:

@@ -71,6 +71,13 @@ def render(results: dict[str, Any]) -> str:
         "",
         table(results["rows"]),
     ]
+    vc = results.get("variant_check")
+    if vc:
+        out += [
+            "",
+            f"Clip streams checked against the per-step streams: {vc['steps']} steps cut into "
+            f"{vc['clips']} clips, every clip inside its step's window, the same ground truth.",
+        ]
     if results.get("ablations"):
         out += ["", "## Ablations (one retrieval switch off at a time)", "", table(results["ablations"])]
     if results.get("problems"):
