@@ -45,7 +45,9 @@ SCENES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
         ("at the sink", "by the sink"),
     ),
     (
-        frozenset("stove pan skillet pot saucepan burner heat cook saute boil boiling simmer fry toast".split()),
+        frozenset(
+            "stove pan skillet pot saucepan burner heat cook saute boil boiling simmer fry toast".split()
+        ),
         ("at the stove", "in front of the stove"),
     ),
     (frozenset("dripper filter grounds coffee".split()), ("at the coffee station", "by the coffee maker")),
