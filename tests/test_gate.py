@@ -12,7 +12,7 @@ from edge_assist.errors import ModelError
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_features import NAMES
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.reasoning.phrasing import unfaithful
 from tests.fakes import RefusingEncoder
 

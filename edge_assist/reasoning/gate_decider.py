@@ -1,9 +1,9 @@
 """The gate as the decider of a proactive step (`reasoner.decider = "gate"` or "gate+llm").
 
-Per caption: the tracker's reading and the hazard match become the gate's features; the
-gate gives the probability that an Error Recovery helps now, compared with the threshold of
-the wearer's chattiness. A hazard that matches the vocabulary is an Instant Safety
-candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
+Per caption: the tracker's reading and the hazard detector's score become the gate's
+features; the gate gives the probability that an Error Recovery helps now, compared with the
+threshold of the wearer's chattiness. A caption the hazard detector calls a hazard is an
+Instant Safety candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
 to the LLM's pass 1 instead. Milliseconds, no model call.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from edge_assist.events import SubType
 from edge_assist.reasoning.gate import Gate
 from edge_assist.reasoning.gate_features import SessionClock, features
-from edge_assist.reasoning.hazards import Hazard, HazardMatcher
+from edge_assist.reasoning.hazards import Hazard, HazardDetector
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -45,7 +45,7 @@ class GateVerdict:
     @property
     def reason(self) -> str:
         if self.hazard is not None:
-            return f"hazard: {self.hazard.kind} ({self.hazard.phrase}, cosine {self.hazard.cosine:.2f})"
+            return f"hazard: {self.hazard.kind} ({self.hazard.reading}; P {self.hazard.score:.2f})"
         if self.probability is None:
             return "gate: no task under way"
         rel = ">=" if self.action == "speak" else "<" if self.action == "silent" else "near"
@@ -63,7 +63,13 @@ def top_finding(state: TrackerState) -> Finding | None:
 
 class GateDecider:
     def __init__(
-        self, gate: Gate, hazards: HazardMatcher | None, *, chattiness: str, llm_too: bool, unsure_band: float
+        self,
+        gate: Gate,
+        hazards: HazardDetector | None,
+        *,
+        chattiness: str,
+        llm_too: bool,
+        unsure_band: float,
     ) -> None:
         self.gate = gate
         self.hazards = hazards
@@ -80,9 +86,12 @@ class GateDecider:
         state: TrackerState | None,
         step_hazards: tuple[str, ...],
         caption_vec: np.ndarray,
+        caption: str = "",
     ) -> GateVerdict:
         timing = self.clock.update(session_id, state, t0, t1)
-        hazard = self.hazards.match(caption_vec) if self.hazards is not None else None
+        hazard, hz = None, 0.0
+        if self.hazards is not None:
+            hazard, hz = self.hazards.detect_and_score(caption, caption_vec)
         trace: dict[str, Any] = {"chattiness": self.chattiness}
         if hazard is not None:
             trace["hazard"] = hazard.to_json()
@@ -90,7 +99,6 @@ class GateDecider:
             return GateVerdict("speak", SubType.SAFETY, hazard=hazard, trace=trace)
         if state is None:
             return GateVerdict("silent", trace=trace)
-        hz = self.hazards.cosine(caption_vec) if self.hazards is not None else 0.0
         if self.gate.inputs == "caption_embedding":  # the caption-only baseline
             feats = {f"e{i}": float(x) for i, x in enumerate(caption_vec)}
         else:

@@ -32,6 +32,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # How well the caption fits the task at all.
     "alignment": ("unmatched_action", "step_cosine", "step_margin", "step_confidence", "task_confidence"),
     "timing": ("log_step_s", "log_since_finding_s", "log_session_s", "first_step"),
+    # The step's hazard kinds, and the hazard detector's score of the caption ("hazard_cosine"
+    # keeps the name the gate files were trained under; it holds the detector's probability).
     "hazard": ("step_hot", "step_sharp", "step_electric", "hazard_cosine"),
 }
 NAMES: tuple[str, ...] = tuple(n for g in GROUPS.values() for n in g)

@@ -29,7 +29,7 @@ from edge_assist.reasoning import prompts
 from edge_assist.reasoning.api import SearchGate, StepContext
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazards import HazardDetector
 from edge_assist.reasoning.phrasing import Phraser
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.retrieval.recall import Recall
@@ -107,7 +107,7 @@ class EgoMemoAssistant:
             vector_path=cfg.data_path(VECTOR_FILE),  # step and hazard vectors of earlier starts
         )
         hazards = (
-            HazardMatcher.load(text_encoder, vector_file=self.tasks.vector_file)
+            HazardDetector.load(text_encoder, vector_file=self.tasks.vector_file)
             if cfg.reasoner.hazards
             else None
         )
@@ -170,7 +170,7 @@ def _gate_step(
     text_encoder: TextEncoder,
     clock: Clock,
     policy: InterventionPolicy,
-    hazards: HazardMatcher | None,
+    hazards: HazardDetector | None,
 ) -> GateStep | None:
     """The learned gate with its hazards and phrasing; None when the LLM's passes decide alone."""
     r = cfg.reasoner
