@@ -50,7 +50,7 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     ),
     "heat_and_body": lambda r: _any(r, ("heat",)) * _any(r, ("contact", "unprotected")),
     "fire_and_flammable": lambda r: (
-        _any(r, ("fire", "heat")) * _any(r, ("flammable",)) * _any(r, ("contact",))
+        _any(r, ("fire", "heat")) * _any(r, ("flammable",)) * _any(r, ("contact", "active"))
     ),
     "machine_active_body": lambda r: (
         _any(r, ("machine",)) * _any(r, ("active",)) * _any(r, ("body", "contact"))
@@ -70,12 +70,27 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "pinch_and_body": lambda r: _any(r, ("pinch_point",)) * _any(r, ("body",)) * _any(r, ("contact",)),
     "tool_misuse": lambda r: _any(r, ("blade",)) * _any(r, ("misuse",)),
     "active_unattended": lambda r: _any(r, ("active",)) * _any(r, ("unattended",)),
+    "active_source_at_body": lambda r: (
+        float(bool(r.sources)) * _any(r, ("active",)) * _any(r, ("body", "contact"))
+    ),
     "guarded": lambda r: float("guarded" in r.guards),
     "stopped": lambda r: float("stopped" in r.guards),
     "attended": lambda r: float("present" in r.guards),
     "relation_count": lambda r: sum(e in r.exposures for e in RELATIONS) / 3.0,
-    "intensity": lambda r: min(r.intensity, 3) / 3.0,
+    "intensity": lambda r: r.intensity / 3.0,
 }
+# Pooled over kinds: any kind's own combination, so that a kind with few written examples
+# still counts as one.
+GENERIC = ("source_and_relation", "source_relation_unguarded", "body_in_contact", "guarded", "stopped")
+KIND_COMBOS = tuple(n for n in COMBOS if n not in (*GENERIC, "attended", "relation_count", "intensity"))
+
+
+def _kind_combo(r: Reading) -> float:
+    return max(COMBOS[n](r) for n in KIND_COMBOS)
+
+
+COMBOS["any_kind_combo"] = _kind_combo
+COMBOS["any_kind_combo_unguarded"] = lambda r: _kind_combo(r) * float(not r.guards)
 SIMILARITY = ("nearest_hazard", "nearest_margin")
 FEATURES: tuple[str, ...] = (*COMBOS, *SIMILARITY)
 

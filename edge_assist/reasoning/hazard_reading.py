@@ -41,7 +41,7 @@ def _term_pattern(term: str) -> str:
         if word == "..":
             parts.append(r"(?:\S+\s+){0,3}?")
             continue
-        w = re.escape(word.rstrip("*")) + (r"[\w'-]*" if word.endswith("*") else "")
+        w = re.escape(word.rstrip("*")) + (r"[\w'-]*" if word.endswith("*") else "(?:'s)?")
         parts.append(w + r"\s+")
     body = "".join(parts)
     return r"(?<![\w'-])" + body[: -len(r"\s+")] + r"(?![\w'-])" if body.endswith(r"\s+") else body
@@ -62,7 +62,7 @@ class Reading:
     sources: frozenset[str]
     exposures: frozenset[str]
     guards: frozenset[str]
-    intensity: int  # how many words of worsening (thick smoke, billowing, an alarm)
+    intensity: int  # the stage of worsening named (0 none, 1 smoke, 2 thick smoke, 3 flames or an alarm)
 
     def has(self, *names: str) -> bool:
         return any(n in self.sources or n in self.exposures or n in self.guards for n in names)
@@ -72,7 +72,7 @@ class Reading:
 class Lexicon:
     concepts: dict[str, dict[str, re.Pattern[str]]]  # role -> name -> pattern
     kinds: dict[str, str]  # source name -> hazard kind
-    intensity: re.Pattern[str]
+    intensity: tuple[re.Pattern[str], ...]  # stage 1, 2, 3
     say: dict[str, str]
 
     @classmethod
@@ -96,7 +96,7 @@ class Lexicon:
                     concepts[role][name] = _compile(terms)
                     if role == "source":
                         kinds[name] = str(entry["kind"])
-            intensity = _compile([str(t) for t in doc["intensity"]["terms"]])
+            intensity = tuple(_compile([str(t) for t in doc["intensity"][f"level_{i}"]]) for i in (1, 2, 3))
             say = {str(k): str(v) for k, v in doc["say"].items()}
         except (KeyError, TypeError, ValueError, AttributeError, re.error) as e:
             raise ConfigError(f"{p}: not a valid hazard lexicon ({e!r})") from None
@@ -115,12 +115,5 @@ class Lexicon:
             found["source"],
             found["exposure"],
             found.get("guard", frozenset()),
-            len(self.intensity.findall(t)),
+            max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0),
         )
-
-    def kind_of(self, reading: Reading, priority: tuple[str, ...]) -> str:
-        """The hazard kind a reading's sources point to, the most specific source first."""
-        for name in priority:
-            if name in reading.sources:
-                return self.kinds[name]
-        return "hazard"

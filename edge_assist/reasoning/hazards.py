@@ -38,19 +38,19 @@ KIND_RULES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("fire", ("fire",), ()),
     ("tool_misuse", ("blade",), ("misuse",)),
     ("sharp", ("blade",), ("body", "contact")),
+    ("child", ("child",), ()),
+    ("lifting", ("heavy",), ("strain", "unattended")),
     ("unattended_heat", ("heat", "machine", "electric"), ("unattended",)),
     ("machine", ("machine",), ("active", "body", "contact")),
     ("chemical", ("chemical",), ()),
     ("biohazard", ("raw",), ()),
-    ("child", ("child",), ()),
     ("pressure", ("pressure",), ()),
-    ("electric", ("electric",), ("contact", "unprotected")),
-    ("electric", ("water",), ("active",)),
+    ("electric", ("electric",), ()),
     ("traffic", ("traffic",), ()),
     ("ladder", ("height",), ("unstable", "unprotected")),
+    ("fall", ("floor",), ("hurry", "unstable", "unprotected")),
     ("lifting", ("heavy",), ()),
     ("pinch", ("pinch_point",), ("body", "contact")),
-    ("fall", ("floor",), ("hurry", "unstable", "unprotected")),
     ("spill", ("water", "floor"), ()),
     ("hot", ("heat",), ()),
     ("sharp", ("blade",), ()),
@@ -83,7 +83,8 @@ class Hazard:
 
 
 def severity(r: Reading) -> int:
-    return sum(e in r.exposures for e in RELATIONS) + int("fire" in r.sources) + min(r.intensity, 3)
+    """The stage of worsening first (smoke, thick smoke, flames), then how many exposures."""
+    return 3 * r.intensity + sum(e in r.exposures for e in RELATIONS)
 
 
 def describe(r: Reading) -> str:
