@@ -69,6 +69,31 @@ def test_omelette_safety_clips_alert_and_ordinary_use_does_not(
         assert detector.detect(text, v) is None, text
 
 
+@pytest.mark.slow
+def test_dangers_already_happening_alert_and_plain_cooking_does_not(
+    detector: HazardDetector, text_encoder: TextEncoder
+) -> None:
+    clear = [
+        "The oil in the pan caught fire",
+        "There is smoke coming out of the pan",
+        "Water spilled all over the kitchen floor",
+        "I step into the road while a car is coming",
+        "I grab the hot pan handle with my bare hand",
+    ]
+    ordinary = [
+        "I pour oil into the pan",
+        "Heat the oil in a pan on medium heat",
+        "I cross the road at the green light",
+        "Trim the ends of the tortilla roll with the butter knife, leaving 1/2 inch margin between "
+        "the last toothpick and the end of the roll",
+    ]
+    vecs = text_encoder.encode(clear + ordinary)
+    fired = [detector.detect(t, v) for t, v in zip(clear + ordinary, vecs, strict=True)]
+    assert all(h is not None for h in fired[: len(clear)]), fired
+    assert all(h is None for h in fired[len(clear) :]), fired
+    assert fired[0] is not None and fired[0].kind == "fire" and fired[0].say.startswith("Fire risk")
+
+
 def _step(detector: HazardDetector, encoder: TextEncoder) -> GateStep:
     decider = GateDecider(Gate.load(), detector, chattiness="quiet", llm_too=False, unsure_band=0.0)
     clock = RealClock()

@@ -70,6 +70,7 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "pinch_and_body": lambda r: _any(r, ("pinch_point",)) * _any(r, ("body",)) * _any(r, ("contact",)),
     "tool_misuse": lambda r: _any(r, ("blade",)) * _any(r, ("misuse",)),
     "active_unattended": lambda r: _any(r, ("active",)) * _any(r, ("unattended",)),
+    "source_happening": lambda r: float(bool(r.sources)) * _any(r, ("happening",)),
     "active_source_at_body": lambda r: (
         float(bool(r.sources)) * _any(r, ("active",)) * _any(r, ("body", "contact"))
     ),

@@ -23,6 +23,7 @@ ROLES = ("source", "exposure", "guard")
 # Exposures that relate a source to a person (the body alone is not one: "both hands on the
 # handle" names hands and is safe).
 RELATIONS = (
+    "happening",
     "contact",
     "unattended",
     "unprotected",
