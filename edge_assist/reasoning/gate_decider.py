@@ -1,9 +1,9 @@
 """The gate as the decider of a proactive step (`reasoner.decider = "gate"` or "gate+llm").
 
-Per caption: the tracker's reading and the hazard detector's score become the gate's
-features; the gate gives the probability that an Error Recovery helps now, compared with the
-threshold of the wearer's chattiness. A caption the hazard detector calls a hazard is an
-Instant Safety candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
+Per caption: the tracker's reading and the hazard scores become the gate's features; the
+gate gives the probability that an Error Recovery helps now, compared with the threshold of
+the wearer's chattiness. A caption the hazard detector calls a hazard is an Instant Safety
+candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
 to the LLM's pass 1 instead. Milliseconds, no model call.
 """
 
@@ -17,6 +17,7 @@ import numpy as np
 from edge_assist.events import SubType
 from edge_assist.reasoning.gate import Gate
 from edge_assist.reasoning.gate_features import SessionClock, features
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.reasoning.hazards import Hazard, HazardDetector
 from edge_assist.tasks.findings import (
     DEVIATION,
@@ -70,9 +71,11 @@ class GateDecider:
         chattiness: str,
         llm_too: bool,
         unsure_band: float,
+        phrases: HazardMatcher | None = None,
     ) -> None:
         self.gate = gate
         self.hazards = hazards
+        self.phrases = phrases  # the "hazard_cosine" feature of gate files trained on the phrase list
         self.chattiness = chattiness
         self.llm_too = llm_too
         self.unsure_band = unsure_band
@@ -102,7 +105,8 @@ class GateDecider:
         if self.gate.inputs == "caption_embedding":  # the caption-only baseline
             feats = {f"e{i}": float(x) for i, x in enumerate(caption_vec)}
         else:
-            feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=hz)
+            cos = self.phrases.cosine(caption_vec) if self.phrases is not None else 0.0
+            feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=cos, hazard_score=hz)
         p = self.gate.probability("ER", feats)
         if p is None:
             return GateVerdict("silent", trace=trace | {"note": "the gate has no ER model"})
