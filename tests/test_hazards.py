@@ -153,3 +153,19 @@ def test_a_corrupt_detector_file_is_a_one_line_error(
         # Rejected before anything is encoded.
         HazardDetector.load(RefusingEncoder(), lexicon=lexicon, model=model)  # type: ignore[arg-type]
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.slow
+def test_the_example_vectors_come_from_disk_at_the_next_start(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
+    from edge_assist.tasks.vector_file import FILE_NAME, VectorFile
+
+    identity = text_encoder.identity  # type: ignore[attr-defined]
+    first = HazardDetector.load(text_encoder, vector_file=VectorFile(tmp_path / FILE_NAME, identity))
+    again_file = VectorFile(tmp_path / FILE_NAME, identity)
+    again = HazardDetector.load(RefusingEncoder(), vector_file=again_file)  # type: ignore[arg-type]
+    assert again_file.hits == 1 and again_file.misses == 0
+    text = "I grab the knife by the blade"
+    v = text_encoder.encode([text])[0]
+    assert again.score(text, v) == first.score(text, v)
