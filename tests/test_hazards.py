@@ -111,19 +111,20 @@ def test_a_hazard_that_gets_worse_is_said_again(detector: HazardDetector, text_e
         (30.0, "The pan is smoking heavily, thick smoke billows and no one is at the stove."),  # worse again
     ]
 
-    async def run() -> list[tuple[bool, str]]:
+    async def run() -> list[tuple[bool, str, str]]:
         out = []
         for i, (t0, text) in enumerate(stream):
             vec = np.asarray(text_encoder.encode([text])[0], dtype=np.float32)
             cap = Caption(t=t0 + 10, session_id="s", index=i, t0=t0, t1=t0 + 10, text=text)
             verdict = await step.decide(StepContext("s", cap), Tracked(None, vec, (), 0.0), StepNotes())
             assert verdict is not None and verdict.sub_type is SubType.SAFETY, text
-            out.append((verdict.speak, verdict.suppressed_by))
+            out.append((verdict.speak, verdict.suppressed_by, verdict.text))
         return out
 
     said = asyncio.run(run())
-    assert [a for a, _ in said] == [True, False, True, True], said
+    assert [a for a, _, _ in said] == [True, False, True, True], said
     assert said[1][1].startswith("repeat")
+    assert "worse" in said[3][2] and "worse" not in said[2][2]
 
 
 def test_the_detector_files_load() -> None:

@@ -171,4 +171,6 @@ class HazardDetector:
             return None, p
         kind = kind_of(reading)
         say = self.lexicon.say.get(kind, self.lexicon.say["hazard"])
+        if reading.intensity >= 2:
+            say = self.lexicon.say.get(f"{kind}_worse", say)
         return Hazard(kind, p, say, severity(reading), describe(reading)), p
