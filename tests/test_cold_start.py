@@ -18,7 +18,7 @@ from edge_assist.config import Config
 from edge_assist.errors import ModelError
 from edge_assist.inference.base import TextEncoder
 from edge_assist.inference.loader import lazy_llm
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
 from edge_assist.tasks.vector_file import FILE_NAME, VectorFile

@@ -53,7 +53,10 @@ class ReasonerConfig:
         "about 2 s more to the first word with SmolLM2 on 2 cores, benchmarks/results/bench_decider.json)",
         choices=("llm", "template"),
     )
-    hazards: bool = setting(True, "Safety alerts from the hazard vocabulary (edge_assist/data/hazards.toml)")
+    hazards: bool = setting(
+        True,
+        "Safety alerts from the hazard detector (edge_assist/data/hazard_lexicon.toml, hazard_model.json)",
+    )
     query_search: str = setting(
         "always",
         "a wearer's question: always search memory first, or let pass 1 answer from the recent captions when "

@@ -19,7 +19,8 @@ from edge_assist.clock import RealClock
 from edge_assist.evaluation.harness import Dataset
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate_features import NAMES, SessionClock, features, vector
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
+from edge_assist.reasoning.hazards import HazardDetector
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
 
@@ -68,10 +69,11 @@ def collect(
     encoder: TextEncoder,
     *,
     library: TaskLibrary | None = None,
-    hazards: HazardMatcher | None = None,
+    hazards: HazardDetector | None = None,
 ) -> Rows:
     lib = library or TaskLibrary.load()
-    haz = hazards or HazardMatcher.load(encoder)
+    haz = hazards or HazardDetector.load(encoder)
+    phrases = HazardMatcher.load(encoder)
     recs = ds.recordings(split)
     gt, _ = ds.ground_truth(split, recs)
     windows: dict[str, list[tuple[float, float]]] = {}
@@ -98,8 +100,14 @@ def collect(
                     continue
                 st = reading.state
                 timing = clock.update(sid, st, c["t0"], c["t1"])
-                cos = haz.cosine(session.vectors.get([c["text"]])[0])
-                f = features(st, timing, step_hazards=session.step_hazards(st.step_id), hazard_cosine=cos)
+                vec = session.vectors.get([c["text"]])[0]
+                f = features(
+                    st,
+                    timing,
+                    step_hazards=session.step_hazards(st.step_id),
+                    hazard_cosine=phrases.cosine(vec),
+                    hazard_score=haz.score(c["text"], vec),
+                )
                 X.append(vector(f))
                 y.append(_label(windows.get(sid, []), c["t0"], c["t1"]))
                 vecs.append(session.vectors.get([c["text"]])[0])

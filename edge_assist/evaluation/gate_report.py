@@ -27,7 +27,7 @@ from edge_assist.evaluation.harness import VARIANTS, Dataset
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate import Gate, ServiceModel
 from edge_assist.reasoning.gate_features import GROUPS, NAMES
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazards import HazardDetector
 
 CHOOSE_ON = "paraphrased"  # thresholds are chosen on val's paraphrased streams (no recipe wording)
 PAIRS: tuple[tuple[str, str], ...] = ()
@@ -106,7 +106,7 @@ def train_and_report(
     variants = {"caption-only": _caption_only(train, rows, val, command, res)}
     variants.update(_without_groups(train, rows, val, command, res))
     res["leave_recipes_out"] = leave_recipes_out(ds, rows)
-    res["hazards"] = hazard_rates(ds, rows, HazardMatcher.load(encoder))
+    res["hazards"] = hazard_rates(ds, rows, HazardDetector.load(encoder))
     model_gate = Gate({"ER": model}, _provenance(ds, train, command, res))
     model_gate.save(model_path)
     # The baseline and ablation gates, for the pipeline's report rows (`eval run --rows`).
@@ -211,7 +211,7 @@ def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[st
     return {"folds": per_fold, "mean": mean, "variant": CHOOSE_ON}
 
 
-def hazard_rates(ds: Dataset, rows: dict[tuple[str, str], Rows], hm: HazardMatcher) -> dict[str, Any]:
+def hazard_rates(ds: Dataset, rows: dict[tuple[str, str], Rows], hm: HazardDetector) -> dict[str, Any]:
     """Safety alerts per hour on recordings without any annotated error: their false-alarm cost
     (CaptainCook4D has no safety labels, so every alert there is counted against them)."""
     out: dict[str, Any] = {}
@@ -221,7 +221,7 @@ def hazard_rates(ds: Dataset, rows: dict[tuple[str, str], Rows], hm: HazardMatch
         busy = {g.session_id for g in gt}
         clean = [i for i, k in enumerate(r.keys) if k[0] not in busy]
         hours = sum(ds.duration_s(x) for x in recs if ds.session_id(x) not in busy) / 3600
-        fired = [r.texts[i] for i in clean if hm.match(r.caption_vecs[i]) is not None]
+        fired = [r.texts[i] for i in clean if hm.detect(r.texts[i], r.caption_vecs[i]) is not None]
         out[f"{split} {v}"] = {
             "alerts": len(fired),
             "hours": round(hours, 2),
@@ -272,7 +272,7 @@ def report(res: dict[str, Any]) -> str:
         lines.append(f"| {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |")
     lines += [
         "",
-        "## Safety alerts from the hazard vocabulary on error-free recordings (their false-alarm cost)",
+        "## Safety alerts from the hazard detector on error-free recordings (their false-alarm cost)",
         "",
         "| recordings | alerts | hours | per hour |",
         "|---|---|---|---|",

@@ -1,8 +1,8 @@
 """The gate as the decider of a proactive step (`reasoner.decider = "gate"` or "gate+llm").
 
-Per caption: the tracker's reading and the hazard match become the gate's features; the
+Per caption: the tracker's reading and the hazard scores become the gate's features; the
 gate gives the probability that an Error Recovery helps now, compared with the threshold of
-the wearer's chattiness. A hazard that matches the vocabulary is an Instant Safety
+the wearer's chattiness. A caption the hazard detector calls a hazard is an Instant Safety
 candidate. With "gate+llm" a probability within `unsure_band` of the threshold is handed
 to the LLM's pass 1 instead. Milliseconds, no model call.
 """
@@ -17,7 +17,8 @@ import numpy as np
 from edge_assist.events import SubType
 from edge_assist.reasoning.gate import Gate
 from edge_assist.reasoning.gate_features import SessionClock, features
-from edge_assist.reasoning.hazards import Hazard, HazardMatcher
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
+from edge_assist.reasoning.hazards import Hazard, HazardDetector
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -45,7 +46,7 @@ class GateVerdict:
     @property
     def reason(self) -> str:
         if self.hazard is not None:
-            return f"hazard: {self.hazard.kind} ({self.hazard.phrase}, cosine {self.hazard.cosine:.2f})"
+            return f"hazard: {self.hazard.kind} ({self.hazard.reading}; P {self.hazard.score:.2f})"
         if self.probability is None:
             return "gate: no task under way"
         rel = ">=" if self.action == "speak" else "<" if self.action == "silent" else "near"
@@ -63,10 +64,18 @@ def top_finding(state: TrackerState) -> Finding | None:
 
 class GateDecider:
     def __init__(
-        self, gate: Gate, hazards: HazardMatcher | None, *, chattiness: str, llm_too: bool, unsure_band: float
+        self,
+        gate: Gate,
+        hazards: HazardDetector | None,
+        *,
+        chattiness: str,
+        llm_too: bool,
+        unsure_band: float,
+        phrases: HazardMatcher | None = None,
     ) -> None:
         self.gate = gate
         self.hazards = hazards
+        self.phrases = phrases  # the "hazard_cosine" feature of gate files trained on the phrase list
         self.chattiness = chattiness
         self.llm_too = llm_too
         self.unsure_band = unsure_band
@@ -80,9 +89,12 @@ class GateDecider:
         state: TrackerState | None,
         step_hazards: tuple[str, ...],
         caption_vec: np.ndarray,
+        caption: str = "",
     ) -> GateVerdict:
         timing = self.clock.update(session_id, state, t0, t1)
-        hazard = self.hazards.match(caption_vec) if self.hazards is not None else None
+        hazard, hz = None, 0.0
+        if self.hazards is not None:
+            hazard, hz = self.hazards.detect_and_score(caption, caption_vec)
         trace: dict[str, Any] = {"chattiness": self.chattiness}
         if hazard is not None:
             trace["hazard"] = hazard.to_json()
@@ -90,11 +102,11 @@ class GateDecider:
             return GateVerdict("speak", SubType.SAFETY, hazard=hazard, trace=trace)
         if state is None:
             return GateVerdict("silent", trace=trace)
-        hz = self.hazards.cosine(caption_vec) if self.hazards is not None else 0.0
         if self.gate.inputs == "caption_embedding":  # the caption-only baseline
             feats = {f"e{i}": float(x) for i, x in enumerate(caption_vec)}
         else:
-            feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=hz)
+            cos = self.phrases.cosine(caption_vec) if self.phrases is not None else 0.0
+            feats = features(state, timing, step_hazards=step_hazards, hazard_cosine=cos, hazard_score=hz)
         p = self.gate.probability("ER", feats)
         if p is None:
             return GateVerdict("silent", trace=trace | {"note": "the gate has no ER model"})

@@ -32,7 +32,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # How well the caption fits the task at all.
     "alignment": ("unmatched_action", "step_cosine", "step_margin", "step_confidence", "task_confidence"),
     "timing": ("log_step_s", "log_since_finding_s", "log_session_s", "first_step"),
-    "hazard": ("step_hot", "step_sharp", "step_electric", "hazard_cosine"),
+    # The step's hazard kinds; the phrase list's cosine margin (what the shipped gate file was
+    # trained on) and the hazard detector's probability (what a gate trained from now on sees).
+    "hazard": ("step_hot", "step_sharp", "step_electric", "hazard_cosine", "hazard_score"),
 }
 NAMES: tuple[str, ...] = tuple(n for g in GROUPS.values() for n in g)
 
@@ -48,7 +50,12 @@ class StepTiming:
 
 
 def features(
-    state: TrackerState, timing: StepTiming, *, step_hazards: tuple[str, ...] = (), hazard_cosine: float = 0.0
+    state: TrackerState,
+    timing: StepTiming,
+    *,
+    step_hazards: tuple[str, ...] = (),
+    hazard_cosine: float = 0.0,
+    hazard_score: float = 0.0,
 ) -> dict[str, float]:
     kinds = {f.kind for f in state.findings}
     pre = [f for f in state.findings if f.kind == PREREQUISITE]
@@ -76,6 +83,7 @@ def features(
         "step_sharp": float("sharp" in step_hazards),
         "step_electric": float("electric" in step_hazards),
         "hazard_cosine": hazard_cosine,
+        "hazard_score": hazard_score,
     }
 
 

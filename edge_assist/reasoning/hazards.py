@@ -1,148 +1,176 @@
-"""Hazard alerts (Instant, Safety): the general hazard vocabulary
-(`edge_assist/data/hazards.toml`) matched by encoder cosine against each caption and,
-with an image encoder, each keyframe (CLIP's text tower encodes the same phrases).
+"""Hazard alerts (Instant, Safety): is this clip something a person standing next to the wearer
+would call out now?
 
-A hazard is a candidate service like any other: it goes through the gate's decision and
-the intervention policy. The vocabulary describes dangers, not tools, so an ordinary
-"I cut the bread with a knife" stays below the threshold while "my fingers are in front of
-the blade" does not (tests/test_hazards.py; the firing rate on error-free recordings is in
-the gate's report).
+A hazard is a combination: a blade and a hand in its path, a heat source and no one there,
+two chemicals mixed, a wet floor and hurrying, a road and no lights. The detector reads each
+caption into hazard sources, exposures and guards (`hazard_reading.py`, lexicon
+`data/hazard_lexicon.toml`), builds compositional features from that reading plus two
+text-encoder similarities to written examples (`hazard_model.py`), and weighs them with a
+logistic model fitted on hazard_captions/train.jsonl, its threshold chosen on val
+(`data/hazard_model.json`, `benchmarks/hazard_fit.py`). Numpy and the text encoder only.
+
+The score also feeds the gate's "hazard" feature group. A `Hazard` carries a severity (how
+many exposures and signs of worsening the caption shows), so that the same hazard getting
+worse is a new alert for the intervention policy, not a repeat.
 """
 
 from __future__ import annotations
 
-import sys
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from edge_assist.errors import ConfigError
-from edge_assist.inference.base import ImageEncoder, TextEncoder
+from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.hazard_model import MODEL, HazardModel, feature_vector, similarity_features
+from edge_assist.reasoning.hazard_reading import LEXICON, RELATIONS, Lexicon, Reading
 from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+CAPTIONS = Path(__file__).resolve().parents[1] / "data" / "hazard_captions"
+EXAMPLES = "train.jsonl"  # the written examples the similarity features compare with
+MODEL_PATH = MODEL
 
-VOCABULARY = Path(__file__).resolve().parents[1] / "data" / "hazards.toml"
-# Chosen on hand-made clear/ordinary pairs (tests) and checked against the firing rate on
-# the error-free CaptainCook4D train recordings; MiniLM cosine.
-TEXT_THRESHOLD = 0.6
-IMAGE_THRESHOLD = 0.27  # CLIP image-text cosines are much lower than text-text ones
+# Which kind a reading is, the most specific combination first (lexicon source names).
+KIND_RULES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # (kind, any of these sources, together with any of these exposures)
+    ("fire", ("fire",), ()),
+    ("tool_misuse", ("blade",), ("misuse",)),
+    ("sharp", ("blade",), ("body", "contact")),
+    ("child", ("child",), ()),
+    ("lifting", ("heavy",), ("strain", "unattended")),
+    ("unattended_heat", ("heat", "machine", "electric"), ("unattended",)),
+    ("machine", ("machine",), ("active", "body", "contact")),
+    ("chemical", ("chemical",), ()),
+    ("biohazard", ("raw",), ()),
+    ("pressure", ("pressure",), ()),
+    ("electric", ("electric",), ()),
+    ("traffic", ("traffic",), ()),
+    ("ladder", ("height",), ("unstable", "unprotected")),
+    ("fall", ("floor",), ("hurry", "unstable", "unprotected")),
+    ("lifting", ("heavy",), ()),
+    ("pinch", ("pinch_point",), ("body", "contact")),
+    ("spill", ("water", "floor"), ()),
+    ("hot", ("heat",), ()),
+    ("sharp", ("blade",), ()),
+)
 
 
 @dataclass(frozen=True)
 class Hazard:
     kind: str
-    phrase: str
-    cosine: float
+    score: float  # the detector's probability
     say: str
+    severity: int  # exposures plus signs of worsening: a higher one is a new alert
+    reading: str  # what the caption was read as, for the trace ("heat, fire + unattended")
+
+    @property
+    def phrase(self) -> str:
+        return self.reading
+
+    @property
+    def cosine(self) -> float:
+        return self.score
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "phrase": self.phrase, "cosine": round(self.cosine, 3)}
+        return {
+            "kind": self.kind,
+            "score": round(self.score, 3),
+            "severity": self.severity,
+            "reading": self.reading,
+        }
 
 
-class HazardMatcher:
+def severity(r: Reading) -> int:
+    """The stage of worsening first (smoke, thick smoke, flames), then how many exposures."""
+    return 3 * r.intensity + sum(e in r.exposures for e in RELATIONS)
+
+
+def describe(r: Reading) -> str:
+    what = ", ".join(sorted(r.sources)) or "no source"
+    how = ", ".join(sorted(r.exposures)) or "no exposure"
+    guards = f" (guards: {', '.join(sorted(r.guards))})" if r.guards else ""
+    return f"{what} + {how}{guards}"
+
+
+def kind_of(r: Reading) -> str:
+    for kind, sources, exposures in KIND_RULES:
+        if any(s in r.sources for s in sources) and (
+            not exposures or any(e in r.exposures for e in exposures)
+        ):
+            return kind
+    return "hazard"
+
+
+class HazardDetector:
     def __init__(
         self,
-        entries: list[tuple[str, str, str]],
+        lexicon: Lexicon,
+        model: HazardModel,
         encoder: TextEncoder,
-        image_encoder: ImageEncoder | None = None,
-        threshold: float = TEXT_THRESHOLD,
-        ordinary: list[str] | None = None,
-        margin: float = 0.0,
-        *,
-        vector_file: VectorFile | None = None,
-        source: str = "",
+        hazards: np.ndarray,
+        others: np.ndarray,
     ) -> None:
-        self.entries = entries  # (kind, phrase, say)
-        self.threshold = threshold
-        self.margin = margin
-
-        def encode(slot: str, texts: list[str]) -> np.ndarray:
-            # `source`: the vocabulary file's hash, which its vectors on disk are kept by.
-            if vector_file is None or not source:
-                return np.asarray(encoder.encode(texts), dtype=np.float32)
-            return vector_file.vectors([Wanted(slot, source, tuple(texts))], encoder.encode)[0]
-
-        self._vecs = encode("hazards", [p for _, p, _ in entries])
-        self._ordinary = encode("hazards:ordinary", ordinary) if ordinary else None
+        self.lexicon = lexicon
+        self.model = model
+        self.threshold = model.threshold
         self._encoder = encoder
-        self._image_vecs = (
-            np.asarray(image_encoder.encode_texts([p for _, p, _ in entries]), dtype=np.float32)
-            if image_encoder is not None
-            else None
-        )
+        self._hazards = hazards  # vectors of written hazards and of the rest
+        self._others = others
 
     @classmethod
     def load(
         cls,
         encoder: TextEncoder,
-        path: str | Path = VOCABULARY,
         *,
-        image_encoder: ImageEncoder | None = None,
-        threshold: float = TEXT_THRESHOLD,
+        lexicon: str | Path = LEXICON,
+        model: str | Path = MODEL,
+        examples: str | Path = CAPTIONS / EXAMPLES,
         vector_file: VectorFile | None = None,
-    ) -> HazardMatcher:
-        p = Path(path)
+    ) -> HazardDetector:
+        lex, m = Lexicon.load(lexicon), HazardModel.load(model)
+        p = Path(examples)
         try:
-            text = p.read_text(encoding="utf-8")
-            doc = tomllib.loads(text)
+            raw = p.read_text(encoding="utf-8")
+            rows = [json.loads(x) for x in raw.splitlines() if x.strip()]
+            texts = [str(r["text"]) for r in rows]
+            is_h = np.array([r["label"] == "hazard" for r in rows])
         except FileNotFoundError:
-            raise ConfigError(
-                f"{p}: the hazard vocabulary is missing; reinstall edge-assist or point to a copy"
-            ) from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ConfigError(f"{p}: not a valid hazard vocabulary ({e})") from None
-        entries = []
-        for i, h in enumerate(doc.get("hazard", []), start=1):
-            if (
-                not isinstance(h, dict)
-                or not isinstance(h.get("kind"), str)
-                or not isinstance(h.get("phrases"), list)
-            ):
-                raise ConfigError(f'{p}: hazard {i} needs kind = "..." and phrases = [...]')
-            say = str(h.get("say") or f"Careful: {h['kind']} hazard.")
-            entries += [(h["kind"], str(ph), say) for ph in h["phrases"]]
-        if not entries:
-            raise ConfigError(f"{p}: no [[hazard]] entries")
-        ordinary = doc.get("ordinary", {})
-        return cls(
-            entries,
-            encoder,
-            image_encoder,
-            threshold,
-            [str(x) for x in ordinary.get("phrases", [])],
-            float(ordinary.get("margin", 0.0)),
-            vector_file=vector_file,
-            source=digest(text),
-        )
+            raise ConfigError(f"{p}: the hazard examples are missing; reinstall edge-assist") from None
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as e:
+            raise ConfigError(f"{p}: not valid hazard examples ({e!r})") from None
+        if not is_h.any() or is_h.all():
+            raise ConfigError(f"{p}: the hazard examples need both hazards and others")
+        if vector_file is None:
+            vecs = np.asarray(encoder.encode(texts), dtype=np.float32)
+        else:
+            vecs = vector_file.vectors(
+                [Wanted("hazards:examples", digest(raw), tuple(texts))], encoder.encode
+            )[0]
+        return cls(lex, m, encoder, vecs[is_h], vecs[~is_h])
 
-    def cosine(self, vec: np.ndarray) -> float:
-        """How much closer the caption is to a hazard than to the ordinary use (a gate feature)."""
+    def assess(self, text: str, vec: np.ndarray) -> tuple[float, Reading]:
+        """The probability that the caption is a hazard, and how it was read."""
+        reading = self.lexicon.read(text)
         v = np.asarray(vec, dtype=np.float32)
-        base = float((self._ordinary @ v).max()) if self._ordinary is not None else 0.0
-        return float((self._vecs @ v).max()) - base
+        x = feature_vector(reading, similarity_features(v, self._hazards, self._others))
+        return self.model.probability(x), reading
 
-    def match(self, vec: np.ndarray) -> Hazard | None:
-        v = np.asarray(vec, dtype=np.float32)
-        sims = self._vecs @ v
-        i = int(np.argmax(sims))
-        if sims[i] < self.threshold:
-            return None
-        if self._ordinary is not None and sims[i] - float((self._ordinary @ v).max()) < self.margin:
-            return None
-        kind, phrase, say = self.entries[i]
-        return Hazard(kind, phrase, float(sims[i]), say)
+    def score(self, text: str, vec: np.ndarray) -> float:
+        """The gate's hazard feature."""
+        return self.assess(text, vec)[0]
 
-    def match_image(self, image_vec: np.ndarray) -> Hazard | None:
-        if self._image_vecs is None:
-            return None
-        sims = self._image_vecs @ np.asarray(image_vec, dtype=np.float32)
-        i = int(np.argmax(sims))
-        if sims[i] < IMAGE_THRESHOLD:
-            return None
-        kind, phrase, say = self.entries[i]
-        return Hazard(kind, phrase, float(sims[i]), say)
+    def detect(self, text: str, vec: np.ndarray) -> Hazard | None:
+        return self.detect_and_score(text, vec)[0]
+
+    def detect_and_score(self, text: str, vec: np.ndarray) -> tuple[Hazard | None, float]:
+        """The hazard when the caption is one, and the score either way (the gate's feature)."""
+        p, reading = self.assess(text, vec)
+        if p < self.threshold:
+            return None, p
+        kind = kind_of(reading)
+        say = self.lexicon.say.get(kind, self.lexicon.say["hazard"])
+        if reading.intensity >= 2:
+            say = self.lexicon.say.get(f"{kind}_worse", say)
+        return Hazard(kind, p, say, severity(reading), describe(reading)), p

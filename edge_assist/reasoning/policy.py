@@ -4,7 +4,8 @@ Explicit, configurable rules (config [policy]) applied after the reasoner has de
 per-sub-type cooldowns, a global cap per hour, do-not-disturb, and no repeat of the same
 advice within a window (same normalised text, or text-encoder cosine above a threshold).
 Safety bypasses cooldowns, the cap and do-not-disturb (it still is not repeated within
-its own short window); answers to the wearer's questions bypass everything. Every
+its own short window, unless it got worse: a higher `severity` than the alert it would
+repeat); answers to the wearer's questions bypass everything. Every
 suppression returns the rule and numbers that caused it, for Decision.suppressed_by.
 
 Time is stream time (the caption's t1), never the wall clock, so a replay at any speed
@@ -41,6 +42,7 @@ class _Spoken:
     text: str
     norm: str
     vector: np.ndarray | None
+    severity: int = 0
 
 
 def normalise(text: str) -> str:
@@ -82,16 +84,20 @@ class InterventionPolicy:
         now_t: float,
         trigger: str = "proactive",
         about: str = "",
+        severity: int = 0,
     ) -> Verdict:
         """Decide whether this response may be spoken now; remember it when it is. `about`, when
         given, is what the advice is about (e.g. one missing step however the sentence names
-        the step in progress): repeats are judged on it instead of the text."""
+        the step in progress): repeats are judged on it instead of the text. `severity`: advice
+        more severe than a recent one is not its repeat (a hazard that got worse)."""
         if trigger == "query":
             return Verdict(True)  # the wearer asked: always answer
         async with self._lock:
-            return await self._admit(session_id, sub_type, about or text, now_t)
+            return await self._admit(session_id, sub_type, about or text, now_t, severity)
 
-    async def _admit(self, session_id: str, sub_type: SubType, text: str, now_t: float) -> Verdict:
+    async def _admit(
+        self, session_id: str, sub_type: SubType, text: str, now_t: float, severity: int = 0
+    ) -> Verdict:
         if session_id != self._session:
             # Stream time restarts with a session; its history does not carry over.
             self._session = session_id
@@ -121,7 +127,7 @@ class InterventionPolicy:
 
         window = self.cfg.safety_repeat_window_s if safety else self.cfg.repeat_window_s
         norm = normalise(text)
-        recent = [s for s in self._spoken if now_t - s.t < window]
+        recent = [s for s in self._spoken if now_t - s.t < window and severity <= s.severity]
         vector: np.ndarray | None = None
         for s in recent:
             if s.norm == norm:
@@ -142,5 +148,5 @@ class InterventionPolicy:
                         )
         if vector is None:
             vector = await self._vector(text)
-        self._spoken.append(_Spoken(now_t, sub_type, text, norm, vector))
+        self._spoken.append(_Spoken(now_t, sub_type, text, norm, vector, severity))
         return Verdict(True)

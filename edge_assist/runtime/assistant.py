@@ -29,7 +29,8 @@ from edge_assist.reasoning import prompts
 from edge_assist.reasoning.api import SearchGate, StepContext
 from edge_assist.reasoning.gate import SHIPPED, Gate
 from edge_assist.reasoning.gate_decider import GateDecider
-from edge_assist.reasoning.hazards import HazardMatcher
+from edge_assist.reasoning.hazard_phrases import HazardMatcher
+from edge_assist.reasoning.hazards import HazardDetector
 from edge_assist.reasoning.phrasing import Phraser
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.retrieval.recall import Recall
@@ -106,11 +107,11 @@ class EgoMemoAssistant:
             clock,
             vector_path=cfg.data_path(VECTOR_FILE),  # step and hazard vectors of earlier starts
         )
-        hazards = (
-            HazardMatcher.load(text_encoder, vector_file=self.tasks.vector_file)
-            if cfg.reasoner.hazards
-            else None
-        )
+        hazards, phrases = None, None
+        if cfg.reasoner.hazards:
+            hazards = HazardDetector.load(text_encoder, vector_file=self.tasks.vector_file)
+            # The shipped gate file was trained on the phrase list's cosine; it still reads it.
+            phrases = HazardMatcher.load(text_encoder, vector_file=self.tasks.vector_file)
         recall = Recall(memory)
         self.grounded = GroundedAnswerer(
             cfg,
@@ -124,7 +125,7 @@ class EgoMemoAssistant:
         self.offline = OfflineAnswerer(cfg, llm, text_encoder, recall, clock, retriever, self.grounded)
         search = StepSearch(cfg, retriever)
         passes = LlmPasses(cfg, llm, clock, search, policy, kinds)
-        gate = _gate_step(cfg, llm, text_encoder, clock, policy, hazards)
+        gate = _gate_step(cfg, llm, text_encoder, clock, policy, hazards, phrases)
         self.proactive = ProactiveStep(cfg, self.tasks, gate, passes)
         self.questions = QuestionStep(cfg, llm, clock, self.tasks, self.grounded, search)
 
@@ -170,7 +171,8 @@ def _gate_step(
     text_encoder: TextEncoder,
     clock: Clock,
     policy: InterventionPolicy,
-    hazards: HazardMatcher | None,
+    hazards: HazardDetector | None,
+    phrases: HazardMatcher | None = None,
 ) -> GateStep | None:
     """The learned gate with its hazards and phrasing; None when the LLM's passes decide alone."""
     r = cfg.reasoner
@@ -182,6 +184,7 @@ def _gate_step(
         chattiness=cfg.policy.chattiness,
         llm_too=r.decider == "gate+llm",
         unsure_band=r.unsure_band,
+        phrases=phrases,
     )
     phraser = Phraser(llm, text_encoder, clock, use_llm=r.phrasing == "llm", time_left_s=_time_left_s)
     return GateStep(decider, phraser, policy)

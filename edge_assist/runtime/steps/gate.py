@@ -29,7 +29,13 @@ class GateStep:
         """The gate's verdict, or None when it hands the step to the LLM's first pass."""
         start, cpu = time.perf_counter(), time.thread_time()
         said = self.decider.decide(
-            ctx.session_id, ctx.caption.t0, ctx.caption.t1, tracked.state, tracked.hazards, tracked.vector
+            ctx.session_id,
+            ctx.caption.t0,
+            ctx.caption.t1,
+            tracked.state,
+            tracked.hazards,
+            tracked.vector,
+            ctx.caption.text,
         )
         notes.timings["gate"] = time.perf_counter() - start
         notes.timings["gate_cpu"] = time.thread_time() - cpu
@@ -38,8 +44,13 @@ class GateStep:
             return Verdict.silent(said.reason)
         if said.action == "speak" and said.sub_type is not None:
             text = await self._words(said, tracked, notes)
-            about = repeat_key(said.finding, tracked.state)
-            return await admit(self.policy, ctx, said.sub_type, text, said.reason, notes, about=about)
+            about, severity = repeat_key(said.finding, tracked.state), 0
+            if said.hazard is not None:
+                # The same hazard is one alert while it stays as it is; worse, it is a new one.
+                about, severity = f"hazard: {said.hazard.kind}", said.hazard.severity
+            return await admit(
+                self.policy, ctx, said.sub_type, text, said.reason, notes, about=about, severity=severity
+            )
         notes.trace["gate"]["handed_to"] = "llm pass 1"
         return None
 

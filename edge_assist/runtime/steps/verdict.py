@@ -73,6 +73,7 @@ async def admit(
     notes: StepNotes,
     *,
     about: str = "",
+    severity: int = 0,
 ) -> Verdict:
     """A proactive wish to speak, through the intervention policy: spoken, or held back and why."""
     start = time.perf_counter()
@@ -83,6 +84,7 @@ async def admit(
         now_t=ctx.caption.t1,
         trigger="proactive",
         about=about,
+        severity=severity,
     )
     notes.timings["policy"] = time.perf_counter() - start
     notes.trace["policy"] = {"allowed": allowed.allowed, "reason": allowed.reason}
