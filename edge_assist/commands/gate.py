@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from edge_assist.commands.options import config_from_args
+from edge_assist.errors import EdgeAssistError
 from edge_assist.reasoning.gate import SHIPPED, Gate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +34,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", default=str(SHIPPED), help=f"model file to write (default: {SHIPPED})")
     t.add_argument(
         "--report", default="benchmarks/results/gate", help="directory for report.md, results.json, curve.png"
+    )
+    t.add_argument(
+        "--variants",
+        default="original,paraphrased,clips,captioner,list",
+        help="stream variants of train to fit on (and of val to report)",
+    )
+    t.add_argument(
+        "--choose-on",
+        default="paraphrased,clips,captioner,list",
+        help="val variants whose false-alarm budgets the thresholds must all keep",
     )
     t.add_argument(
         "--from-feedback",
@@ -79,7 +90,20 @@ def _gate(args: argparse.Namespace) -> int:
 
     ds = Dataset.open(args.data)
     command = "edge-assist gate train" + (f" --out {args.out}" if args.out != str(SHIPPED) else "")
-    res = train_and_report(ds, load_text_encoder(cfg), Path(args.report), Path(args.out), command)
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    choose_on = [v.strip() for v in args.choose_on.split(",") if v.strip()]
+    unknown = sorted(set(choose_on) - set(variants))
+    if unknown:
+        raise EdgeAssistError(f"--choose-on names {', '.join(unknown)}, not in --variants {args.variants}")
+    res = train_and_report(
+        ds,
+        load_text_encoder(cfg),
+        Path(args.report),
+        Path(args.out),
+        command,
+        variants=variants,
+        choose_on=choose_on,
+    )
     for name, pts in res["rows"].items():
         if name.startswith(("gate, ", "caption-only")):
             print(
