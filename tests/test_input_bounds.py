@@ -88,5 +88,32 @@ def test_every_bound_is_a_setting_with_its_unit() -> None:
     with pytest.raises(ConfigError, match="limits.caption_chars"):
         Config().replace(**{"limits.caption_chars": 0})
     docs = {f.name: f.metadata["doc"] for f in dataclasses.fields(LimitsConfig)}
-    assert set(docs) == {"caption_chars", "stream_line_bytes", "question_chars", "task_file_bytes"}
-    assert all(d.endswith(("(characters)", "(bytes)")) for d in docs.values())
+    assert set(docs) == {
+        "caption_chars",
+        "stream_line_bytes",
+        "question_chars",
+        "frame_side_px",
+        "task_file_bytes",
+    }
+    assert all(d.endswith(("(characters)", "(bytes)", "(pixels)")) for d in docs.values())
+
+
+def test_oversized_video_frames_are_scaled_down_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from edge_assist.sources.video_file import VideoFileSource
+    from tests.videos import write_video
+
+    video = write_video(tmp_path / "wide.avi", seconds=1.0, fps=5.0, size=(640, 320))
+    src = VideoFileSource(video, fps=5.0, max_side_px=200)
+    src.open()
+    with caplog.at_level(logging.WARNING):
+        frames = []
+        while (f := src.read()) is not None:
+            frames.append(f)
+    src.close()
+    assert len(frames) == 5
+    assert all(f.image.shape[:2] == (100, 200) for f in frames)
+    assert [r.message for r in caplog.records] == [
+        f"{video}: frames of 640x320 are scaled down to a longest side of limits.frame_side_px = 200"
+    ]

@@ -81,6 +81,9 @@ class LimitsConfig:
     question_chars: int = setting(
         500, "a question longer than this is cut, with a warning (characters)", lo=16, hi=100_000
     )
+    frame_side_px: int = setting(
+        1920, "a video frame with a longer side is scaled down to it when read (pixels)", lo=64, hi=16384
+    )
     task_file_bytes: int = setting(
         262144, "a task file larger than this is refused (bytes)", lo=1024, hi=64_000_000
     )

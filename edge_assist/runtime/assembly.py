@@ -64,7 +64,7 @@ def open_replay_source(cfg: Config, path: str | Path) -> CaptionStream | FrameSo
         return load_caption_stream(p, cfg.limits)
     from edge_assist.sources.video_file import VideoFileSource
 
-    video = VideoFileSource(p, cfg.source.fps)
+    video = VideoFileSource(p, cfg.source.fps, max_side_px=cfg.limits.frame_side_px)
     # Decode the first frame now: a corrupt file is reported before any model loads.
     video.open()
     video.close()

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from edge_assist.errors import SourceError
 from edge_assist.sources.base import RawFrame
+
+log = logging.getLogger(__name__)
 
 
 class VideoFileSource:
     live = False
 
-    def __init__(self, path: str | Path, fps: float) -> None:
+    def __init__(self, path: str | Path, fps: float, *, max_side_px: int = 0) -> None:
         self.path = Path(path)
+        # An 8K recording would hold a 100 MB array per frame through the segmenter and the
+        # keyframe store; the VLM sees a few hundred pixels of it anyway. 0: no bound.
+        self._max_side_px = max_side_px
+        self._scaled_from: tuple[int, int] | None = None
         self.name = f"video:{self.path.name}"
         self._fps = fps
         self._cap: cv2.VideoCapture | None = None
@@ -58,7 +66,25 @@ class VideoFileSource:
             self._index += 1
             if t + 1e-6 >= self._next_t:
                 self._next_t += 1.0 / self._fps
-                return RawFrame(t, image)
+                return RawFrame(t, self._bounded(image))
+
+    def _bounded(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        side = self._max_side_px
+        if not side or max(h, w) <= side:
+            return image
+        if self._scaled_from is None:
+            self._scaled_from = (w, h)
+            log.warning(
+                "%s: frames of %dx%d are scaled down to a longest side of limits.frame_side_px = %d",
+                self.path,
+                w,
+                h,
+                side,
+            )
+        scale = side / max(h, w)
+        size = (max(1, round(w * scale)), max(1, round(h * scale)))
+        return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
     def close(self) -> None:
         if self._cap is not None:
