@@ -23,7 +23,7 @@ from edge_assist.commands.options import share_config_args
 from edge_assist.config.privacy import make_private_process
 from edge_assist.errors import EdgeAssistError
 from edge_assist.memory import heap
-from edge_assist.runtime.stop_deadline import stop_signal
+from edge_assist.runtime.stop_deadline import watch_signals
 from firmware_bridge.errors import BridgeError
 
 
@@ -52,7 +52,6 @@ def _terminate(signum: int, frame: Any) -> None:
         # dropped (the load goes on, the process never ends): ask again a moment later.
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
-    stop_signal()
     raise KeyboardInterrupt
 
 
@@ -76,6 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _terminate)
     if argv is None:  # the command line itself, not a caller's process (tests, scripts)
         signal.signal(signal.SIGINT, _terminate)
+        # The deadline after a stop signal (runtime/stop_deadline.py), counted as it arrives.
+        watch_signals()
     try:
         return int(func(args) or 0)
     except (EdgeAssistError, BridgeError) as e:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from edge_assist.runtime.stop_deadline import STOP_DEADLINE_S
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,3 +43,33 @@ def test_the_second_signal_leaves_at_once() -> None:
     elapsed, done = _run_stuck("30", "again")
     assert done.returncode == 130 and "stopped at once (second signal)" in done.stderr
     assert elapsed < 25  # not the 30 s deadline
+
+
+# The main thread inside one long C call that releases the GIL (as llama.cpp and ONNX
+# Runtime do): Python's own handler for SIGTERM would run only once the call returns.
+IN_C = """
+import hashlib, signal, sys
+from edge_assist.runtime.stop_deadline import watch_signals
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+watch_signals()
+print("ready", flush=True)
+hashlib.pbkdf2_hmac("sha256", b"x", b"y", 500_000_000)
+"""
+
+
+def test_the_deadline_is_armed_while_the_main_thread_is_in_c() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", IN_C], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        elapsed = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert f"still stopping after {STOP_DEADLINE_S:g} s; exiting now" in err
+    assert elapsed < 30  # the C call alone runs for minutes
