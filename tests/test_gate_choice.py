@@ -58,3 +58,19 @@ def test_the_best_worst_case_ships_and_a_tie_keeps_the_first() -> None:
     assert best([a, b]) is b
     tie = cand("all features", 60.0)
     assert best([a, tie]) is a
+
+
+def test_a_step_cut_into_clips_is_spoken_once_as_the_policy_would() -> None:
+    split = Split()
+    keys = [
+        ("err", 0.0, 10.0, "r"),
+        ("err", 10.0, 20.0, "r"),
+        ("clean", 0.0, 10.0, "r"),
+        ("clean", 10.0, 20.0, "r"),
+    ]
+    clips = Rows(np.zeros((4, 1)), np.zeros(4), np.zeros((4, 2)), keys, ["c"] * 4, ["0", "0", "3", "3"])
+    p = np.array([0.9, 0.9, 0.8, 0.8])
+    pt = evaluate(p, clips, 0.5, split.gt, split.durations, split.delta_s)
+    assert pt.predictions == 2  # one per step, not one per clip
+    per_caption = Rows(clips.X, clips.y, clips.caption_vecs, keys, clips.texts)
+    assert evaluate(p, per_caption, 0.5, split.gt, split.durations, split.delta_s).predictions == 4

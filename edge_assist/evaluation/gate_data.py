@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,9 @@ class Rows:
     caption_vecs: np.ndarray  # (n, d): only for the caption-only baseline
     keys: list[tuple[str, float, float, str]]  # (session_id, t0, t1, recipe) per row
     texts: list[str]
+    # Which step of its stream each row's caption belongs to: a clip stream cuts one step
+    # into several captions, and the policy says one finding once per step, not per clip.
+    steps: list[str] = field(default_factory=list)
 
     def take(self, mask: np.ndarray) -> Rows:
         idx = np.flatnonzero(mask)
@@ -41,6 +44,7 @@ class Rows:
             self.caption_vecs[idx],
             [self.keys[i] for i in idx],
             [self.texts[i] for i in idx],
+            [self.steps[i] for i in idx] if self.steps else [],
         )
 
     @staticmethod
@@ -51,6 +55,7 @@ class Rows:
             np.concatenate([p.caption_vecs for p in parts]),
             [k for p in parts for k in p.keys],
             [t for p in parts for t in p.texts],
+            [s for p in parts for s in p.steps] if all(p.steps for p in parts) else [],
         )
 
 
@@ -80,7 +85,7 @@ def collect(
     for g in gt:
         if g.sub_type.value == "ER":
             windows.setdefault(g.session_id, []).append((g.t0, g.t1))
-    X, y, vecs, keys, texts = [], [], [], [], []
+    X, y, vecs, keys, texts, steps = [], [], [], [], [], []
     session = TaskSession(lib, encoder, RealClock())
     clock = SessionClock()
 
@@ -113,9 +118,11 @@ def collect(
                 vecs.append(session.vectors.get([c["text"]])[0])
                 keys.append((sid, float(c["t0"]), float(c["t1"]), meta.get("recipe", "")))
                 texts.append(c["text"])
+                # Clip streams name the step a clip was cut from; a per-step caption is its own step.
+                steps.append(str(c.get("step", f"{c['t0']}-{c['t1']}")))
 
     asyncio.run(run())
-    return Rows(np.array(X), np.array(y), np.array(vecs), keys, texts)
+    return Rows(np.array(X), np.array(y), np.array(vecs), keys, texts, steps)
 
 
 def data_hash(ds: Dataset, splits: list[str], variants: list[str]) -> str:

@@ -93,13 +93,28 @@ class Point:
         }
 
 
+def _spoken(p: np.ndarray, rows: Rows, thr: float) -> list[int]:
+    """Rows over the threshold, the first of each step only: the policy holds back the same
+    advice on the step's later 10-s clips (a repeat), so a clip stream is scored as the
+    assistant would speak it, not once per clip. A per-step caption is a step of its own."""
+    out: list[int] = []
+    said: set[tuple[str, str]] = set()
+    for i, x in enumerate(p):
+        if x < thr:
+            continue
+        step = (rows.keys[i][0], rows.steps[i]) if rows.steps else (rows.keys[i][0], str(i))
+        if step not in said:
+            said.add(step)
+            out.append(i)
+    return out
+
+
 def evaluate(
     p: np.ndarray, rows: Rows, thr: float, gt: list[GTEvent], durations: dict[str, float], delta_s: float
 ) -> Point:
     preds = [
-        Prediction(k[0], k[1], k[2], SubType.ERROR_RECOVERY, "")
-        for k, x in zip(rows.keys, p, strict=True)
-        if x >= thr
+        Prediction(rows.keys[i][0], rows.keys[i][1], rows.keys[i][2], SubType.ERROR_RECOVERY, "")
+        for i in _spoken(p, rows, thr)
     ]
     sc, _ = score(gt, preds, delta_s)
     er = sc.to_json()["per_sub_type"].get("ER", {})
