@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edge_assist.commands.eval_goalstep import add_build_goalstep
 from edge_assist.commands.options import config_from_args, override_items
 from edge_assist.errors import EdgeAssistError
 
@@ -41,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
     _add_build(esub)
+    add_build_goalstep(esub)
     _add_run(esub)
     _add_qa(esub)
     _add_score(esub)
