@@ -67,7 +67,7 @@ def _add_run(esub: argparse._SubParsersAction) -> None:
     )
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
     r.add_argument(
-        "--variant", default="original", choices=("original", "paraphrased"), help="caption stream variant"
+        "--variant", default="", help="caption stream variant (default: the dataset's first, e.g. original)"
     )
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
     r.add_argument(
@@ -191,6 +191,7 @@ def _run(args: argparse.Namespace) -> int:
     if cache_path and not cfg.models.response_cache:
         cfg = cfg.replace(**{"models.response_cache": cache_path})
     ds = harness.Dataset.open(args.dataset)
+    args.variant = args.variant or ds.variants[0]
     recordings = ds.recordings(args.split, args.limit)
     rows = _chosen_rows(args.rows)
     ablations = harness.ablation_rows() if args.ablations else []
@@ -322,7 +323,7 @@ def _plot_timelines(
         ]
         plot_timeline(
             out / "timelines" / f"{rid}.png",
-            f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
+            f"{rid} ({ds.manifest['recordings'][rid].get('recipe') or 'no task named'})",
             [g for g in gt if g.session_id == sid],
             systems,
             caps,

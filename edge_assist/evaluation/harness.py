@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
+from edge_assist.evaluation.alerts import alert_profile
 from edge_assist.evaluation.annotations import (
     GTEvent,
     Prediction,
@@ -146,9 +147,14 @@ class Dataset:
         ids = list(splits[split])
         return ids[:limit] if limit > 0 else ids
 
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The caption-stream variants this build holds (its manifest says; else CaptainCook4D's)."""
+        return tuple(self.manifest.get("variants") or VARIANTS)
+
     def stream(self, split: str, variant: str, rid: str) -> Path:
-        if variant not in VARIANTS:
-            raise EdgeAssistError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+        if variant not in self.variants:
+            raise EdgeAssistError(f"variant must be one of {', '.join(self.variants)}, got {variant!r}")
         return self.root / split / variant / f"{rid}.jsonl"
 
     def session_id(self, rid: str) -> str:
@@ -270,6 +276,7 @@ def run_row(
         if d.speak and d.sub_type is not None and d.trigger == "proactive"
     ]
     m, result = _scored(ds, split, row, recordings, preds, text_encoder, content_threshold, delta_s)
+    result["alerts"] = alert_profile(decisions, sum(ds.duration_s(r) for r in recordings) / 3600.0)
     if judge_llm is not None:
         result["judge"] = _judged(judge_llm, ds, split, variant, m, judge_max_pairs)
     return RowResult(row, decisions, preds, m, result, runtime)

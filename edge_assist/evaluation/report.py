@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from edge_assist.evaluation import alerts
 from edge_assist.events import SubType
 
 
@@ -71,6 +72,13 @@ def render(results: dict[str, Any]) -> str:
         "",
         table(results["rows"]),
     ]
+    if any(r.get("alerts") for r in results["rows"]):
+        out += [
+            "",
+            "## What was said (per hour of recording; without ground truth every alert is a false alarm)",
+            "",
+            alerts.table(results["rows"]),
+        ]
     if results.get("ablations"):
         out += ["", "## Ablations (one retrieval switch off at a time)", "", table(results["ablations"])]
     if results.get("problems"):
