@@ -195,7 +195,7 @@ def stream(video: Video, cut: Sequence[Clip]) -> list[dict[str, Any]]:
     return [{"meta": meta}] + [{"t0": c.t0, "t1": c.t1, "text": c.text} for c in cut if c.text]
 
 
-def _manifest_head(data: Path) -> dict[str, Any]:
+def _manifest_head() -> dict[str, Any]:
     return {
         "dataset": DATASET,
         "credit": CREDIT,
@@ -226,7 +226,7 @@ def build(data: str | Path, out_dir: str | Path, *, splits: Sequence[str] = SPLI
         raise GoalStepError(f"split {bad[0]!r} is not one of {', '.join(SPLITS)}")
     videos = load(data)
     out = Path(out_dir)
-    manifest = _manifest_head(Path(data))
+    manifest = _manifest_head()
     for split in splits:
         mine = [v for v in videos if v.split == split]
         seconds = captioned = 0.0
