@@ -137,3 +137,14 @@ def test_the_command_builds_and_credits(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["eval", "build-goalstep", "--data", str(DATA), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "val: 1 videos, 0.12 h (0.09 h captioned), 32 clips" in out and CREDIT in out
+
+
+@pytest.mark.slow
+def test_eval_run_replays_the_clip_streams_without_a_variant_named(built: Path, tmp_path: Path) -> None:
+    argv = ["eval", "run", "--dataset", str(built), "--split", "val", "--rows", "never"]
+    assert main([*argv, "--judge-max-pairs", "0", "--no-plots", "--out", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["variant"] == VARIANT and results["gt_events"] == 0
+    alerts = results["rows"][0]["alerts"]
+    assert alerts["spoken"] == 0 and alerts["hours"] == pytest.approx(412.8 / 3600, abs=1e-3)
+    assert "What was said" in (tmp_path / "report.md").read_text()
