@@ -125,8 +125,9 @@ def alert_profile(decisions: Mapping[str, Sequence[Decision]], hours: float) -> 
     }
 
 
-def _rate(section: Mapping[str, Any], key: str) -> str:
-    v = section.get(key, {}).get("per_hour")
+def _rate(section: Mapping[str, Any], key: str, hours: float) -> str:
+    """Per hour; a kind this row never spoke is 0 per hour (– only when there are no hours)."""
+    v = section.get(key, {}).get("per_hour", 0.0 if hours > 0 else None)
     return "–" if v is None else f"{v:.2f}"
 
 
@@ -147,8 +148,8 @@ def table(rows: Sequence[Mapping[str, Any]]) -> str:
             str(r["name"]),
             f"{a['hours']:.2f}",
             "–" if a["per_hour"] is None else f"{a['per_hour']:.2f}",
-            *[_rate(a["by_sub_type"], s) for s in subs],
-            *[_rate(a["by_finding"], k) for k in kinds],
+            *[_rate(a["by_sub_type"], s, a["hours"]) for s in subs],
+            *[_rate(a["by_finding"], k, a["hours"]) for k in kinds],
             f"{rec['captions_with_task']}/{rec['captions']} "
             f"({rec['recordings_with_task']}/{rec['recordings']} rec.)",
             named,
