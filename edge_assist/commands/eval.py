@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edge_assist.commands.eval_goalstep import add_build_goalstep
 from edge_assist.commands.eval_qa import add_qa
 from edge_assist.commands.options import config_from_args, override_items
 from edge_assist.errors import EdgeAssistError
@@ -46,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     esub = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
     _add_build(esub)
+    add_build_goalstep(esub)
     _add_run(esub)
     add_qa(esub, DEFAULT_DATASET, VARIANTS)
     _add_score(esub)
@@ -71,10 +73,10 @@ def _add_run(esub: argparse._SubParsersAction) -> None:
     r.add_argument("--split", default="val", help="which split (default val; develop on train)")
     r.add_argument(
         "--variant",
-        default="original",
-        choices=VARIANTS,
-        help="caption stream variant: per step (original, paraphrased, list: the recipe as a plain list) "
-        "or cut into 10-s clips (clips, captioner); the derived ones are written to a cache on first use",
+        default="",
+        help="caption stream variant (default: the dataset's first, e.g. original): per step (original, "
+        "paraphrased, list: the recipe as a plain list) or cut into 10-s clips (clips, captioner); the "
+        "derived ones are written to a cache on first use",
     )
     r.add_argument("--ablations", action="store_true", help="also run the five retrieval ablations")
     r.add_argument(
@@ -156,6 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     if cache_path and not cfg.models.response_cache:
         cfg = cfg.replace(**{"models.response_cache": cache_path})
     ds = harness.Dataset.open(args.dataset)
+    args.variant = args.variant or ds.variants[0]
     recordings = ds.recordings(args.split, args.limit)
     checked = harness.variant_check(ds, args.split, args.variant, recordings)
     rows = _chosen_rows(args.rows)
@@ -290,7 +293,7 @@ def _plot_timelines(
         ]
         plot_timeline(
             out / "timelines" / f"{rid}.png",
-            f"{rid} ({ds.manifest['recordings'][rid]['recipe']})",
+            f"{rid} ({ds.manifest['recordings'][rid].get('recipe') or 'no task named'})",
             [g for g in gt if g.session_id == sid],
             systems,
             caps,

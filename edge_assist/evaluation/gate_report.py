@@ -122,18 +122,21 @@ def train_and_report(
     others.update(_without_groups(train, rows, val, command, res))
     res["leave_recipes_out"] = leave_recipes_out(ds, rows)
     res["hazards"] = hazard_rates(ds, rows, HazardDetector.load(encoder))
-    model_gate = Gate({"ER": model}, _provenance(ds, train, command, res, variants))
-    model_gate.save(model_path)
+    Gate({"ER": model}, _provenance(ds, train, command, res, variants)).save(model_path)
+    res["model"] = str(model_path)
+    res["seconds"] = round(time.time() - started, 1)
+    _write(out_dir, res, others)
+    return res
+
+
+def _write(out_dir: Path, res: dict[str, Any], others: dict[str, Gate]) -> None:
     # The baseline and ablation gates, for the pipeline's report rows (`eval run --rows`).
     for name, other in others.items():
         other.save(out_dir / VARIANTS_DIR / f"{name}.json")
-    res["model"] = str(model_path)
-    res["seconds"] = round(time.time() - started, 1)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
     (out_dir / "report.md").write_text(report(res), encoding="utf-8")
     plot(res, out_dir / "curve.png")
-    return res
 
 
 def _caption_only(

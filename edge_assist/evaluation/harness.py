@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError
+from edge_assist.evaluation.alerts import alert_profile
 from edge_assist.evaluation.annotations import (
     GTEvent,
     Prediction,
@@ -156,11 +157,16 @@ class Dataset:
         ids = list(splits[split])
         return ids[:limit] if limit > 0 else ids
 
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The caption-stream variants this build holds (its manifest says; else CaptainCook4D's)."""
+        return tuple(self.manifest.get("variants") or ALL_VARIANTS)
+
     def stream(self, split: str, variant: str, rid: str) -> Path:
-        if variant not in ALL_VARIANTS:
-            raise EdgeAssistError(f"variant must be one of {', '.join(ALL_VARIANTS)}, got {variant!r}")
+        if variant not in self.variants:
+            raise EdgeAssistError(f"variant must be one of {', '.join(self.variants)}, got {variant!r}")
         stored = self.root / split / variant / f"{rid}.jsonl"
-        if variant in STORED or stored.exists():
+        if variant in STORED or stored.exists() or "variants" in self.manifest:
             return stored
         return derived_path(self.root, split, variant, rid, self.cache_dir)
 
@@ -311,6 +317,7 @@ def run_row(
         if d.speak and d.sub_type is not None and d.trigger == "proactive"
     ]
     m, result = _scored(ds, split, row, recordings, preds, text_encoder, content_threshold, delta_s)
+    result["alerts"] = alert_profile(decisions, sum(ds.duration_s(r) for r in recordings) / 3600.0)
     if judge_llm is not None:
         result["judge"] = _judged(judge_llm, ds, split, variant, m, judge_max_pairs)
     return RowResult(row, decisions, preds, m, result, runtime)

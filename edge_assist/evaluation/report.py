@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from edge_assist.evaluation import alerts
 from edge_assist.events import SubType
 
 
@@ -77,6 +78,13 @@ def render(results: dict[str, Any]) -> str:
             "",
             f"Clip streams checked against the per-step streams: {vc['steps']} steps cut into "
             f"{vc['clips']} clips, every clip inside its step's window, the same ground truth.",
+        ]
+    if any(r.get("alerts") for r in results["rows"]):
+        out += [
+            "",
+            "## What was said (per hour of recording; without ground truth every alert is a false alarm)",
+            "",
+            alerts.table(results["rows"]),
         ]
     if results.get("ablations"):
         out += ["", "## Ablations (one retrieval switch off at a time)", "", table(results["ablations"])]
