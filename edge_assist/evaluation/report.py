@@ -21,6 +21,13 @@ def _active_sub_types(rows: list[dict[str, Any]]) -> list[str]:
     return [st.value for st in SubType if st.value in seen]
 
 
+def _held(policy: dict[str, Any] | None) -> str:
+    """ "0 (3 said later)": alerts held behind a weaker one, and held alerts said when free."""
+    if not policy:
+        return "–"
+    return f"{policy.get('strong_held_behind_weak', 0)} ({policy.get('spoken_after_held', 0)} said later)"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     subs = _active_sub_types(rows)
     head = [
@@ -32,6 +39,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         "content match",
         "judge R / E",
         "recall revealable / unrevealable",
+        "strong held behind weak",
     ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -50,6 +58,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{_num(judge.get('rationality'))} / {_num(judge.get('effectiveness'))}" if judge else "–",
             f"{_pct(rev.get('revealable', {}).get('recall'))} / "
             f"{_pct(rev.get('unrevealable', {}).get('recall'))}",
+            _held(r.get("policy")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -68,7 +77,9 @@ def render(results: dict[str, Any]) -> str:
         "F1, P, R, content match and recall in %. Content match: share of correctly matched responses whose "
         f"text-encoder cosine with the annotated error reaches {results['content_threshold']}. "
         "Judge: mean 1–5 rationality / effectiveness of correctly matched pairs "
-        f"(at most {results['judge_max_pairs']} per row).",
+        f"(at most {results['judge_max_pairs']} per row). Strong held behind weak: alerts the policy "
+        "held back because a weaker one was spoken (only a cap may); said later: alerts a cooldown "
+        "held back, said when it ended because they still stood.",
         "",
         table(results["rows"]),
     ]

@@ -8,6 +8,12 @@ its own short window, unless it got worse: a higher `severity` than the alert it
 repeat); answers to the wearer's questions bypass everything. Every
 suppression returns the rule and numbers that caused it, for Decision.suppressed_by.
 
+The policy keeps the strongest (`alert_strength`): a cooldown or a similar earlier advice
+holds an alert back only when what was spoken was at least as strong, so a weak false alarm
+never silences the true alert after it. An alert held back by a cooldown is kept (the latest
+per piece of advice, `held_alerts`) and offered again on a later step once the cooldown
+allows, if the caller still sees its finding and nothing as strong was spoken since.
+
 Time is stream time (the caption's t1), never the wall clock, so a replay at any speed
 and a live run make the same choices.
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +32,8 @@ from edge_assist.clock import Clock
 from edge_assist.config import PolicyConfig
 from edge_assist.events import SubType
 from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.alert_strength import Strength
+from edge_assist.reasoning.held_alerts import BEHIND_WEAKER, HeldAlert, HeldAlerts
 
 HOUR_S = 3600.0
 
@@ -42,6 +51,7 @@ class _Spoken:
     text: str
     norm: str
     vector: np.ndarray | None
+    strength: Strength
     severity: int = 0
 
 
@@ -58,6 +68,7 @@ class InterventionPolicy:
         self._clock = clock
         self._session = ""
         self._spoken: deque[_Spoken] = deque()
+        self.held = HeldAlerts()
         # Check-then-remember must be atomic: two steps in flight at once (a question
         # overtaking a caption) could otherwise both pass the same cooldown.
         self._lock = asyncio.Lock()
@@ -85,68 +96,118 @@ class InterventionPolicy:
         trigger: str = "proactive",
         about: str = "",
         severity: int = 0,
+        score: float | None = None,
+        subject: object = None,
+        reason: str = "",
     ) -> Verdict:
         """Decide whether this response may be spoken now; remember it when it is. `about`, when
         given, is what the advice is about (e.g. one missing step however the sentence names
         the step in progress): repeats are judged on it instead of the text. `severity`: advice
-        more severe than a recent one is not its repeat (a hazard that got worse)."""
+        more severe than a recent one is not its repeat (a hazard that got worse). `score` is the
+        decider's number within the service (its strength); `subject` and `reason` are kept
+        with an alert a cooldown holds back, for `reoffer`."""
         if trigger == "query":
             return Verdict(True)  # the wearer asked: always answer
+        strength = Strength.of(sub_type, score)
         async with self._lock:
-            return await self._admit(session_id, sub_type, about or text, now_t, severity)
+            self._start(session_id, now_t)
+            verdict = await self._admit(sub_type, text, about or text, now_t, strength, severity)
+            if not verdict.allowed and verdict.reason.startswith("cooldown:"):
+                key = (sub_type.value, normalise(about or text))
+                self.held.keep(HeldAlert(now_t, sub_type, text, about, strength, subject, reason, key))
+            return verdict
 
-    async def _admit(
-        self, session_id: str, sub_type: SubType, text: str, now_t: float, severity: int = 0
-    ) -> Verdict:
+    async def reoffer(
+        self, *, session_id: str, now_t: float, stands: Callable[[HeldAlert], bool]
+    ) -> HeldAlert | None:
+        """The strongest held-back alert that may be spoken now, remembered as spoken; None
+        when none may. Held alerts whose finding no longer `stands`, or that an alert of their
+        service at least as strong spoken after them supersedes, are dropped."""
+        async with self._lock:
+            self._start(session_id, now_t)
+            for held in self.held.pending():
+                if not stands(held) or self._superseded(held):
+                    self.held.drop(held)
+                    continue
+                verdict = await self._admit(
+                    held.sub_type, held.text, held.about or held.text, now_t, held.strength
+                )
+                if verdict.allowed:
+                    self.held.drop(held)
+                    return held
+            return None
+
+    def _start(self, session_id: str, now_t: float) -> None:
         if session_id != self._session:
             # Stream time restarts with a session; its history does not carry over.
             self._session = session_id
             self._spoken.clear()
+            self.held.clear()
         while self._spoken and self._spoken[0].t < now_t - self._window_s():
             self._spoken.popleft()
+        self.held.expire(now_t - self.cfg.repeat_window_s)
 
-        safety = sub_type is SubType.SAFETY
-        if not safety:
-            if self.cfg.do_not_disturb:
-                return Verdict(False, "do_not_disturb")
-            cooldown = self.cfg.cooldown_s.get(sub_type.value, 0.0)
-            last = next((s for s in reversed(self._spoken) if s.sub_type is sub_type), None)
-            if last is not None and now_t - last.t < cooldown:
-                return Verdict(
-                    False,
-                    f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} "
-                    f"s)",
-                )
-            if self.cfg.max_per_hour > 0:
-                in_hour = sum(1 for s in self._spoken if s.t > now_t - HOUR_S)
-                if in_hour >= self.cfg.max_per_hour:
-                    return Verdict(
-                        False,
-                        f"max_per_hour ({in_hour} spoken in the last hour, cap {self.cfg.max_per_hour})",
-                    )
+    def _superseded(self, held: HeldAlert) -> bool:
+        return any(
+            s.t > held.t and s.sub_type is held.sub_type and not held.strength.beats(s.strength)
+            for s in self._spoken
+        )
 
-        window = self.cfg.safety_repeat_window_s if safety else self.cfg.repeat_window_s
-        norm = normalise(text)
+    async def _admit(
+        self, sub_type: SubType, text: str, advice: str, now_t: float, strength: Strength, severity: int = 0
+    ) -> Verdict:
+        if sub_type is not SubType.SAFETY:
+            capped = self._capped(sub_type, now_t, strength)
+            if capped:
+                return Verdict(False, capped)
+        window = self.cfg.safety_repeat_window_s if sub_type is SubType.SAFETY else self.cfg.repeat_window_s
+        norm = normalise(advice)
         recent = [s for s in self._spoken if now_t - s.t < window and severity <= s.severity]
-        vector: np.ndarray | None = None
         for s in recent:
+            # The same advice already said is no weaker alert standing in the way: it is this one.
             if s.norm == norm:
                 return Verdict(False, f"repeat (same advice as at {s.t:.1f} s, window {window:g} s)")
-        if recent:
-            vector = await self._vector(text)
-            if vector is not None:
-                for s in recent:
-                    if s.vector is None:
-                        continue
-                    cos = float(np.dot(vector, s.vector))
-                    if cos >= self.cfg.repeat_similarity:
-                        return Verdict(
-                            False,
-                            f"repeat (cosine {cos:.2f} >= {self.cfg.repeat_similarity:g} with advice at "
-                            f"{s.t:.1f} s, "
-                            f"window {window:g} s)",
-                        )
-        if vector is None:
-            vector = await self._vector(text)
-        self._spoken.append(_Spoken(now_t, sub_type, text, norm, vector, severity))
+        vector = await self._vector(advice)
+        if vector is not None:
+            for s in recent:
+                if s.vector is None or strength.beats(s.strength):
+                    continue
+                cos = float(np.dot(vector, s.vector))
+                if cos >= self.cfg.repeat_similarity:
+                    return Verdict(
+                        False,
+                        f"repeat (cosine {cos:.2f} >= {self.cfg.repeat_similarity:g} with advice at "
+                        f"{s.t:.1f} s, window {window:g} s)",
+                    )
+        self._spoken.append(_Spoken(now_t, sub_type, text, norm, vector, strength, severity))
         return Verdict(True)
+
+    def _capped(self, sub_type: SubType, now_t: float, strength: Strength) -> str:
+        """The cap or cooldown that holds a non-Safety alert back now ("" when none does)."""
+        if self.cfg.do_not_disturb:
+            return "do_not_disturb"
+        cooldown = self.cfg.cooldown_s.get(sub_type.value, 0.0)
+        # Only an alert at least as strong keeps the cooldown on for this one.
+        last = next(
+            (
+                s
+                for s in reversed(self._spoken)
+                if s.sub_type is sub_type and now_t - s.t < cooldown and not strength.beats(s.strength)
+            ),
+            None,
+        )
+        if last is not None:
+            return f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} s)"
+        if self.cfg.max_per_hour > 0:
+            in_hour = [s for s in self._spoken if s.t > now_t - HOUR_S]
+            if len(in_hour) >= self.cfg.max_per_hour:
+                # A cap is a cap; the reason says when weaker alerts filled it, for the reports.
+                weaker = [s for s in in_hour if strength.beats(s.strength)]
+                behind = (
+                    f"; {BEHIND_WEAKER}: {weaker[-1].strength.text()} at {weaker[-1].t:.1f} s"
+                    if weaker
+                    else ""
+                )
+                cap = self.cfg.max_per_hour
+                return f"max_per_hour ({len(in_hour)} spoken in the last hour, cap {cap}{behind})"
+        return ""

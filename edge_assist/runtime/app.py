@@ -29,6 +29,7 @@ from edge_assist.perception.captioner import CaptionerStage
 from edge_assist.perception.segmenter import ClipBuilder, Segmenter
 from edge_assist.queues import DroppingQueue
 from edge_assist.reasoning.api import Assistant
+from edge_assist.reasoning.held_alerts import behind_weaker, spoken_after_held
 from edge_assist.runtime.lanes import Lane, in_lane
 from edge_assist.runtime.parts import ExtraTask, MemoryParts, PipelineSettings, VideoSource
 from edge_assist.runtime.reasoner_stage import ReasonerStage, StepInbox
@@ -162,8 +163,10 @@ class Pipeline:
         self.stats.decisions += 1
         if decision.speak:
             self.stats.spoken += 1
+            self.stats.spoken_after_held += spoken_after_held(decision.reason)
         elif decision.suppressed_by:
             self.stats.suppressed += 1
+            self.stats.held_behind_weaker += behind_weaker(decision.suppressed_by)
 
     async def _resume_point(self) -> int:
         """The first clip index of this run: where memory of this session ends."""

@@ -29,6 +29,8 @@ class RunStats:
     decisions: int = 0
     spoken: int = 0
     suppressed: int = 0
+    held_behind_weaker: int = 0  # held back because a weaker alert was spoken (only a cap may)
+    spoken_after_held: int = 0  # alerts a cooldown held back, said when it ended
     memory_written: int = 0
     wall_s: float = 0.0
     stream_s: float = 0.0
@@ -61,7 +63,8 @@ class RunStats:
         silent = self.decisions - self.spoken - self.suppressed
         lines.append(
             f"captions {self.captions}, decisions {self.decisions}: {self.spoken} spoken, "
-            f"{silent} silent, {self.suppressed} held back by the policy"
+            f"{silent} silent, {self.suppressed} held back by the policy "
+            f"({self.held_behind_weaker} behind a weaker alert; {self.spoken_after_held} said later)"
         )
         if self.memory_written:
             lines.append(f"memory: {self.memory_written} captions written")
@@ -91,6 +94,8 @@ class RunStats:
             "decisions": self.decisions,
             "spoken": self.spoken,
             "suppressed": self.suppressed,
+            "held_behind_weaker": self.held_behind_weaker,
+            "spoken_after_held": self.spoken_after_held,
             "memory_written": self.memory_written,
             "wall_s": round(self.wall_s, 3),
             "stream_s": round(self.stream_s, 3),

@@ -48,8 +48,21 @@ class GateStep:
             if said.hazard is not None:
                 # The same hazard is one alert while it stays as it is; worse, it is a new one.
                 about, severity = f"hazard: {said.hazard.kind}", said.hazard.severity
+            score = said.hazard.score if said.hazard is not None else said.probability
+            subject = said.finding or (
+                tracked.state.missing[0] if tracked.state and tracked.state.missing else None
+            )
             return await admit(
-                self.policy, ctx, said.sub_type, text, said.reason, notes, about=about, severity=severity
+                self.policy,
+                ctx,
+                said.sub_type,
+                text,
+                said.reason,
+                notes,
+                about=about,
+                severity=severity,
+                score=score,
+                subject=subject,
             )
         notes.trace["gate"]["handed_to"] = "llm pass 1"
         return None

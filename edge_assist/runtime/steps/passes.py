@@ -118,7 +118,9 @@ class LlmPasses:
         # tracker's own verdict speaks instead (measured: benchmarks/eval_tracker.py).
         notes.trace["progress_cue"] = finding.to_json()
         reason = f"progress cue: {finding.kind}: {finding.evidence}"
-        return await admit(self.policy, ctx, SubType.ERROR_RECOVERY, finding.say(), reason, notes)
+        return await admit(
+            self.policy, ctx, SubType.ERROR_RECOVERY, finding.say(), reason, notes, subject=finding
+        )
 
     async def _search_then_pass2(
         self, ctx: StepContext, first: FirstPass, gate: SearchGate | None, notes: StepNotes

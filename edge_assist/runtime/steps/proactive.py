@@ -2,7 +2,8 @@
 task, then the configured decider says whether to speak: the learned gate ("gate", the
 default), EgoMemo's LLM passes ("llm"), or the gate with its unsure cases handed to the
 passes ("gate+llm"). The intervention policy may still hold a response back; the reason
-is kept."""
+is kept. A step that says nothing may say an alert a cooldown held back earlier, when its
+finding still stands in the tracker's reading now."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from edge_assist.config import Config
 from edge_assist.reasoning.api import SearchGate, StepContext
 from edge_assist.runtime.steps.gate import GateStep
 from edge_assist.runtime.steps.passes import LlmPasses, task_context
-from edge_assist.runtime.steps.verdict import StepNotes, Verdict
+from edge_assist.runtime.steps.verdict import StepNotes, Verdict, reoffer
 from edge_assist.tasks.session import TaskSession, Tracked
 
 
@@ -25,6 +26,16 @@ class ProactiveStep:
 
     async def run(self, ctx: StepContext, search_gate: SearchGate | None, notes: StepNotes) -> Verdict:
         tracked = await self._track(ctx, notes)
+        verdict = await self._decide(ctx, tracked, search_gate, notes)
+        if verdict.speak:
+            return verdict
+        # Nothing said this step: an alert a cooldown held back may be due now.
+        again = await reoffer(self.passes.policy, ctx, tracked.state, notes)
+        return again if again is not None else verdict
+
+    async def _decide(
+        self, ctx: StepContext, tracked: Tracked, search_gate: SearchGate | None, notes: StepNotes
+    ) -> Verdict:
         if self.gate is not None:
             verdict = await self.gate.decide(ctx, tracked, notes)
             if verdict is not None:

@@ -9,7 +9,9 @@ from typing import Any
 
 from edge_assist.events import Caption, Decision, SubType
 from edge_assist.reasoning.api import StepContext
+from edge_assist.reasoning.held_alerts import stands
 from edge_assist.reasoning.policy import InterventionPolicy
+from edge_assist.tasks.findings import TrackerState
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,12 @@ async def admit(
     *,
     about: str = "",
     severity: int = 0,
+    score: float | None = None,
+    subject: object = None,
 ) -> Verdict:
-    """A proactive wish to speak, through the intervention policy: spoken, or held back and why."""
+    """A proactive wish to speak, through the intervention policy: spoken, or held back and why.
+    `score` is the decider's number within the service (the alert's strength) and `subject`
+    what it is about (a finding, a missing step's id), kept if a cooldown holds it back."""
     start = time.perf_counter()
     allowed = await policy.admit(
         session_id=ctx.session_id,
@@ -85,7 +91,25 @@ async def admit(
         trigger="proactive",
         about=about,
         severity=severity,
+        score=score,
+        subject=subject,
+        reason=reason,
     )
     notes.timings["policy"] = time.perf_counter() - start
     notes.trace["policy"] = {"allowed": allowed.allowed, "reason": allowed.reason}
+    if score is not None:
+        notes.trace["policy"]["strength"] = round(score, 4)
     return Verdict(allowed.allowed, reason, sub_type, text, suppressed_by=allowed.reason)
+
+
+async def reoffer(
+    policy: InterventionPolicy, ctx: StepContext, state: TrackerState | None, notes: StepNotes
+) -> Verdict | None:
+    """An alert a cooldown held back earlier, spoken now if it still stands (None: nothing to say)."""
+    held = await policy.reoffer(
+        session_id=ctx.session_id, now_t=ctx.caption.t1, stands=lambda h: stands(h.subject, state)
+    )
+    if held is None:
+        return None
+    notes.trace["held_back"] = {"t": held.t, "text": held.text, "strength": held.strength.text()}
+    return Verdict(True, held.spoken_reason(), held.sub_type, held.text)
