@@ -106,7 +106,7 @@ def _kinds(st: Any) -> set[str]:
         kinds.add("still_missing")
     for f in st.findings:
         for d in f.differences:
-            kinds.add("deviation:words" if d.kind in ("tool", "object") else "deviation:values")
+            kinds.add("deviation:words" if d.kind in ("tool", "object", "ingredient") else "deviation:values")
     return kinds
 
 

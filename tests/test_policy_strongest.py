@@ -131,3 +131,11 @@ def test_still_stands_reads_the_trackers_state(text_encoder: TextEncoder) -> Non
     later = tr.observe("Cut the English muffin into two pieces with a knife")
     assert not stands(dev, later)  # the wearer moved on: the deviation is past
     assert not stands(dev, None) and not stands("no-such-step", later)
+
+
+async def test_similar_advice_holds_back_only_what_is_not_stronger(text_encoder: TextEncoder) -> None:
+    p = policy(text_encoder, cooldown_s={"ER": 0.0}, repeat_similarity=0.8)
+    assert (await say(p, "Next, pour the egg into the ramekin cup.", 10.0, 0.4)).allowed
+    weaker = await say(p, "Now pour the egg into the ramekin cup.", 20.0, 0.3)
+    assert not weaker.allowed and "cosine" in weaker.reason
+    assert (await say(p, "Now pour the egg into the ramekin cup.", 30.0, 0.9)).allowed

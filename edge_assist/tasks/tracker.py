@@ -21,8 +21,9 @@ Confidence of the step in progress = its share of the beam's posterior (softmax 
 scores). Findings are read off the best state's last move, each with its evidence:
 a prerequisite not done (graph, never list order), an order violation (a step done after a
 step it must precede), a repeated step, a deviation (amounts, durations, settings and
-temperatures parsed and compared by value; tools and objects by encoder cosine), an
-action that matches no step. Nothing here knows a recipe: the same code runs any task.
+temperatures parsed and compared by value; a tool with a tool and an ingredient with an
+ingredient, by encoder cosine: `deviations.py`), an action that matches no step. Nothing
+here knows a recipe: the same code runs any task.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from edge_assist.tasks.details import Difference, parse_details, value_differences
+from edge_assist.tasks.details import Difference
+from edge_assist.tasks.deviations import Thresholds, differences
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -45,6 +47,7 @@ from edge_assist.tasks.findings import (
     TrackerState,
 )
 from edge_assist.tasks.model import Task
+from edge_assist.tasks.word_kinds import WordKinds
 from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
@@ -66,8 +69,8 @@ class TrackerParams:
     deviation_min_cos: float = 0.5
     deviation_min_conf: float = 0.5
     tool_same_cos: float = 0.55  # a tool this close to the step's tool is the same tool
-    object_new_cos: float = 0.35  # a caption word this far from every step word is something else
-    object_gone_cos: float = 0.35  # a step word this far from every caption word is missing
+    object_new_cos: float = 0.6  # an ingredient this far from every one of the step is another one
+    object_gone_cos: float = 0.6  # a step's ingredient this far from every one done is missing
 
 
 _WORD = re.compile(r"[a-z][a-z'-]+")
@@ -110,12 +113,11 @@ class StepTracker:
         self._presume_before_first = picked_up
         self.p = params or TrackerParams()
         self._vectors = vectors or VectorCache(encode)
+        self._kinds = WordKinds(self._vectors.get)
         self._encode = encode
         self._anc = task.ancestor_masks()
         self._pre = task.prereq_masks()
         self._step_vecs = self._vectors.get([s.text for s in task.steps])
-        # The step's words after its verb: the things it names.
-        self._step_words = [content_words(s.text)[1:] for s in task.steps]
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
         self._order: list[int] = []  # steps in the order the best path did them
         self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
@@ -277,46 +279,8 @@ class StepTracker:
     # -- deviations ------------------------------------------------------------------
     def differences(self, j: int, text: str) -> list[Difference]:
         step = self.task.steps[j]
-        cap = parse_details(text)
-        diffs = value_differences(step.details, cap)
-        # Every word vector the comparisons below read, in one encoder call: each call has a
-        # fixed cost (~3 ms here) that a batch of a few words pays once.
-        self._vectors.get(
-            [
-                *step.details.tools,
-                *cap.tools,
-                *(step.details.objects or self._step_words[j]),
-                *content_words(text),
-                *content_words(step.text),
-            ]
-        )
-        if step.details.tools and cap.tools:
-            sv = self._vectors.get(list(step.details.tools))
-            cv = self._vectors.get(list(cap.tools))
-            sim = cv @ sv.T
-            worst = int(np.argmin(sim.max(axis=1)))
-            if float(sim[worst].max()) < self.p.tool_same_cos:
-                diffs.append(Difference("tool", step.details.tools[0], cap.tools[worst]))
-        d = self._object_difference(j, text)
-        if d is not None:
-            diffs.append(d)
-        return diffs
-
-    def _object_difference(self, j: int, text: str) -> Difference | None:
-        """A thing named in the step is absent and something unlike any step word is there."""
-        step = self.task.steps[j]
-        want = list(step.details.objects) or self._step_words[j]
-        have = content_words(text)
-        if not want or not have:
-            return None
-        every = content_words(step.text)
-        wv, hv, ev = self._vectors.get(want), self._vectors.get(have), self._vectors.get(every)
-        gone = (wv @ hv.T).max(axis=1)
-        new = (hv @ ev.T).max(axis=1)
-        g, k = int(np.argmin(gone)), int(np.argmin(new))
-        if gone[g] < self.p.object_gone_cos and new[k] < self.p.object_new_cos:
-            return Difference("object", want[g], have[k])
-        return None
+        th = Thresholds(self.p.tool_same_cos, self.p.object_new_cos, self.p.object_gone_cos)
+        return differences(step.text, step.details, text, self._vectors.get, self._kinds, th)
 
     # -- what the wearer may ask -------------------------------------------------------
     def snapshot_done(self) -> list[int]:

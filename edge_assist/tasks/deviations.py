@@ -1,0 +1,142 @@
+"""How a caption that is a step differs from it, like with like.
+
+Values (amounts, durations, settings, temperatures) are parsed on both sides and compared by
+value (`details.value_differences`). Things are typed first (`word_kinds`: tool, ingredient
+or material, other) and compared only with things of their own kind, by encoder cosine:
+
+- a tool: the step's "with/using" tool against the caption's, when both are tools ("with a
+  pinch of salt" names an amount of an ingredient, not a tool: no "fork instead of pinch of
+  salt");
+- an ingredient or material: one the step names is not in what the wearer does, and one the
+  step does not name is ("pours sugar over the eggs" at "sprinkle the grated cheese over the
+  eggs": sugar instead of grated cheese). Tools are compared only in their slot: a step of two
+  actions ("fold the omelette and slide it onto a plate") names the things of both, and a
+  caption of one shows only its own, so a tool merely not named is no deviation.
+
+What the wearer does is the caption's action clauses: a caption often also tells the scene
+("...; the bowl of grated cheddar stays beside the hob"), and a thing merely seen is not a
+thing used. The verb of each clause, function words and every word of kind "other" never
+count, so a word that is no value is no deviation ("plus instead of secure").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
+from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
+from edge_assist.text.units import UNIT_NAMES
+
+Vectors = Callable[[Sequence[str]], np.ndarray]
+
+_WORD = re.compile(r"[a-z][a-z'-]+")
+# A clause's subject before its verb: "The person", "She", "I", "C".
+_SUBJECT = re.compile(r"^(?:the\s+person|the\s+wearer|someone|he|she|they|i|we|you|c)\s+", re.IGNORECASE)
+# Where a caption's clauses part: a semicolon, a sentence end, or ", and"/", while"/", as".
+_CLAUSE_SPLIT = re.compile(r"[;.!?]\s+|,\s+(?:and|while|as|then|but)\s+|\s+while\s+")
+
+
+@dataclass(frozen=True)
+class Thing:
+    head: str  # the word as written
+    kind: str  # TOOL or MATERIAL
+    phrase: str  # with its modifier when the text gives one ("grated cheese")
+
+
+def action_text(caption: str) -> str:
+    """The clauses in which someone acts; the whole caption when none is told that way."""
+    clauses = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(caption) if c.strip(" ,")]
+    acting = []
+    for c in clauses:
+        words = _WORD.findall(_SUBJECT.sub("", c.lower()))
+        if words and is_verb_form(words[0]):
+            acting.append(c)
+    return "; ".join(acting) if acting else caption
+
+
+def things(text: str, kinds: WordKinds) -> list[Thing]:
+    """The tools and ingredients a text names, less each clause's verb."""
+    out: list[Thing] = []
+    for clause in re.split(r"[;.!?]", text):
+        words = _WORD.findall(_SUBJECT.sub("", clause.strip().lower()))
+        if words and is_verb_form(words[0]):
+            words = words[1:]  # the clause's verb, even when it is also a noun ("spoons", "salts")
+        typed = kinds.kinds(words)
+        for i, (w, k) in enumerate(zip(words, typed, strict=True)):
+            if k == OTHER or w in UNIT_NAMES:
+                continue
+            prev = words[i - 1] if i > 0 else ""
+            phrase = f"{prev} {w}" if prev.endswith("ed") and typed[i - 1] == OTHER else w
+            out.append(Thing(w, k, phrase))
+    return list({t.head: t for t in out}.values())
+
+
+def _tools(details: Details, kinds: WordKinds) -> list[str]:
+    """The "with/using" phrases that name a tool: a tool word in them, and no amount."""
+    out = []
+    for phrase in details.tools:
+        words = _WORD.findall(phrase)
+        if any(w in UNIT_NAMES for w in words):
+            continue
+        if TOOL in kinds.kinds(words):
+            out.append(phrase)
+    return out
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    tool_same_cos: float  # a tool this close to the step's tool is the same tool
+    new_cos: float  # a thing this far from every thing of its kind in the step is another one
+    gone_cos: float  # a step's thing this far from every thing of its kind done is not there
+
+
+def differences(
+    step_text: str, step: Details, caption: str, vectors: Vectors, kinds: WordKinds, th: Thresholds
+) -> list[Difference]:
+    """Every way the caption differs from the step: values, then a tool, then a thing."""
+    cap = parse_details(caption)
+    diffs = value_differences(step, cap)
+    # Every word vector read below, in one encoder call: each call has a fixed cost (~3 ms
+    # here) that a batch of a few words pays once.
+    vectors([*step.tools, *cap.tools, *_WORD.findall(step_text.lower()), *_WORD.findall(caption.lower())])
+    st, ct = _tools(step, kinds), _tools(cap, kinds)
+    if st and ct:
+        sim = vectors(ct) @ vectors(st).T
+        worst = int(np.argmin(sim.max(axis=1)))
+        if float(sim[worst].max()) < th.tool_same_cos:
+            diffs.append(Difference("tool", st[0], ct[worst]))
+    # A tool is compared in its slot ("with ..."), never as a thing that is merely not named:
+    # a step of two actions names the tool of each, and a caption of one shows only its own.
+    wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
+    done = [t for t in things(action_text(caption), kinds) if t.kind == MATERIAL]
+    d = _thing_difference(wanted, done, vectors, th)
+    if d is not None:
+        diffs.append(d)
+    return diffs
+
+
+def _step_things(step_text: str, step: Details, kinds: WordKinds) -> list[Thing]:
+    if step.objects:
+        typed = kinds.kinds([singular(o.split()[-1]) for o in step.objects])
+        return [Thing(o, k, o) for o, k in zip(step.objects, typed, strict=True) if k != OTHER]
+    return things(step_text, kinds)
+
+
+def _thing_difference(
+    want: list[Thing], have: list[Thing], vectors: Vectors, th: Thresholds
+) -> Difference | None:
+    """One thing of the step not there, and one not of the step there instead (same kind)."""
+    if not want or not have:
+        return None
+    wv = vectors([t.head for t in want])
+    hv = vectors([t.head for t in have])
+    sim = wv @ hv.T
+    gone, new = sim.max(axis=1), sim.max(axis=0)
+    g, k = int(np.argmin(gone)), int(np.argmin(new))
+    if gone[g] < th.gone_cos and new[k] < th.new_cos:
+        return Difference("ingredient", want[g].phrase, have[k].head)
+    return None

@@ -1,0 +1,125 @@
+"""Deviations compare like with like: a tool with a tool, an ingredient with an ingredient, an
+amount with an amount; a word that is no value is no deviation. Real text encoder."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_assist.inference.base import TextEncoder
+from edge_assist.tasks import findings as F
+from edge_assist.tasks.details import parse_details
+from edge_assist.tasks.deviations import Thresholds, differences
+from edge_assist.tasks.library import TaskLibrary, parse_listed_steps
+from edge_assist.tasks.model import Task
+from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds
+
+pytestmark = pytest.mark.slow  # loads the text encoder
+
+OMELETTE = (
+    "Cheese omelette. Steps: Crack three eggs into a bowl; Beat the eggs with a pinch of salt and "
+    "pepper; Grate the cheese; Heat the pan over medium heat and melt the butter; Pour the beaten "
+    "eggs into the pan; Sprinkle the grated cheese over the eggs; Fold the omelette in half and "
+    "slide it onto a plate"
+)
+
+
+@pytest.fixture(scope="module")
+def vc(text_encoder: TextEncoder) -> VectorCache:
+    return VectorCache(text_encoder.encode)
+
+
+@pytest.fixture(scope="module")
+def omelette() -> Task:
+    task = TaskLibrary.load().resolve(OMELETTE)
+    assert task is not None and task.n == len(parse_listed_steps(OMELETTE)[1])
+    return task
+
+
+def _diffs(vc: VectorCache, step: str, caption: str) -> list[str]:
+    p = TrackerParams()
+    th = Thresholds(p.tool_same_cos, p.object_new_cos, p.object_gone_cos)
+    return [d.say() for d in differences(step, parse_details(step), caption, vc.get, WordKinds(vc.get), th)]
+
+
+def _deviations(task: Task, vc: VectorCache, captions: list[str]) -> list[list[F.Finding]]:
+    tr = StepTracker(task, vc.get, vectors=vc)
+    return [[f for f in tr.observe(c).findings if f.kind == F.DEVIATION] for c in captions]
+
+
+def test_words_are_typed_and_function_words_and_verbs_never_count(vc: VectorCache) -> None:
+    kinds = WordKinds(vc.get)
+    assert kinds.kinds(["fork", "spatula", "blender", "knives"]) == [TOOL] * 4
+    assert kinds.kinds(["sugar", "cheese", "cheddar", "tomatoes"]) == [MATERIAL] * 4
+    assert kinds.kinds(["plus", "secure", "puts", "contents", "tilting", "edges", "medium"]) == [OTHER] * 7
+
+
+def test_sugar_for_cheese_is_a_deviation(omelette: Task, vc: VectorCache) -> None:
+    found = _deviations(
+        omelette,
+        vc,
+        [
+            "The person cracks three eggs into a glass bowl.",
+            "The person pours the beaten eggs into the pan; they bubble and set around the rim.",
+            "The person spoons white granules from the glass sugar jar over the half-set eggs; "
+            "the bowl of grated cheddar stays beside the hob.",
+        ],
+    )
+    assert found[0] == [] and found[1] == []
+    dev = found[2]
+    assert dev and dev[0].step_text == "Sprinkle the grated cheese over the eggs"
+    assert dev[0].differences[0].kind == "ingredient"
+    assert dev[0].say().startswith("Sugar instead of grated cheese?")
+    assert _diffs(vc, "Sprinkle the grated cheese over the eggs", "pours sugar over the eggs") == [
+        "sugar instead of grated cheese"
+    ]
+
+
+def test_a_word_that_is_no_value_is_no_deviation(vc: VectorCache) -> None:
+    # A fork is a tool, a pinch of salt an amount of an ingredient: nothing to compare.
+    assert (
+        _diffs(
+            vc,
+            "Beat the eggs with a pinch of salt and pepper",
+            "The person beats the eggs with a fork and adds a pinch of salt and a twist of pepper.",
+        )
+        == []
+    )
+    assert _diffs(vc, "Secure the lid on the tube", "The person closes the tube plus the lid.") == []
+    assert _diffs(vc, "Add the contents to the blender", "The person puts the fritter batter in.") == []
+    # A step of two actions: the caption of one names only its own tool.
+    assert (
+        _diffs(
+            vc,
+            "Fold the omelette in half and slide it onto a plate",
+            "The person folds the omelette in half with the spatula; cheese oozes at the edge.",
+        )
+        == []
+    )
+
+
+def test_an_ordinary_matching_step_raises_none(omelette: Task, vc: VectorCache) -> None:
+    found = _deviations(
+        omelette,
+        vc,
+        [
+            "The person cracks three eggs into a glass bowl and drops the shells into a small dish.",
+            "The person beats the eggs with a fork and adds a pinch of salt and a twist of pepper.",
+            "The person grates cheddar on a box grater into a small white bowl.",
+            "The person pours the beaten eggs into the pan, tilting the pan to spread them.",
+            "The person sprinkles the grated cheddar from the white bowl over the eggs.",
+        ],
+    )
+    assert found == [[], [], [], [], []]
+
+
+def test_a_different_setting_amount_or_tool_still_is(vc: VectorCache) -> None:
+    assert _diffs(vc, "Heat the pan over medium heat", "The person heats the pan on high heat") == [
+        "high instead of medium"
+    ]
+    assert _diffs(vc, "Add 1 tablespoon of water", "I add 3 tablespoons of water") == [
+        "3 tablespoons instead of 1 tablespoon"
+    ]
+    assert _diffs(vc, "Cut the muffin in two with a knife", "Cut the muffin in two with a spoon") == [
+        "spoon instead of knife"
+    ]
