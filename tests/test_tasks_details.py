@@ -48,3 +48,14 @@ def test_a_different_amount_duration_setting_or_temperature_is() -> None:
 def test_tools_are_the_phrases_after_with_or_using() -> None:
     assert parse_details("Cut the muffin into two pieces with a knife").tools == ("knife",)
     assert parse_details("I'm spreading it using the back of a spoon").tools == ("back of a spoon",)
+
+
+def test_an_ordinal_fraction_is_the_amount_not_its_article() -> None:
+    # "an eighth of a tsp" is 1/8 tsp; reading "a tsp" out of it made a false "A tsp instead of
+    # 1/8 teaspoon?" on error-free paraphrased recordings.
+    assert _diff("Measure 1/8 teaspoon of salt", "I'm weighing out an eighth of a tsp of salt") == []
+    assert _diff("Cut 1/8 garlic clove", "Now I am chopping an eighth of a garlic clove.") == []
+    assert _diff("Measure 1/16 teaspoon of baking soda", "I portioned out a sixteenth of a tsp") == []
+    assert _diff("Measure 1/8 teaspoon of salt", "I measure a teaspoon of salt") == ["quantity"]
+    # Full power is the top setting, as high is.
+    assert _diff("Microwave on high for 1 1/2 minutes", "On full power for one and a half mins") == []

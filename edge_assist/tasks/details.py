@@ -17,8 +17,25 @@ from dataclasses import dataclass, field
 from edge_assist.text.numbers import CARDINALS, COUNT_WORDS, FRACTION_CHARS, FRACTIONS, TIME_CARDINALS
 from edge_assist.text.units import UNITS as _UNITS
 
+# Fractions written as ordinals: "an eighth of a tsp" is 1/8 tsp, never "a tsp".
+_ORDINAL_FRACTIONS = {
+    "fourth": 1 / 4,
+    "fifth": 1 / 5,
+    "sixth": 1 / 6,
+    "eighth": 1 / 8,
+    "tenth": 1 / 10,
+    "sixteenth": 1 / 16,
+}
 # "a cup", "an egg": the article counts one where an amount is read.
-_WORD_NUMBERS: dict[str, float] = {**CARDINALS, **TIME_CARDINALS, **COUNT_WORDS, **FRACTIONS, "a": 1, "an": 1}
+_WORD_NUMBERS: dict[str, float] = {
+    **CARDINALS,
+    **TIME_CARDINALS,
+    **COUNT_WORDS,
+    **FRACTIONS,
+    **_ORDINAL_FRACTIONS,
+    "a": 1,
+    "an": 1,
+}
 # The number words a count of things without a unit is read from ("two eggs", "half a lemon").
 _BARE_WORDS = [w for w, n in CARDINALS.items() if n <= 12] + ["half", "dozen"]
 
@@ -30,8 +47,9 @@ _LEVELS = {
     "medium": 3,
     "medium-high": 4,
     "high": 5,
-    "max": 6,
-    "full": 6,
+    # Full power is the top setting, as "high" is: a microwave's "high" is its full power.
+    "max": 5,
+    "full": 5,
 }
 _LEVEL_CONTEXT = re.compile(
     r"\b(?:on|at|to|over|set\s+(?:to|on)|power(?:\s+level)?)\s+(?:a\s+)?"
