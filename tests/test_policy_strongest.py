@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from edge_assist.config import Config
-from edge_assist.evaluation.harness import policy_counts
+from edge_assist.evaluation.report import policy_counts
 from edge_assist.events import Decision, SubType
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.held_alerts import HeldAlert, stands
@@ -108,12 +108,16 @@ async def test_only_a_cap_may_hold_a_strong_alert_behind_a_weak_one_and_it_is_co
         return Decision(0.0, SID, 0, 0.0, 10.0, speak, ER, "x", reason=reason, suppressed_by=suppressed_by)
 
     counts = policy_counts(
-        [
-            dec(False, "gate: P(ER helps) 0.95 >= 0.35", capped.reason),
-            dec(False, "gate: P(ER helps) 0.40 >= 0.35", "cooldown:ER (5.0 s since the last, needs 20 s)"),
-            dec(True, "held back at 73.0 s (cooldown), still stands; gate: P(ER helps) 0.60 >= 0.35"),
-            dec(True, "gate: P(ER helps) 0.95 >= 0.35"),
-        ]
+        {
+            "r": [
+                dec(False, "gate: P(ER helps) 0.95 >= 0.35", capped.reason),
+                dec(
+                    False, "gate: P(ER helps) 0.40 >= 0.35", "cooldown:ER (5.0 s since the last, needs 20 s)"
+                ),
+                dec(True, "held back at 73.0 s (cooldown), still stands; gate: P(ER helps) 0.60 >= 0.35"),
+                dec(True, "gate: P(ER helps) 0.95 >= 0.35"),
+            ]
+        }
     )
     assert counts == {"suppressed": 2, "strong_held_behind_weak": 1, "spoken_after_held": 1}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +29,11 @@ from edge_assist.evaluation.annotations import (
 from edge_assist.evaluation.baselines import BASELINES
 from edge_assist.evaluation.judge import judge_pairs
 from edge_assist.evaluation.measures import content_match, false_alarms_per_hour, revealable_split
+from edge_assist.evaluation.report import policy_counts
 from edge_assist.evaluation.scorer import Matching, score
 from edge_assist.evaluation.variants import DERIVED, STORED, check, derived_path
 from edge_assist.events import Decision
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.reasoning.held_alerts import behind_weaker, spoken_after_held
 
 if TYPE_CHECKING:
     from edge_assist.reasoning.api import Assistant
@@ -318,23 +318,18 @@ def run_row(
         if d.speak and d.sub_type is not None and d.trigger == "proactive"
     ]
     m, result = _scored(ds, split, row, recordings, preds, text_encoder, content_threshold, delta_s)
-    result["alerts"] = alert_profile(decisions, sum(ds.duration_s(r) for r in recordings) / 3600.0)
-    result["policy"] = policy_counts(d for rid in recordings for d in decisions[rid])
+    result |= _decision_counts(ds, recordings, decisions)
     if judge_llm is not None:
         result["judge"] = _judged(judge_llm, ds, split, variant, m, judge_max_pairs)
     return RowResult(row, decisions, preds, m, result, runtime)
 
 
-def policy_counts(decisions: Iterable[Decision]) -> dict[str, int]:
-    """What the intervention policy did to wanted alerts: held back at all, held back behind a
-    weaker alert ("strong held behind weak": only a cap may still do it), and said later when
-    the cooldown that held them ended."""
-    out = {"suppressed": 0, "strong_held_behind_weak": 0, "spoken_after_held": 0}
-    for d in decisions:
-        out["suppressed"] += bool(d.suppressed_by)
-        out["strong_held_behind_weak"] += behind_weaker(d.suppressed_by)
-        out["spoken_after_held"] += d.speak and spoken_after_held(d.reason)
-    return out
+def _decision_counts(
+    ds: Dataset, recordings: Sequence[str], decisions: dict[str, list[Decision]]
+) -> dict[str, Any]:
+    """What was said per hour by kind, and what the intervention policy held back."""
+    hours = sum(ds.duration_s(r) for r in recordings) / 3600.0
+    return {"alerts": alert_profile(decisions, hours), "policy": policy_counts(decisions)}
 
 
 def _written(out_dir: Path, row: Row, recordings: Sequence[str]) -> dict[str, list[Decision]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from edge_assist.evaluation import alerts
-from edge_assist.events import SubType
+from edge_assist.events import Decision, SubType
+from edge_assist.reasoning.held_alerts import behind_weaker, spoken_after_held
 
 
 def _pct(v: float | None) -> str:
@@ -19,6 +20,18 @@ def _num(v: float | None, fmt: str = "{:.2f}") -> str:
 def _active_sub_types(rows: list[dict[str, Any]]) -> list[str]:
     seen = {st for r in rows for st in r.get("per_sub_type", {})}
     return [st.value for st in SubType if st.value in seen]
+
+
+def policy_counts(decisions: dict[str, list[Decision]]) -> dict[str, int]:
+    """What the intervention policy did to wanted alerts, over every recording's decisions: held
+    back at all, held back behind a weaker alert ("strong held behind weak": only a cap may
+    still do it), and said later when the cooldown that held them ended."""
+    out = {"suppressed": 0, "strong_held_behind_weak": 0, "spoken_after_held": 0}
+    for d in (d for ds in decisions.values() for d in ds):
+        out["suppressed"] += bool(d.suppressed_by)
+        out["strong_held_behind_weak"] += behind_weaker(d.suppressed_by)
+        out["spoken_after_held"] += d.speak and spoken_after_held(d.reason)
+    return out
 
 
 def _held(policy: dict[str, Any] | None) -> str:
