@@ -8,7 +8,14 @@ import pytest
 
 from edge_assist.events import PRIORITY_ANSWER, PRIORITY_NORMAL, PRIORITY_SAFETY, Decision, SubType
 from edge_assist.outputs.glasses_link import BridgeLink
-from edge_assist.outputs.hud import HudOutput, display_duration_s
+from edge_assist.outputs.hud import (
+    END_DURATION_S,
+    END_TEXT,
+    PRIORITY_STATUS,
+    STATUS_DURATION_S,
+    HudOutput,
+    display_duration_s,
+)
 from firmware_bridge.endpoint import Timing
 from firmware_bridge.glasses import FakeGlasses
 from firmware_bridge.keys import generate_key
@@ -99,6 +106,33 @@ async def test_a_long_answer_is_paged_at_word_boundaries_and_a_new_message_repla
         assert first.text.endswith("(1/3)") and alert.text == "Knife near the edge of the counter"
         assert hud2._pager is None
         await hud2.close()
+    finally:
+        await hud.close()
+        await glasses.close()
+        await link.close()
+
+
+async def test_the_status_line_is_replaced_when_the_run_ends() -> None:
+    key = generate_key()
+    server = UdpTransport("127.0.0.1", 0, mode="server")
+    link = BridgeLink(server, key, timing=FAST)
+    await link.start()
+    hud = HudOutput(link, min_duration_s=3.0, drain_s=2.0)
+    glasses = FakeGlasses(UdpTransport("127.0.0.1", server.local_address[1], mode="client"), key, timing=FAST)
+    await glasses.start()
+    try:
+        assert await link.wait_connected(5)
+        step = _d("", SubType.NEXT_STEP_GUIDANCE, speak=False)
+        step.trace["task"] = {"k": 5, "n": 7, "step_text": "Pour the eggs into the pan"}
+        await hud.emit(step)
+        status = await asyncio.wait_for(glasses.hud.get(), 5)
+        assert status.text == "5/7 Pour the eggs into the pan" and status.duration_s == STATUS_DURATION_S
+        await hud.drain()
+        end = await asyncio.wait_for(glasses.hud.get(), 5)
+        assert (end.text, end.priority, end.duration_s) == (END_TEXT, PRIORITY_STATUS, END_DURATION_S)
+        await hud.close()  # the end was said once: nothing more
+        await asyncio.sleep(0.1)
+        assert glasses.hud.empty()
     finally:
         await hud.close()
         await glasses.close()

@@ -190,8 +190,8 @@ class Dataset:
 def variant_check(ds: Dataset, split: str, variant: str, recordings: Sequence[str]) -> dict[str, Any]:
     """A clip variant against the per-step streams: every step cut into its clips, each clip in
     its step's window, the same sessions and so the same ground truth. Raises on a mismatch;
-    {} for a per-step variant."""
-    if variant not in CLIP_VARIANTS:
+    {} for a per-step variant, and for a dataset built as clips only (no per-step twin)."""
+    if variant not in CLIP_VARIANTS or "paraphrased" not in ds.variants:
         return {}
     gt, _ = ds.ground_truth(split, recordings)
     problems: list[str] = []
