@@ -30,6 +30,9 @@ BUNDLED_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"
 # A context whose listed steps are at least this share of a library task's steps (same
 # words) is that task.
 LISTED_SHARE = 0.6
+# The name a stream gives its task (`{"task_list": true}` in its metadata) when the task is the
+# list in its task context, as listed, even where the steps are a library task's.
+LIST_TASK = "@list"
 
 
 def _norm(text: str) -> str:
@@ -109,11 +112,13 @@ class TaskLibrary:
 
     def resolve(self, context: str, *, name: str = "") -> Task | None:
         """The task a stream names (metadata) or lists (its task context); None: unknown."""
-        if name and self.get(name) is not None:
+        if name and name != LIST_TASK and self.get(name) is not None:
             return self.get(name)
         if not context.strip():
             return None
         heading, listed = parse_listed_steps(context)
+        if name == LIST_TASK:
+            return _chain(heading, listed) if listed else None
         if listed:
             votes: dict[str, int] = {}
             for s in listed:
@@ -126,13 +131,13 @@ class TaskLibrary:
         for word in re.findall(r"[A-Za-z][\w-]+", heading or context[:80]):
             if self.get(word.lower()) is not None:
                 return self.get(word.lower())
-        if listed:
-            # Only a list: each step after the one listed before it.
-            steps = [make_step(str(i + 1), s, [str(i)] if i else []) for i, s in enumerate(listed)]
-            return Task.build(
-                "ad-hoc", heading or "the task in the stream's context", steps, source="task context"
-            )
-        return None
+        return _chain(heading, listed) if listed else None
+
+
+def _chain(heading: str, listed: tuple[str, ...]) -> Task:
+    # Only a list: each step after the one listed before it.
+    steps = [make_step(str(i + 1), s, [str(i)] if i else []) for i, s in enumerate(listed)]
+    return Task.build("ad-hoc", heading or "the task in the stream's context", steps, source="task context")
 
 
 def add_user_task(path: str | Path, user_dir: str | Path) -> tuple[Task, Path]:
