@@ -1,14 +1,17 @@
 """The step tracker measured on CaptainCook4D (train and val, both stream variants).
 
+Each recording is read in two forms (one caption per step, or 10-s clips as glasses caption)
+and with the task known three ways (named, given as a plain list, or recognised with
+nothing named); `benchmarks/tracker_streams.py` builds them.
+
 - Step alignment: the annotations say which recipe step each caption is; the tracker's
   step in progress against nearest-step-only matching (argmax cosine, no graph).
 - Findings as speakers: each finding kind (and their unions) speaks an Error Recovery at
   the caption where it fires, scored by the eval's EgoServe scorer (P, R, F1) with false
   alarms per hour on error-free recordings, beside the list-order signal the tracker
-  replaced (a listed step before the nearest one not done; cosine 0.55), measured here in
-  the same run.
-- Task recognition with the task context removed: accuracy after 1, 2 and 3 captions,
-  over all library tasks (24 recipes + the non-cooking examples).
+  replaced (a listed step before the nearest one not done; cosine 0.55).
+- Task recognition (task recognised): how soon the recipe is named, and the share of
+  captions read with no task or another task under way.
 - Cost per caption with every library task loaded: the decoder alone, and decoder plus
   recognition over all tasks (the caption's vector is computed once by the memory writer's
   encoder anyway; its cost is reported separately).
@@ -16,10 +19,11 @@
 Needs the raw annotations for the step labels (../shared/data/captaincook4d):
 
     python -m benchmarks.eval_tracker [--data ../shared/data/captaincook4d] [--fit]
+        [--splits val] [--forms steps,clips] [--modes named,list,recognised] [--limit N]
         [--out benchmarks/results/tracker]
 
 `--fit` grid-searches the tracker's parameters on train (alignment accuracy) and prints
-the best; the defaults in `edge_assist/tasks/tracker.py` are what it chose.
+each; the defaults in `edge_assist/tasks/tracker.py` are what it chose.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.results_io import stamp, write
-from benchmarks.tracker_streams import FORMS, MODES, Reader, streams
+from benchmarks.tracker_streams import FORMS, MODES, Reader, list_order_fires, recognition_summary, streams
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import Prediction
 from edge_assist.evaluation.captaincook import load_raw
@@ -68,27 +72,7 @@ SPEAKERS: dict[str, tuple[str, ...]] = {
     # every caption while a step found missing (by the graph) is still not done, or any finding.
     "all findings, or a step still missing": (*F.KINDS, "still_missing"),
 }
-LIST_ORDER_COS = 0.55
 ER = SubType.ERROR_RECOVERY
-
-
-def list_order_fires(step_vecs: np.ndarray, cap_vecs: np.ndarray) -> list[tuple[bool, bool]]:
-    """The replaced signal: nearest listed step; (a listed step before it newly found not done,
-    any listed step before it not done). The issue's baseline is the second ("any")."""
-    done: list[int] = []
-    flagged: set[int] = set()
-    out = []
-    for v in cap_vecs:
-        row = step_vecs @ v
-        j = int(np.argmax(row))
-        ok = row[j] >= LIST_ORDER_COS
-        skipped = [i for i in range(j) if i not in done] if ok else []
-        new = [i for i in skipped if i not in flagged]
-        flagged.update(new)
-        out.append((bool(new), bool(skipped)))
-        if ok and j not in done:
-            done.append(j)
-    return out
 
 
 # Who would speak, besides the tracker's speakers: the list-order cue and every caption.
@@ -156,12 +140,9 @@ def run_split(
             task = reader.task
             n += 1
             on_task = task is not None and task.name in (s.recipe, "ad-hoc")
-            if st is None:
-                rec["no_task"] += 1
-            elif not on_task:
-                rec["wrong_task"] += 1
-            elif first_right < 0:
-                first_right = i
+            rec["no_task"] += st is None
+            rec["wrong_task"] += st is not None and not on_task
+            first_right = i if first_right < 0 and st is not None and on_task else first_right
             if task is not None and on_task:
                 hit_tracker += st is not None and st.step_text == lab
                 sims = vc.get([x.text for x in task.steps]) @ v
@@ -184,7 +165,7 @@ def run_split(
         "finding_counts": fired,
     }
     if mode == "recognised":
-        out["recognition"] = _recognition_summary(rec, n, len(recs))
+        out["recognition"] = recognition_summary(rec, n, len(recs))
     if speakers:
         out["speakers"], out["gt_events"] = _speaker_scores(ds, split, recs, preds)
     return out
@@ -201,20 +182,6 @@ def _speak(
     if lofire[1]:
         preds["list-order, any skipped (replaced)"].append(p)
     preds["every caption"].append(p)
-
-
-def _recognition_summary(rec: dict[str, Any], captions: int, recordings: int) -> dict[str, Any]:
-    """How soon and how surely recognition names the recording's recipe, and how often nothing."""
-    first = [f for f in rec["first_right"] if f >= 0]
-    return {
-        "named_at_all": round(len(first) / recordings, 4),
-        "named_by_caption_3": round(sum(f < 3 for f in first) / recordings, 4),
-        "named_by_caption_6": round(sum(f < 6 for f in first) / recordings, 4),
-        "right_at_end": round(rec["right_at_end"] / recordings, 4),
-        "median_first_caption": float(np.median(first)) + 1 if first else None,
-        "no_task_share": round(rec["no_task"] / captions, 4),
-        "wrong_task_share": round(rec["wrong_task"] / captions, 4),
-    }
 
 
 def cost(ds: Dataset, lib: TaskLibrary, vc: VectorCache, enc: Any) -> dict[str, Any]:
@@ -261,8 +228,8 @@ def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache, limit: int = 0
     caption in the first and several similar ones in the second, and one cost of staying in a
     step must suit both. An earlier, wider grid (tau 0.02-0.08, none_cos 0.2-0.55, skip -0.5 to
     -4, repeat -2 to -8) settled at tau 0.03, none_cos 0.2, skip -1, repeat -8; this grid is
-    the costs of staying in a step and of taking one up again."""
-    grid = {"stay_logp": [0.0, -0.25, -0.5, -1.0], "resume_logp": [-1.0, -2.0, -4.0]}
+    the costs of staying in a step, of taking one up again and of doing it again."""
+    grid = {"stay_logp": [0.0, -0.5, -1.0], "resume_logp": [-1.0, -2.0], "repeat_logp": [-5.0, -8.0]}
     grid = {k: v for k, v in grid.items() if hasattr(TrackerParams(), k)}
     best, best_acc = TrackerParams(), -1.0
     for values in itertools.product(*grid.values()):
@@ -376,6 +343,7 @@ def _args() -> argparse.Namespace:
     ap.add_argument("--forms", default=",".join(FORMS), help="steps (one caption per step), clips (10 s)")
     ap.add_argument("--modes", default=",".join(MODES), help="how the task is known: " + ", ".join(MODES))
     ap.add_argument("--limit", type=int, default=0, help="recordings per split (0: all)")
+    ap.add_argument("--fit-limit", type=int, default=0, help="train recordings the fit reads (0: all)")
     ap.add_argument("--no-cost", action="store_true", help="skip the cost-per-caption measurement")
     return ap.parse_args()
 
@@ -387,7 +355,7 @@ def main() -> int:
     lib = TaskLibrary.load()
     enc = load_text_encoder(Config())
     vc = VectorCache(enc.encode, max_items=10**7)
-    params = fit(ds, raw, lib, vc, args.limit) if args.fit else TrackerParams()
+    params = fit(ds, raw, lib, vc, args.fit_limit) if args.fit else TrackerParams()
     res: dict[str, Any] = {
         **stamp(),  # first, as `write` puts it: the report names the machine too
         "benchmark": "eval_tracker",

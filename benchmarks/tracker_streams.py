@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from edge_assist.clock import RealClock
 from edge_assist.evaluation.harness import Dataset
 from edge_assist.tasks.library import LIST_TASK, TaskLibrary
@@ -32,6 +34,7 @@ from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
 FORMS = ("steps", "clips")
 MODES = ("named", "list", "recognised")
 CLIP_S = 10.0
+LIST_ORDER_COS = 0.55
 
 
 @dataclass(frozen=True)
@@ -97,3 +100,36 @@ class Reader:
         assert self.session is not None
         reading = asyncio.run(self.session.observe(self.stream.session_id, text))
         return reading.state if reading is not None else None
+
+
+def recognition_summary(rec: dict[str, Any], captions: int, recordings: int) -> dict[str, Any]:
+    """How soon and how surely recognition names the recording's recipe, and how often nothing."""
+    first = [f for f in rec["first_right"] if f >= 0]
+    return {
+        "named_at_all": round(len(first) / recordings, 4),
+        "named_by_caption_3": round(sum(f < 3 for f in first) / recordings, 4),
+        "named_by_caption_6": round(sum(f < 6 for f in first) / recordings, 4),
+        "right_at_end": round(rec["right_at_end"] / recordings, 4),
+        "median_first_caption": float(np.median(first)) + 1 if first else None,
+        "no_task_share": round(rec["no_task"] / captions, 4),
+        "wrong_task_share": round(rec["wrong_task"] / captions, 4),
+    }
+
+
+def list_order_fires(step_vecs: np.ndarray, cap_vecs: np.ndarray) -> list[tuple[bool, bool]]:
+    """The replaced signal: nearest listed step; (a listed step before it newly found not done,
+    any listed step before it not done). The issue's baseline is the second ("any")."""
+    done: list[int] = []
+    flagged: set[int] = set()
+    out = []
+    for v in cap_vecs:
+        row = step_vecs @ v
+        j = int(np.argmax(row))
+        ok = row[j] >= LIST_ORDER_COS
+        skipped = [i for i in range(j) if i not in done] if ok else []
+        new = [i for i in skipped if i not in flagged]
+        flagged.update(new)
+        out.append((bool(new), bool(skipped)))
+        if ok and j not in done:
+            done.append(j)
+    return out
