@@ -43,7 +43,7 @@ _GENERIC = frozenset(
     """mixture contents ingredients everything rest remaining end ends edge edges top bottom
     middle center centre inch inches layer layers amount until together about each every between
     enough almost apart halfway direction opposite length shape thick thin tight loose high low
-    covered uncovered small large big fresh""".split()
+    covered uncovered small large big fresh hot cold warm cool lukewarm frozen chilled""".split()
 )
 _WORD = re.compile(r"[a-z][a-z'-]+")
 

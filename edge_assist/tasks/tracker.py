@@ -63,8 +63,8 @@ class TrackerParams:
     none_cos: float = 0.2
     skip_logp: float = -1.0
     skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
-    repeat_logp: float = -8.0
-    stay_logp: float = -0.5
+    repeat_logp: float = -5.0
+    stay_logp: float = -1.0
     resume_logp: float = -2.0
     resume_steps: int = 2  # a step left stays open while fewer other steps than this have begun
     beam: int = 24
