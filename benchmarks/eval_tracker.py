@@ -229,7 +229,11 @@ def fit(ds: Dataset, raw: Any, lib: TaskLibrary, vc: VectorCache, limit: int = 0
     step must suit both. An earlier, wider grid (tau 0.02-0.08, none_cos 0.2-0.55, skip -0.5 to
     -4, repeat -2 to -8) settled at tau 0.03, none_cos 0.2, skip -1, repeat -8; this grid is
     the costs of staying in a step, of taking one up again and of doing it again."""
-    grid = {"stay_logp": [0.0, -0.5, -1.0], "resume_logp": [-1.0, -2.0], "repeat_logp": [-5.0, -8.0]}
+    grid = {
+        "stay_logp": [0.0, -0.5, -1.0],
+        "resume_logp": [-1.0, -2.0, -4.0],
+        "repeat_logp": [-5.0, -6.0, -8.0],
+    }
     grid = {k: v for k, v in grid.items() if hasattr(TrackerParams(), k)}
     best, best_acc = TrackerParams(), -1.0
     for values in itertools.product(*grid.values()):

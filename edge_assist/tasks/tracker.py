@@ -16,8 +16,9 @@ moves to each step or to "no step":
   glasses, each a similar caption: six of them are one step, not six);
 - taking up again a step left unfinished costs `resume_logp` and is no repeat (whisking,
   getting the pan, whisking again). A step left is finished once a step that depends on it
-  begins (the wearer moved on to what needs it done), or once `resume_steps` other steps
-  have begun since (much later); until then it may be taken up again;
+  begins (the wearer moved on to what needs it done), or once more than `resume_steps`
+  other steps have begun since it was left (much later); until then it may be taken up
+  again;
 - a step finished and begun again costs `repeat_logp` (a repeat);
 - "no step" (an extra action) scores as a step of cosine `none_cos`.
 
@@ -57,16 +58,20 @@ Encode = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class TrackerParams:
-    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report."""
+    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report. Train
+    alignment is flat over staying 0 to -1, resuming -1 to -4 and repeating -5 to -8 (per-step
+    and 10-s clip streams alike, within 0.1 points): these were chosen on val, where the
+    shipped gate reads the tracker's findings, as those that keep its quiet and normal val
+    metrics and still flag a real repeat (-8 does not)."""
 
     tau: float = 0.03
     none_cos: float = 0.2
     skip_logp: float = -1.0
     skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
-    repeat_logp: float = -5.0
-    stay_logp: float = -1.0
+    repeat_logp: float = -6.0
+    stay_logp: float = -0.5
     resume_logp: float = -2.0
-    resume_steps: int = 2  # a step left stays open while fewer other steps than this have begun
+    resume_steps: int = 1  # a step left stays open while at most this many others have begun since
     beam: int = 24
     # A deviation is only read off a step the caption clearly is.
     deviation_min_cos: float = 0.5
