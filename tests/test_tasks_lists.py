@@ -149,3 +149,17 @@ def test_a_stream_that_says_its_task_is_its_list_gets_the_list() -> None:
         and as_list is not egg
         and [s.text for s in as_list.steps] == [s.text for s in egg.steps]
     )
+
+
+def test_a_listed_step_done_late_was_reported_skipped_and_is_no_order_error(vc: VectorCache) -> None:
+    states = _track(
+        vc,
+        [
+            "I fill the kettle with water",
+            "I put a tea bag in the mug",
+            "Pouring water from the kettle into the mug",  # not boiled: reported while it can be done
+            "Now I boil the water in the kettle",
+        ],
+    )
+    assert _kinds(states)[2] == [F.PREREQUISITE] and states[2].missing == ("2",)
+    assert states[3].step_id == "2" and _kinds(states)[3] == [] and not states[3].missing

@@ -20,7 +20,10 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
   mixture") is not linked, so its order is not enforced (a miss, never a false alarm).
 
 Each step is after the latest earlier step that names each of its things; the order of the
-rest is free. A TOML task's `after` is the way to state a hard order the words do not show.
+rest is free. That order is soft: a step begun without one it shares a thing with reports
+the earlier one as skipped ("Did you skip ...?", while it can still be done), but the
+skipped step done late after all is no order error (a list does not say it had to come
+first). A TOML task's `after` is the way to state a hard order the words do not show.
 """
 
 from __future__ import annotations
@@ -89,4 +92,4 @@ def list_task(
             if last is not None and str(last + 1) not in after:
                 after.append(str(last + 1))
         steps.append(make_step(str(j + 1), text, sorted(after, key=int)))
-    return Task.build(name, title, steps, source=source, kind=kind, where=where)
+    return Task.build(name, title, steps, source=source, kind=kind, where=where, listed=True)
