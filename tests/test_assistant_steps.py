@@ -336,10 +336,11 @@ TEA = (
 
 def tea_ctx(b: Built) -> StepContext:
     sid = "tea-session"
-    boiled = Caption(40.0, sid, 0, 0.0, 40.0, "I boil water in the kettle")
-    # Pouring needs the tea bag in the cup first (MiniLM cannot tell "take the bag out" from "put it in").
+    bagged = Caption(40.0, sid, 0, 0.0, 40.0, "I put a tea bag in the cup")
+    # Pouring the hot water needs the water boiled first: both steps name the water. (A listed
+    # order holds only between steps that share a thing; the cup alone ties nothing.)
     now = Caption(55.0, sid, 1, 41.0, 55.0, "I pour the hot water from the kettle into the cup")
-    return StepContext(session_id=sid, caption=now, recent=(boiled,), task_context=TEA)
+    return StepContext(session_id=sid, caption=now, recent=(bagged,), task_context=TEA)
 
 
 async def test_progress_cue_speaks_when_pass1_stays_silent(
@@ -350,14 +351,14 @@ async def test_progress_cue_speaks_when_pass1_stays_silent(
     assert not off.speak and off.reason.startswith("pass 1: silent")
     found = off.trace["task"]["findings"]
     assert found[0]["kind"] == "prerequisite_missing" and found[0]["missing"][:1] == [
-        "put a tea bag in the cup"
+        "boil water in the kettle"
     ]
     cue = await remote_assistant(mem, server, text_encoder, **{"reasoner.progress_cue": "speak"}).step(
         tea_ctx(mem)
     )
     assert cue.speak and cue.sub_type is SubType.ERROR_RECOVERY and cue.reason.startswith("progress cue")
     assert (
-        "put a tea bag in the cup" in cue.text
+        "boil water in the kettle" in cue.text
         and cue.trace["progress_cue"]["step_text"] == "pour the hot water into the cup"
     )
     # The model's own decision comes first: a respond from pass 1 is what is spoken.

@@ -134,5 +134,37 @@ def test_resolve_by_name_by_listed_steps_and_ad_hoc() -> None:
     )
     assert lib.resolve(listed).name == "microwaveeggsandwich"  # type: ignore[union-attr]
     adhoc = lib.resolve("Steps: water the plants; feed the cat; lock the door")
-    assert adhoc is not None and adhoc.name == "ad-hoc" and adhoc.steps[2].after == ("2",)
+    # A list's order is a default: steps that share nothing may come in any order.
+    assert adhoc is not None and adhoc.name == "ad-hoc" and all(not s.after for s in adhoc.steps)
+    kettle = lib.resolve("Steps: fill the kettle with water; put a tea bag in the mug; boil the water")
+    assert kettle is not None and kettle.steps[2].after == ("1",)  # both name the water
     assert lib.resolve("") is None
+
+
+def test_a_plain_text_list_loads_and_a_bad_one_is_one_line(tmp_path: Path) -> None:
+    good = _write(
+        tmp_path,
+        "Make a cup of tea:\n\n# kettle first\n1. Fill the kettle with water\n2) Boil the water\n"
+        "- Put a tea bag in the mug\n",
+        "tea.txt",
+    )
+    task = load_file(good)
+    assert (task.name, task.title, task.kind) == ("tea", "Make a cup of tea", "list")
+    assert [s.text for s in task.steps] == [
+        "Fill the kettle with water",
+        "Boil the water",
+        "Put a tea bag in the mug",
+    ]
+    assert [s.after for s in task.steps] == [(), ("1",), ()]
+    for text, needle in [
+        ("Only one step\n", r"tea1.txt: 1 step\(s\); a list task needs at least two"),
+        ("1. Fill the kettle\n2.\n", "tea1.txt:2: a numbered line with no step"),
+        ("x" * 600 + "\nBoil\n", "tea1.txt:1: not a step"),
+    ]:
+        with pytest.raises(TaskFileError, match=needle) as e:
+            load_file(_write(tmp_path, text, "tea1.txt"))
+        assert "\n" not in str(e.value)
+    bad = tmp_path / "bin.txt"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(TaskFileError, match="save it as UTF-8"):
+        load_file(bad)

@@ -2,7 +2,8 @@
 
 edge-assist tasks list                 every task: name, steps, where it comes from
 edge-assist tasks show NAME            its steps, what must come first, details, hazards
-edge-assist tasks check FILE           validate a task file (.toml or CaptainCook4D .json)
+edge-assist tasks check FILE           validate a task file (.toml, a .txt list of steps, or
+                                       a CaptainCook4D .json)
 edge-assist tasks add FILE             check it and copy it into <data_dir>/tasks/
 """
 
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     show = s.add_parser("show", help="one task's steps and graph")
     show.add_argument("name")
     show.add_argument("--json", action="store_true", help="print the task as JSON")
-    check = s.add_parser("check", help="validate a task file")
+    check = s.add_parser("check", help="validate a task file (.toml, .txt list, CaptainCook4D .json)")
     check.add_argument("file")
     add = s.add_parser("add", help="check a task file and add it to the wearer's library")
     add.add_argument("file")

@@ -21,7 +21,7 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate_features import NAMES, SessionClock, features, vector
 from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.reasoning.hazards import HazardDetector
-from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.library import TaskLibrary, stream_task
 from edge_assist.tasks.session import TaskSession
 
 
@@ -98,7 +98,7 @@ def collect(
                 reading = await session.observe(
                     sid,
                     c["text"],
-                    task_name=meta.get("recipe", ""),
+                    task_name=stream_task(meta),
                     task_context=meta.get("task_context", ""),
                 )
                 if reading is None:

@@ -41,6 +41,7 @@ from edge_assist.sources.base import FrameSource
 from edge_assist.sources.camera_stage import CameraStage
 from edge_assist.sources.caption_stage import CaptionReplayStage
 from edge_assist.sources.caption_stream import CaptionStream
+from edge_assist.tasks.library import stream_task
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,9 +99,10 @@ class Pipeline:
         captions = self.captions
         self.session_id = captions.session_id if captions is not None else settings.session_id
         self.task_context = settings.task_context or (captions.task_context if captions is not None else "")
-        # A stream may name its task of the library ("task"; CaptainCook4D streams say "recipe").
+        # A stream may name its task of the library ("task"; CaptainCook4D streams say "recipe"),
+        # or say its task is the list in its task context ("task_list": true).
         meta = captions.meta if captions is not None else {}
-        self.task = settings.task or str(meta.get("task") or meta.get("recipe") or "")
+        self.task = settings.task or stream_task(meta)
         # Replay on a virtual clock is bit-exact: memory is written at fixed points of stream
         # time (each caption's ingest, roll-ups included, completes before its step), and
         # search budgets follow stream time instead of measured compute time.

@@ -1,4 +1,5 @@
-"""Task files: the human-writable TOML format and CaptainCook4D's task-graph JSON.
+"""Task files: the human-writable TOML format, a plain list of steps, and CaptainCook4D's
+task-graph JSON.
 
 TOML (documented in `edge_assist/tasks/README.md`):
 
@@ -17,6 +18,10 @@ TOML (documented in `edge_assist/tasks/README.md`):
 
 CaptainCook4D JSON: {"steps": {"0": "START", "1": "Verb-text", ...}, "edges": [[a, b], ...]}
 where START and END are graph anchors, not steps.
+
+A plain list (`.txt`): one step per line, optionally numbered ("1." or "1)") or bulleted;
+blank lines and lines starting with "#" are skipped; a first line ending in ":" is the title.
+The task is named after the file; its order is a default, not a law (`listed.py`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from edge_assist.tasks.listed import list_task
 from edge_assist.tasks.model import Step, Task, TaskFileError, make_step
 
 if sys.version_info >= (3, 11):
@@ -251,6 +257,38 @@ def dump_toml(task: Task) -> str:
 MAX_TASK_FILE_BYTES = 262_144
 
 
+_ITEM = re.compile(r"^\s*(?:\d+\s*[.)]|[-*•])\s*")
+_MAX_LINE = 500
+
+
+def load_text_list(path: str | Path) -> Task:
+    """A task from a plain list of steps, one per line; errors name the file and the line."""
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TaskFileError(f"{p}: no such task file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TaskFileError(f"{p}: cannot read it ({e}); save it as UTF-8 text") from None
+    title, texts = "", list[str]()
+    for n, line in enumerate(raw.splitlines(), start=1):
+        text = " ".join(line.split())
+        if not text or text.startswith("#"):
+            continue
+        if "\x00" in text or len(text) > _MAX_LINE:
+            raise TaskFileError(f"{p}:{n}: not a step (one step per line, at most {_MAX_LINE} characters)")
+        if not texts and not title and text.endswith(":"):
+            title = text.rstrip(":").strip()
+            continue
+        step = _ITEM.sub("", text).strip()
+        if not step:
+            raise TaskFileError(f"{p}:{n}: a numbered line with no step; write the step after the number")
+        texts.append(step)
+    if len(texts) < 2:
+        raise TaskFileError(f"{p}: {len(texts)} step(s); a list task needs at least two lines, one step each")
+    return list_task(p.stem, title or p.stem, texts, source=str(p), kind="list", where=str(p))
+
+
 def load_file(path: str | Path, *, max_bytes: int = MAX_TASK_FILE_BYTES) -> Task:
     p = Path(path)
     _check_size(p, max_bytes)
@@ -258,7 +296,12 @@ def load_file(path: str | Path, *, max_bytes: int = MAX_TASK_FILE_BYTES) -> Task
         return load_captaincook_json(p)
     if p.suffix.lower() == ".toml":
         return load_toml(p)
-    raise TaskFileError(f"{p}: a task file ends in .toml (our format) or .json (a CaptainCook4D task graph)")
+    if p.suffix.lower() == ".txt":
+        return load_text_list(p)
+    raise TaskFileError(
+        f"{p}: a task file ends in .toml (our format), .txt (a list of steps, one per line) or .json "
+        f"(a CaptainCook4D task graph)"
+    )
 
 
 def _check_size(p: Path, max_bytes: int) -> None:

@@ -2,14 +2,16 @@
 non-cooking procedures) plus the wearer's own, and how a stream's task context picks one.
 
 Bundled tasks live in `edge_assist/data/tasks/**.toml`; the wearer's in
-`<general.data_dir>/tasks/*.toml` (`edge-assist tasks add FILE` copies a checked file there).
+`<general.data_dir>/tasks/` as `.toml`, `.txt` (a plain list) or `.json` (`edge-assist tasks add
+FILE` copies a checked file there).
 A wearer's task with a bundled task's name replaces it.
 
 A stream says what is under way in its metadata (`task`, or `recipe` for CaptainCook4D
 streams) or in a free-text task context. `resolve` finds the library task it names or
-lists; a context that lists steps of no known task becomes an ad-hoc task whose steps must
-come in the listed order (all that a plain list says); no context at all leaves the task to
-recognition (`recognition.py`).
+lists; a context that lists steps of no known task becomes an ad-hoc task whose listed order
+holds only between steps that share a thing (`listed.py`); a stream that says its task is
+its list (`LIST_TASK`) gets that, even where the steps are a library task's; no context at
+all leaves the task to recognition (`recognition.py`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 
 from edge_assist.config.privacy import make_private_dir
 from edge_assist.tasks.formats import MAX_TASK_FILE_BYTES, load_file, load_toml
-from edge_assist.tasks.model import Task, TaskFileError, make_step
+from edge_assist.tasks.listed import list_task
+from edge_assist.tasks.model import Task, TaskFileError
 from edge_assist.tasks.vector_file import digest
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,18 @@ BUNDLED_DIR = Path(__file__).resolve().parents[1] / "data" / "tasks"
 # A context whose listed steps are at least this share of a library task's steps (same
 # words) is that task.
 LISTED_SHARE = 0.6
+TASK_SUFFIXES = (".toml", ".json", ".txt")
+# The name a stream gives its task (`{"task_list": true}` in its metadata) when the task is the
+# list in its task context, as listed, even where the steps are a library task's.
+LIST_TASK = "@list"
+
+
+def stream_task(meta: Mapping[str, object]) -> str:
+    """The task a stream's metadata names: its list (`"task_list": true`), else its `task`
+    (CaptainCook4D streams say `recipe`); "" when it names none."""
+    if meta.get("task_list") is True:
+        return LIST_TASK
+    return str(meta.get("task") or meta.get("recipe") or "")
 
 
 def _norm(text: str) -> str:
@@ -67,7 +82,7 @@ class TaskLibrary:
 
     @classmethod
     def load(cls, dirs: Sequence[str | Path] = (), *, bundled: bool = True) -> TaskLibrary:
-        """Bundled tasks, then each directory's `*.toml`/`*.json` (later ones replace earlier)."""
+        """Bundled tasks, then each directory's `*.toml`/`*.txt`/`*.json` (later ones replace earlier)."""
         tasks: dict[str, Task] = {}
         hashes: dict[str, str] = {}
         roots = ([BUNDLED_DIR] if bundled else []) + [Path(d) for d in dirs]
@@ -75,7 +90,7 @@ class TaskLibrary:
             if not root.is_dir():
                 continue
             for p in sorted(root.rglob("*")):
-                if p.suffix.lower() not in (".toml", ".json") or not p.is_file():
+                if p.suffix.lower() not in TASK_SUFFIXES or not p.is_file():
                     continue
                 try:
                     t = load_file(p)
@@ -110,11 +125,13 @@ class TaskLibrary:
 
     def resolve(self, context: str, *, name: str = "") -> Task | None:
         """The task a stream names (metadata) or lists (its task context); None: unknown."""
-        if name and self.get(name) is not None:
+        if name and name != LIST_TASK and self.get(name) is not None:
             return self.get(name)
         if not context.strip():
             return None
         heading, listed = parse_listed_steps(context)
+        if name == LIST_TASK:
+            return _chain(heading, listed) if listed else None
         if listed:
             votes: dict[str, int] = {}
             for s in listed:
@@ -127,13 +144,12 @@ class TaskLibrary:
         for word in re.findall(r"[A-Za-z][\w-]+", heading or context[:80]):
             if self.get(word.lower()) is not None:
                 return self.get(word.lower())
-        if listed:
-            # Only a list: each step after the one listed before it.
-            steps = [make_step(str(i + 1), s, [str(i)] if i else []) for i, s in enumerate(listed)]
-            return Task.build(
-                "ad-hoc", heading or "the task in the stream's context", steps, source="task context"
-            )
-        return None
+        return _chain(heading, listed) if listed else None
+
+
+def _chain(heading: str, listed: tuple[str, ...]) -> Task:
+    # Only a list: its order holds only between steps that share a thing (listed.py).
+    return list_task("ad-hoc", heading or "the task in the stream's context", listed, source="task context")
 
 
 def add_user_task(

@@ -61,6 +61,9 @@ class Task:
     steps: tuple[Step, ...]
     source: str = ""  # where it came from (file path, dataset and licence)
     kind: str = "procedure"
+    # Its order comes from a list (`listed.py`): a step is after another only where they share
+    # a thing, and that order is soft: a step skipped is reported, one done late is no error.
+    listed: bool = False
 
     # -- construction --------------------------------------------------------------
     @staticmethod
@@ -72,6 +75,7 @@ class Task:
         source: str = "",
         kind: str = "procedure",
         where: str = "",
+        listed: bool = False,
     ) -> Task:
         """Validate and freeze. `where` (a file name) prefixes every error."""
         at = f"{where}: " if where else ""
@@ -104,7 +108,7 @@ class Task:
                     raise TaskFileError(f"{at}step {s.id!r}: after = {a!r} is not a step id of this task")
                 if a == s.id:
                     raise TaskFileError(f"{at}step {s.id!r} lists itself in after")
-        task = Task(name.strip(), title.strip() or name.strip(), tuple(steps), source, kind)
+        task = Task(name.strip(), title.strip() or name.strip(), tuple(steps), source, kind, listed)
         cycle = task._find_cycle()
         if cycle:
             raise TaskFileError(

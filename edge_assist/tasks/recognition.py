@@ -3,8 +3,17 @@
 Each caption scores every task by its best step cosine; a task's evidence is the sum over
 the captions since it was last chosen, with a "none" candidate that scores a fixed cosine
 per caption (so unrelated activity is "no task", not the least bad recipe). Confidence is
-the softmax of the evidence. A switch needs the evidence of the last `window` captions to
-favour another task by `switch_margin`, so one odd caption does not restart the tracker.
+the softmax of the evidence.
+
+A task is named only when it is clearly under way: over the last `name_window` captions its
+summed evidence leads every other task and "none" by `name_margin`, and at least `min_hits`
+of those captions each match it best of all tasks and above "none", on at least
+`min_steps` different steps of it. One caption that is a recipe's step ("peel the garlic"
+in someone's own cooking), or one step seen over several clips, names nothing. The steps
+seen before a task was named are credited by the session, which replays them.
+
+A switch needs the evidence of the last `window` captions to favour another task (or
+"none") by `switch_margin`, so one odd caption does not restart the tracker.
 """
 
 from __future__ import annotations
@@ -29,8 +38,12 @@ class RecognitionParams:
     min_conf: float = 0.8  # below this the answer is "none"
     # Captions before a task may be named at all: a tracker started on one or two vague
     # captions ("I pour oil into the pan") flags the recipe's earlier steps as skipped.
-    # Measured: right after 3 captions for 96.8 % of val recordings (paraphrased).
     min_captions: int = 3
+    # Clearly under way (see the module's doc).
+    name_window: int = 6
+    name_margin: float = 0.25
+    min_hits: int = 3
+    min_steps: int = 2
 
 
 @dataclass(frozen=True)
@@ -64,35 +77,69 @@ class TaskRecognizer:
             else np.zeros(0)
         )
         self._evidence = np.zeros(len(tasks) + 1)  # last: none
-        self._recent: deque[np.ndarray] = deque(maxlen=self.p.window)
+        self._recent: deque[np.ndarray] = deque(maxlen=max(self.p.window, self.p.name_window))
+        self._recent_steps: deque[np.ndarray] = deque(maxlen=self.p.name_window)  # best step per task
         self.current = NONE
         self._seen = 0
 
-    def _scores(self, vec: np.ndarray) -> np.ndarray:
+    @property
+    def seen(self) -> int:
+        return self._seen
+
+    def _scores(self, vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per task its best step cosine (and "none" last), and which of its steps that is."""
         sims = self._all @ vec
         best = np.full(len(self.names), -1.0)
-        np.maximum.at(best, self._owner.astype(int), sims)
-        return np.append(best, self.p.none_cos)
+        owner = self._owner.astype(int)
+        np.maximum.at(best, owner, sims)
+        # The first step of each task that reaches its best (steps are grouped by task).
+        at = np.flatnonzero(sims >= best[owner])
+        step = np.zeros(len(self.names), dtype=int)
+        step[owner[at][::-1]] = at[::-1]
+        return np.append(best, self.p.none_cos), step
+
+    def _clearly_under_way(self) -> int | None:
+        """The task the last `name_window` captions show clearly, if one (module doc)."""
+        p = self.p
+        recent = list(self._recent)[-p.name_window :]
+        if self._seen < p.min_captions or len(recent) < p.min_hits:
+            return None
+        window = np.sum(recent, axis=0)
+        best = int(np.argmax(window))
+        if best >= len(self.names) or window[best] - np.max(np.delete(window, best)) < p.name_margin:
+            return None
+        hits = [
+            int(steps[best])
+            for s, steps in zip(recent, list(self._recent_steps)[-len(recent) :], strict=True)
+            if s[best] >= p.none_cos and s[best] >= np.max(s[:-1])
+        ]
+        if len(hits) < p.min_hits or len(set(hits)) < p.min_steps:
+            return None
+        return best if _softmax(window / p.tau)[best] >= p.min_conf else None
 
     def observe(self, vec: np.ndarray) -> Recognition:
-        s = self._scores(np.asarray(vec, dtype=np.float32))
+        s, steps = self._scores(np.asarray(vec, dtype=np.float32))
         self._evidence += s
         self._recent.append(s)
+        self._recent_steps.append(steps)
         conf = _softmax(self._evidence / self.p.tau)
-        best = int(np.argmax(conf))
         switched = False
         self._seen += 1
         if self.current == NONE:
-            if best < len(self.names) and conf[best] >= self.p.min_conf and self._seen >= self.p.min_captions:
-                self.current, switched = self.names[best], True
+            named = self._clearly_under_way()
+            if named is not None:
+                # Its evidence starts from the captions that showed it.
+                self._evidence = np.sum(list(self._recent)[-self.p.name_window :], axis=0)
+                conf = _softmax(self._evidence / self.p.tau)
+                self.current, switched = self.names[named], True
         else:
             cur = self.names.index(self.current)
-            window = np.sum(self._recent, axis=0)
+            window = np.sum(list(self._recent)[-self.p.window :], axis=0)
             rival = int(np.argmax(window))
             if (
                 rival != cur
                 and window[rival] - window[cur] >= self.p.switch_margin
-                and len(self._recent) == self.p.window
+                and len(self._recent) >= self.p.window
             ):
                 # Start the new task's evidence from the window that showed it.
                 self._evidence = window.copy()

@@ -25,7 +25,7 @@ import numpy as np
 
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
-from edge_assist.tasks.findings import TrackerState
+from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerState
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.recognition import Recognition, TaskRecognizer
@@ -52,6 +52,10 @@ INTENTS = {
 # question that is near two intents ("next step?" vs "did I skip a step?") to the clear one.
 INTENT_MIN_COS = 0.58
 INTENT_MARGIN = 0.1
+# Captions read while no task was followed, replayed into the tracker of a task recognised
+# later (its steps seen before it was named are done, not skipped): 5 minutes of 10-s clips.
+REPLAY_MAX = 30
+NO_TASK = "No task I know is under way."
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,8 @@ class TaskSession:
         self._task_key = ""
         self.last: TaskReading | None = None
         self._last_index = -1
+        self._unfollowed: list[tuple[str, np.ndarray]] = []  # captions read while no task was followed
+        self._recent: list[tuple[str, np.ndarray]] = []  # the last few captions
         self._intent_vecs: dict[str, np.ndarray] | None = None
         self._turns: asyncio.Lock | None = None
         self._turns_loop: asyncio.AbstractEventLoop | None = None
@@ -149,6 +155,8 @@ class TaskSession:
         )
         self.last = None
         self._last_index = -1
+        self._unfollowed = []
+        self._recent = []
 
     def _turn(self) -> asyncio.Lock:
         """The lock steps take turns on. One per event loop: an assistant may serve several
@@ -229,32 +237,49 @@ class TaskSession:
                 self._source = "named" if task_name and task.name == task_name else "context"
                 self._task_key = key
         recognition = None
+        replayed: list[Finding] = []
         if self._source in ("", "recognised"):
-            if self._recognizer is None:
-                self._recognizer = TaskRecognizer(self.library.tasks(), self.vectors)
-            recognition = self._recognizer.observe(vec)
-            if recognition.switched or (self._tracker is None and recognition.task):
-                task = self.library.get(recognition.task) if recognition.task else None
-                self._tracker = (
-                    StepTracker(
-                        task, self.vectors.get, params=self.params, vectors=self.vectors, picked_up=True
-                    )
-                    if task is not None
-                    else None
-                )
-                self._source = "recognised"
-                if recognition.switched:
-                    log.info(
-                        "task now %s (confidence %.2f)", recognition.task or "none", recognition.confidence
-                    )
+            recognition, replayed = self._recognise(text, vec)
         if self._tracker is None:
             self.last = None
             return None
         state = self._tracker.observe(text, vec)
+        if replayed:
+            state = replace(state, findings=_merged(replayed, state))
         if recognition is not None:
             state = replace(state, task_confidence=recognition.confidence)
         self.last = TaskReading(state, self._source, recognition)
         return self.last
+
+    def _recognise(self, text: str, vec: np.ndarray) -> tuple[Recognition, list[Finding]]:
+        """Recognition's reading of this caption; when it names a task, a tracker on it that has
+        read the captions seen before it was named, and the skips those showed."""
+        if self._recognizer is None:
+            self._recognizer = TaskRecognizer(self.library.tasks(), self.vectors)
+        recognition = self._recognizer.observe(vec)
+        replayed: list[Finding] = []
+        if recognition.switched or (self._tracker is None and recognition.task):
+            task = self.library.get(recognition.task) if recognition.task else None
+            # From no task: every caption since (up to REPLAY_MAX). From another task: the
+            # captions that showed the switch.
+            shown = (
+                self._unfollowed
+                if self._tracker is None
+                else self._recent[len(self._recent) - self._recognizer.p.window + 1 :]
+            )
+            self._tracker, self._source = None, "recognised"
+            if task is not None:
+                tracker = StepTracker(
+                    task, self.vectors.get, params=self.params, vectors=self.vectors, picked_up=True
+                )
+                for t, v in shown:
+                    replayed += [f for f in tracker.observe(t, v).findings if f.kind in (PREREQUISITE, ORDER)]
+                self._tracker = tracker
+            if recognition.switched:
+                log.info("task now %s (confidence %.2f)", recognition.task or "none", recognition.confidence)
+        self._unfollowed = [*self._unfollowed, (text, vec)][-REPLAY_MAX:] if self._tracker is None else []
+        self._recent = [*self._recent, (text, vec)][-self._recognizer.p.window :]
+        return recognition, replayed
 
     # -- questions -------------------------------------------------------------------
     async def answer(self, session_id: str, question: str) -> str | None:
@@ -275,8 +300,20 @@ class TaskSession:
         if intent is None:
             return None
         if session_id != self._session or self.last is None or self._tracker is None:
-            return "I don't know which task you are doing yet."
+            # Recognition has read enough of this session to say none of the library's is under way.
+            rec = self._recognizer
+            seen = session_id == self._session and rec is not None and rec.seen >= rec.p.min_captions
+            return NO_TASK if seen and self._tracker is None else "I don't know which task you are doing yet."
         return guidance(intent, self.last.state, self._tracker)
+
+
+def _merged(replayed: list[Finding], state: TrackerState) -> tuple[Finding, ...]:
+    """The findings of the captions replayed when the task was named that still stand (a step
+    found skipped and still not done), then this caption's own."""
+    still = {state.text_of(sid) for sid in state.missing}
+    out = [f for f in replayed if f.kind != PREREQUISITE or still.intersection(f.missing)]
+    seen = {(f.kind, f.step_id) for f in state.findings}
+    return (*(f for f in out if (f.kind, f.step_id) not in seen), *state.findings)
 
 
 def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:

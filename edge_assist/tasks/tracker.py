@@ -13,8 +13,13 @@ moves to each step or to "no step":
   reorder where the graph allows it for free; a caption that clearly is a later step must
   still win over a vaguely similar available one);
 - staying in the step in progress costs `stay_logp` (a step spans several 10-s clips on
-  glasses);
-- a step already done and left costs `repeat_logp`;
+  glasses, each a similar caption: six of them are one step, not six);
+- taking up again a step left unfinished costs `resume_logp` and is no repeat (whisking,
+  getting the pan, whisking again). A step left is finished once a step that depends on it
+  begins (the wearer moved on to what needs it done), or once more than `resume_steps`
+  other steps have begun since it was left (much later); until then it may be taken up
+  again;
+- a step finished and begun again costs `repeat_logp` (a repeat);
 - "no step" (an extra action) scores as a step of cosine `none_cos`.
 
 Confidence of the step in progress = its share of the beam's posterior (softmax of the
@@ -56,14 +61,20 @@ Encode = Callable[[Sequence[str]], np.ndarray]
 
 @dataclass(frozen=True)
 class TrackerParams:
-    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report."""
+    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report. Train
+    alignment is flat over staying 0 to -1, resuming -1 to -2 and repeating -5 to -8 (per-step
+    and 10-s clip streams alike, within 0.06 points): these were chosen on val, where the
+    shipped gate reads the tracker's findings, as those that keep its quiet and normal val
+    metrics and still flag a real repeat (-8 does not)."""
 
     tau: float = 0.03
     none_cos: float = 0.2
     skip_logp: float = -1.0
     skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
-    repeat_logp: float = -8.0
+    repeat_logp: float = -6.0
     stay_logp: float = -0.5
+    resume_logp: float = -2.0
+    resume_steps: int = 1  # a step left stays open while at most this many others have begun since
     beam: int = 24
     # A deviation is only read off a step the caption clearly is.
     deviation_min_cos: float = 0.5
@@ -93,6 +104,8 @@ class _Hyp:
     score: float
     prev_done: int
     prev_cur: int
+    open: tuple[int, ...] = ()  # steps left unfinished, most recently left first
+    resumed: bool = False  # the last move took up again a step left unfinished
 
 
 class StepTracker:
@@ -121,6 +134,9 @@ class StepTracker:
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
         self._order: list[int] = []  # steps in the order the best path did them
         self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
+        # The step read at the last caption and the deviations already raised while it went on:
+        # a step over six 10-s clips is one deviation, not six.
+        self._visit: tuple[int, frozenset[tuple[str, str, str]]] = (-1, frozenset())
         self.captions = 0
 
     # -- decoding ------------------------------------------------------------------
@@ -138,21 +154,11 @@ class StepTracker:
                     s = h.score + emit_none
                     key = (h.done, -1)
                 else:
-                    bit = 1 << j
-                    if j == h.cur:
-                        trans = p.stay_logp
-                    elif h.done & bit:
-                        trans = p.repeat_logp
-                    else:
-                        missing = self._anc[j] & ~h.done
-                        trans = (
-                            p.skip_logp + p.skip_each_logp * (bin(missing).count("1") - 1) if missing else 0.0
-                        )
-                    s = h.score + emit[j] + trans
-                    key = (h.done | bit, j)
+                    s = h.score + emit[j] + self._transition(h, j)
+                    key = (h.done | 1 << j, j)
                 old = best.get(key)
                 if old is None or s > old.score:
-                    best[key] = _Hyp(key[0], key[1], s, h.done, h.cur)
+                    best[key] = _Hyp(key[0], key[1], s, h.done, h.cur, *self._left(h, j))
         ranked = sorted(best.values(), key=lambda h: -h.score)[: p.beam]
         if self._presume_before_first and ranked[0].cur >= 0:
             self._presume_before_first = False
@@ -167,6 +173,26 @@ class StepTracker:
         self._beam = [replace(h, score=h.score - top) for h in ranked]
         self.captions += 1
         return self._read(text, sims)
+
+    def _transition(self, h: _Hyp, j: int) -> float:
+        p = self.p
+        if j == h.cur:
+            return p.stay_logp
+        if h.done >> j & 1:
+            return p.resume_logp if j in h.open else p.repeat_logp
+        missing = self._anc[j] & ~h.done
+        return p.skip_logp + p.skip_each_logp * (bin(missing).count("1") - 1) if missing else 0.0
+
+    def _left(self, h: _Hyp, j: int) -> tuple[tuple[int, ...], bool]:
+        """The steps still open after moving from `h` to `j`, and whether `j` was one of them."""
+        if j == h.cur:
+            return h.open, h.resumed
+        left = (h.cur, *h.open) if h.cur >= 0 else h.open
+        if j < 0:
+            return left[: self.p.resume_steps], False
+        # Beginning a step finishes what it depends on; the step itself is no longer left.
+        still = tuple(i for i in left if i != j and not (self._anc[j] >> i & 1))
+        return still[: self.p.resume_steps], j in h.open
 
     def _posterior(self) -> dict[int, float]:
         w = np.exp(np.array([h.score for h in self._beam]))
@@ -187,6 +213,8 @@ class StepTracker:
         conf = post.get(j, 0.0)
         if j >= 0 and not (h.prev_done >> j & 1) and j not in self._order:
             self._order.append(j)
+        if self._visit[0] != j:
+            self._visit = (j, frozenset())
         if j >= 0:
             findings = [*self._sequence_findings(h, conf), *self._deviation_findings(j, conf, text, sims)]
         else:
@@ -229,7 +257,7 @@ class StepTracker:
         j = h.cur
         findings: list[Finding] = []
         if h.prev_done >> j & 1:
-            if j != h.prev_cur:
+            if j != h.prev_cur and not h.resumed:
                 text = f'"{steps[j].text}" was already done and began again'
                 findings.append(Finding(REPEATED, steps[j].id, steps[j].text, conf, text))
             return findings
@@ -251,7 +279,8 @@ class StepTracker:
                     missing=tuple(steps[i].text for i in miss),
                 )
             )
-        if j in self._flagged_missing:
+        # A list's order is soft (listed.py): a step done late is no error there.
+        if j in self._flagged_missing and not self.task.listed:
             later = self._flagged_missing.pop(j)
             findings.append(
                 Finding(
@@ -266,12 +295,15 @@ class StepTracker:
         return findings
 
     def _deviation_findings(self, j: int, conf: float, text: str, sims: np.ndarray) -> list[Finding]:
-        """A step the caption clearly is, done with another amount, tool or object."""
+        """A step the caption clearly is, done with another amount, tool or object; once while
+        the step goes on (the same difference seen again on its next clip is not raised again)."""
         if not (sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf):
             return []
         diffs = self.differences(j, text)
-        if not diffs:
+        seen = {(d.kind, d.expected, d.observed) for d in diffs}
+        if seen <= self._visit[1]:
             return []
+        self._visit = (j, self._visit[1] | seen)
         step = self.task.steps[j]
         said = f"the step says {diffs[0].expected}; seen: {diffs[0].observed}"
         return [Finding(DEVIATION, step.id, step.text, conf, said, differences=tuple(diffs))]

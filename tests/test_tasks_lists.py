@@ -1,0 +1,165 @@
+"""A wearer's own list task, interruptions and unscripted activity, with the real tracker and the
+real text encoder: a list's order is a default, a step taken up again continues, and no task
+under way means no task alerts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_assist.cli import main
+from edge_assist.clock import RealClock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.tasks import findings as F
+from edge_assist.tasks.library import LIST_TASK, TaskLibrary
+from edge_assist.tasks.listed import list_task
+from edge_assist.tasks.session import NO_TASK, TaskSession
+from edge_assist.tasks.tracker import StepTracker, VectorCache
+
+pytestmark = pytest.mark.slow  # loads the text encoder
+
+TEA = (
+    "Fill the kettle with water",
+    "Boil the water in the kettle",
+    "Put a tea bag in the mug",
+    "Pour the boiling water into the mug",
+    "Steep for 3 minutes",
+    "Remove the tea bag",
+    "Add a splash of milk",
+)
+
+
+@pytest.fixture(scope="module")
+def vc(text_encoder: TextEncoder) -> VectorCache:
+    return VectorCache(text_encoder.encode)
+
+
+def _kinds(states: list) -> list[list[str]]:
+    return [[f.kind for f in s.findings] for s in states]
+
+
+def _track(vc: VectorCache, captions: list[str]) -> list:
+    tr = StepTracker(list_task("tea", "Make tea", TEA), vc.get, vectors=vc)
+    return [tr.observe(c) for c in captions]
+
+
+def test_a_swap_of_listed_steps_that_share_nothing_is_not_flagged(vc: VectorCache) -> None:
+    # The tea bag before the kettle: the list puts it third, but nothing ties the two.
+    states = _track(
+        vc,
+        [
+            "I put a tea bag in the mug",
+            "I fill the kettle with water",
+            "Boiling the water in the kettle",
+            "Pouring the boiling water into the mug",
+        ],
+    )
+    assert [s.step_id for s in states] == ["3", "1", "2", "4"]
+    assert _kinds(states) == [[], [], [], []]
+
+
+def test_listed_steps_that_share_a_thing_keep_their_order() -> None:
+    task = list_task("tea", "Make tea", TEA)
+    after = {s.id: s.after for s in task.steps}
+    assert after["2"] == ("1",)  # boiling the water needs the water filled in
+    assert after["6"] == ("3",)  # the tea bag taken out that was put in
+    assert after["3"] == () and after["5"] == ()  # the mug alone ties nothing
+
+
+def test_a_step_resumed_after_an_interruption_is_not_a_repeat_but_a_real_repeat_is(vc: VectorCache) -> None:
+    resumed = _track(
+        vc,
+        [
+            "I fill the kettle with water",
+            "I put a tea bag in the mug",
+            "I fill the kettle with water",
+            "Boiling the water in the kettle",
+        ],
+    )
+    assert [s.step_id for s in resumed] == ["1", "3", "1", "2"]
+    assert _kinds(resumed) == [[], [], [], []]
+    # Filled, boiled, poured into the mug and left to steep: filling the kettle now is doing
+    # it again, not finishing it.
+    again = _track(
+        vc,
+        [
+            "I fill the kettle with water",
+            "Boiling the water in the kettle",
+            "I put a tea bag in the mug",
+            "Pouring the boiling water into the mug",
+            "The tea steeps for three minutes",
+            "I fill the kettle with water",
+        ],
+    )
+    assert again[-1].step_id == "1" and F.REPEATED in _kinds(again)[-1]
+    assert _kinds(again)[:-1] == [[]] * 5
+
+
+async def test_a_list_task_recognised_mid_way_credits_what_came_before(
+    tmp_path: Path, text_encoder: TextEncoder
+) -> None:
+    tea = tmp_path / "tea.txt"
+    tea.write_text("Make a cup of tea:\n" + "".join(f"{i}. {s}\n" for i, s in enumerate(TEA, 1)))
+    data = ["--set", f"general.data_dir={tmp_path / 'data'}"]
+    assert main(["tasks", *data, "add", str(tea)]) == 0
+    lib = TaskLibrary.load([tmp_path / "data" / "tasks"])
+    ts = TaskSession(lib, text_encoder, RealClock())
+    captions = [
+        "I fill the kettle with water",
+        "I put a tea bag in the mug",
+        "Pouring water from the kettle into the mug",  # never boiled
+        "Waiting a few minutes for the tea to steep",
+    ]
+    readings = [await ts.observe("s1", c) for c in captions]
+    named = next(i for i, r in enumerate(readings) if r is not None)
+    assert named >= 1 and all(r is not None and r.state.task == "tea" for r in readings[named:])
+    said = [f.say() for r in readings if r is not None for f in r.state.findings]
+    # The steps seen before the task was named are done, not skipped...
+    assert not any("Fill the kettle" in s or "tea bag" in s for s in said)
+    assert readings[-1] is not None and {"1", "3", "4"} <= set(readings[-1].state.done)
+    # ...and the step really skipped is reported.
+    assert any(s.startswith('Did you skip "Boil the water in the kettle"') for s in said)
+
+
+async def test_ordinary_cooking_matching_one_recipe_step_adopts_no_task(text_encoder: TextEncoder) -> None:
+    ts = TaskSession(TaskLibrary.load(), text_encoder, RealClock())
+    captions = [
+        "The person peels a garlic clove",
+        "The person peels a garlic clove",
+        "The person opens the fridge and looks inside",
+        "The person talks on the phone",
+        "The person wipes the counter with a cloth",
+        "The person puts the plates in the cupboard",
+    ]
+    readings = [await ts.observe("s1", c) for c in captions]
+    assert readings == [None] * len(captions)  # no task, so no task findings
+    assert await ts.answer("s1", "what's next?") == NO_TASK
+
+
+def test_a_stream_that_says_its_task_is_its_list_gets_the_list() -> None:
+    lib = TaskLibrary.load()
+    egg = lib.get("microwaveeggsandwich")
+    assert egg is not None
+    listed = "Steps: " + "; ".join(s.text for s in egg.steps)
+    assert lib.resolve(listed) is egg  # the library's task, graph and all
+    as_list = lib.resolve(listed, name=LIST_TASK)
+    assert (
+        as_list is not None
+        and as_list is not egg
+        and [s.text for s in as_list.steps] == [s.text for s in egg.steps]
+    )
+
+
+def test_a_listed_step_done_late_was_reported_skipped_and_is_no_order_error(vc: VectorCache) -> None:
+    states = _track(
+        vc,
+        [
+            "I fill the kettle with water",
+            "I put a tea bag in the mug",
+            "Pouring water from the kettle into the mug",  # not boiled: reported while it can be done
+            "Now I boil the water in the kettle",
+        ],
+    )
+    assert _kinds(states)[2] == [F.PREREQUISITE] and states[2].missing == ("2",)
+    assert states[3].step_id == "2" and _kinds(states)[3] == [] and not states[3].missing
