@@ -59,3 +59,19 @@ def test_an_ordinal_fraction_is_the_amount_not_its_article() -> None:
     assert _diff("Measure 1/8 teaspoon of salt", "I measure a teaspoon of salt") == ["quantity"]
     # Full power is the top setting, as high is.
     assert _diff("Microwave on high for 1 1/2 minutes", "On full power for one and a half mins") == []
+
+
+def test_a_steps_details_name_tools_and_amounts_once_and_only_as_what_they_are() -> None:
+    from edge_assist.tasks.model import make_step
+
+    lever = make_step("lever", "Lever one side of the tyre off the rim with two tyre levers")
+    assert lever.details.tools == ("tyre levers",)
+    assert "two tyre" not in lever.details.to_json().get("amounts", [])
+    pump = make_step("pump", "Pump the tyre to 4 bar", amounts=["4 bar"])
+    assert pump.details.to_json()["amounts"] == ["4 bar"]
+    assert make_step("rinse", "Rinse the cup with a little hot water").details.tools == ()
+    assert make_step("toss", "Toss the chicken with lettuce").details.tools == ()
+    assert make_step("spread", "Spread jam with a butter knife").details.tools == ("butter knife",)
+    ranged = make_step("cook", "Cook for 15-30 more seconds")
+    assert ranged.details.to_json()["amounts"] == ["15-30 more seconds"]
+    assert len(ranged.details.amounts) == 2  # still both ends of the range, for comparing

@@ -127,7 +127,7 @@ class Details:
     def to_json(self) -> dict:
         out: dict = {}
         if self.amounts:
-            out["amounts"] = [a.text for a in self.amounts]
+            out["amounts"] = list(dict.fromkeys(a.text for a in self.amounts))  # a range is two values
         if self.levels:
             out["settings"] = [w for w, _ in self.levels]
         if self.temperatures:

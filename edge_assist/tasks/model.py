@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from edge_assist.errors import EdgeAssistError
 from edge_assist.tasks.details import Details, parse_details
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind, singular
 
 HAZARDS = (
     "hot",
@@ -212,11 +213,33 @@ def make_step(
     """A step whose details are parsed from its text, plus any written out explicitly."""
     parsed = parse_details(text)
     extra = parse_details(" ; ".join(amounts)) if amounts else Details()
+    # What a step's text says with "with ..." is a tool only when its head is no ingredient or
+    # material ("with lettuce", "with a little hot water" are not tools); a count whose noun
+    # starts a tool ("two tyre levers") counts tools, it is no amount. An amount the file also
+    # writes out is the same amount, listed once.
+    found_tools = [t for t in parsed.tools if _may_be_tool(t)]
+    all_tools = tuple(dict.fromkeys([*(t.lower() for t in tools), *found_tools]))
+    parsed_amounts = tuple(
+        a
+        for a in parsed.amounts
+        if not (a.dim == "count" and any(t.startswith(a.text.split()[-1] + " ") for t in all_tools))
+    )
     details = Details(
-        amounts=parsed.amounts + extra.amounts,
+        amounts=tuple(dict.fromkeys(parsed_amounts + extra.amounts)),
         levels=tuple(dict.fromkeys(parsed.levels + extra.levels)),
         temperatures=tuple(dict.fromkeys(parsed.temperatures + extra.temperatures)),
-        tools=tuple(dict.fromkeys([*(t.lower() for t in tools), *parsed.tools])),
+        tools=all_tools,
         objects=tuple(dict.fromkeys(o.lower() for o in objects)),
     )
     return Step(id, " ".join(text.split()), tuple(after), details, tuple(hazards))
+
+
+def _may_be_tool(phrase: str) -> bool:
+    """Its head a tool ("butter knife"), or a word of no known kind in a phrase naming no
+    ingredient or material ("tuna mixture" is none); never a head that is an ingredient, a verb,
+    a place or a function word."""
+    words = [singular(w) for w in phrase.split()]
+    head = lexical_kind(words[-1])
+    if head is not None:
+        return head == TOOL
+    return all(lexical_kind(w) != MATERIAL for w in words)
