@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,7 @@ def _feats(missing: float, dev: float) -> dict[str, float]:
         {
             "prerequisite_missing": missing,
             "deviation_value": dev,
+            "deviation_count": math.log1p(dev),  # one deviation found, as the tracker counts it
             "step_cosine": 0.8,
             "step_confidence": 1.0,
             "task_confidence": 1.0,

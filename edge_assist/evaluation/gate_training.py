@@ -56,13 +56,24 @@ def fit_logistic(
     sw = np.ones(n) if sample_weight is None else sample_weight
     reg = np.full(k + 1, l2)
     reg[-1] = 0.0 if prior is None else l2  # the bias is free unless anchored to a prior
+
+    def loss(v: np.ndarray) -> float:
+        z = np.clip(A @ v, -40, 40)
+        nll = np.sum(sw * (np.logaddexp(0.0, z) - y * z))
+        return float(nll + 0.5 * np.sum(reg * (v - w0) ** 2))
+
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-np.clip(A @ w, -40, 40)))
         g = A.T @ (sw * (p - y)) + reg * (w - w0)
         H = (A * (sw * p * (1 - p))[:, None]).T @ A + np.diag(reg + 1e-9)
         step = np.linalg.solve(H, g)
-        w -= step
-        if np.max(np.abs(step)) < 1e-8:
+        # Damped: from a saturated start (a prior far from a wearer's labels) a full Newton
+        # step can overshoot; halve it until the penalised loss goes down.
+        before, t = loss(w), 1.0
+        while t > 1e-4 and loss(w - t * step) > before:
+            t /= 2
+        w -= t * step
+        if np.max(np.abs(t * step)) < 1e-8:
             break
     return ServiceModel(list(names), [tuple(p) for p in pairs], mean, scale, w[:-1], float(w[-1]))  # type: ignore[misc]
 
