@@ -19,6 +19,7 @@ Format: a magic line, a 4-byte header length, a JSON header, then float32 rows.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import logging
@@ -171,8 +172,14 @@ class VectorFile:
             # Whole or not at all: a reader (another process) never sees half a file.
             os.replace(tmp, self.path)
         except OSError as e:
-            log.warning(
-                "vector cache %s cannot be written (%s); vectors are encoded at each start", self.path, e
+            # A full disk is the memory store's one line to say (it stops ingest); a cache that
+            # cannot be saved only costs encoding again at the next start.
+            full = e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+            log.log(
+                logging.INFO if full else logging.WARNING,
+                "vector cache %s cannot be written (%s); vectors are encoded at each start",
+                self.path,
+                e,
             )
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
