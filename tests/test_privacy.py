@@ -13,20 +13,7 @@ import pytest
 from edge_assist.cli import main
 from edge_assist.memory.store import MemoryStore
 
-TASK = """\
-[task]
-name = "tea"
-title = "Make a cup of tea"
-
-[[step]]
-id = "kettle"
-text = "Fill the kettle with water"
-
-[[step]]
-id = "boil"
-text = "Boil the water"
-after = ["kettle"]
-"""
+TASK = (Path(__file__).parent / "data" / "tasks" / "tea.toml").read_text(encoding="utf-8")
 
 
 def _mode(p: Path) -> int:

@@ -13,20 +13,7 @@ from edge_assist.cli import main
 DEMO = (
     Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
 )
-TEA = """\
-[task]
-name = "tea"
-title = "Make a cup of tea"
-
-[[step]]
-id = "kettle"
-text = "Fill the kettle with water"
-
-[[step]]
-id = "boil"
-text = "Boil the water"
-after = ["kettle"]
-"""
+TEA = (Path(__file__).parent / "data" / "tasks" / "tea.toml").read_text(encoding="utf-8")
 
 
 def _answers(out: str) -> list[str]:
