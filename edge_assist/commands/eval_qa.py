@@ -8,9 +8,13 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_assist.commands.options import config_from_args, override_items
 from edge_assist.errors import EdgeAssistError
+
+if TYPE_CHECKING:
+    from edge_assist.config import Config
 
 
 def add_qa(esub: argparse._SubParsersAction, default_dataset: Path, variants: Sequence[str]) -> None:
@@ -51,6 +55,14 @@ def add_qa(esub: argparse._SubParsersAction, default_dataset: Path, variants: Se
         help="resume an interrupted run: recordings whose answers are already in --out are read, "
         "not answered again (same code and configuration only)",
     )
+    q.add_argument(
+        "--questions",
+        action="append",
+        metavar="FILE",
+        help="free-form questions written by hand (edge_assist/data/questions/*.jsonl) instead of the "
+        "templates; repeat for several files, each reported apart. Answered as `edge-assist ask` "
+        "answers (the configured reasoner.answerer); --split, --answerer, --seed, --limit do not apply",
+    )
     q.add_argument("--out", required=True, metavar="DIR", help="where to write results.json and report.md")
     q.set_defaults(func=_qa)
 
@@ -59,6 +71,8 @@ def _qa(args: argparse.Namespace) -> int:
     from edge_assist.evaluation import qa_bench
 
     cfg = config_from_args(args)
+    if args.questions:
+        return _freeform(args, cfg)
     if args.jobs < 1:
         raise EdgeAssistError(f"--jobs must be 1 or more, got {args.jobs}")
     rows = [x.strip() for x in args.answerer.split(",") if x.strip()]
@@ -97,5 +111,36 @@ def _qa(args: argparse.Namespace) -> int:
     (out / "report.md").write_text(qa_bench.report_md(result, command, overrides), encoding="utf-8")
     (out / "command.txt").write_text(command + "\n", encoding="utf-8")
     print(qa_bench.report_md(result, command, overrides))
+    print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
+    return 0
+
+
+def _freeform(args: argparse.Namespace, cfg: Config) -> int:
+    from edge_assist.evaluation import qa_bench, qa_freeform, qa_freeform_report
+
+    files = [Path(f) for f in args.questions]
+    missing = [f for f in files if not f.is_file()]
+    if missing:
+        raise EdgeAssistError(f"no question file {missing[0]}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
+    result = qa_freeform.run(
+        cfg,
+        Path(args.dataset),
+        files,
+        args.variant,
+        progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+    )
+    overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
+    result["command"] = command
+    result["commit"] = qa_freeform_report.commit_of(Path(qa_freeform.__file__).parent)
+    result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
+    result["config_overrides"] = overrides
+    qa_bench.write_results(out / "results.json", result)
+    report = qa_freeform_report.report_md(result, command, overrides)
+    (out / "report.md").write_text(report, encoding="utf-8")
+    (out / "command.txt").write_text(f"{command}\ncommit {result['commit']}\n", encoding="utf-8")
+    print(report)
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0

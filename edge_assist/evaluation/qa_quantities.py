@@ -39,9 +39,14 @@ _SAID_FORMS = {
 }
 
 
+def number_forms(key: str) -> set[str]:
+    """The forms a key's number is said in: '30' -> {'30', 'thirty'}, '1/4' -> {'1/4', 'a quarter', ...}."""
+    return {key} | {w for w, n in _NUM_WORDS.items() if n == key} | set(_SAID_FORMS.get(key, ()))
+
+
 def says_number(text: str, key: str) -> bool:
     """The answer says the number `key` (in digits or in words)."""
-    forms = {key} | {w for w, n in _NUM_WORDS.items() if n == key} | set(_SAID_FORMS.get(key, ()))
+    forms = number_forms(key)
     low = text.lower()
     # whole words and numbers only: "ten" is not in "tender", "2" not in "12" or "1/2"; a
     # number may end a sentence ("2.")
