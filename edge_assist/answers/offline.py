@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.answers import follow_ups
+from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.clock import Clock
 from edge_assist.config import Config
@@ -24,7 +26,7 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
 from edge_assist.outputs.trace_format import TRACE_VERSION
 from edge_assist.reasoning import prompts, schemas
-from edge_assist.retrieval.api import TextHit
+from edge_assist.retrieval.api import Moment, TextHit
 from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
@@ -46,6 +48,8 @@ class Answer:
     context: RetrievedContext
     timings_s: dict[str, float] = field(default_factory=dict)
     trace: dict[str, Any] = field(default_factory=dict)
+    moment: Moment | None = None  # the remembered moment it rests on, if one
+    asked_at: float | None = None  # when it was asked, on the asker's clock (not the last clip's end)
 
     def spoken(self) -> str:
         return f"{self.text} ({self.citation})" if self.citation else self.text
@@ -78,6 +82,36 @@ class OfflineAnswerer:
         before_t: float = math.inf,
         session_id: str | None = None,
         past_sessions: bool = False,
+        conversation: Conversation | None = None,
+        asked_at: float | None = None,
+    ) -> Answer:
+        """`question` read against the conversation (a follow-up leans on the last answer), then
+        answered; the turn is added to the conversation."""
+        started = time.perf_counter()
+        at = asked_at if asked_at is not None else (conversation.now() if conversation else time.time())
+        res = await follow_ups.resolve(
+            conversation, question, at=at, recall=self.recall, clock=self.clock, before_t=before_t
+        )
+        if res.reply is not None:
+            ans = _told(res, question, before_t)
+        else:
+            ans = await self._answer(res.question, choices, before_t, session_id, past_sessions)
+            if res.follow is not None:
+                ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
+        ans.timings_s.setdefault("total", time.perf_counter() - started)
+        ans.asked_at = at
+        if conversation is not None and res.keep:
+            about = None if math.isinf(before_t) else before_t
+            conversation.add(Turn(question, res.question, ans.text, at, session_id, about, ans.moment))
+        return ans
+
+    async def _answer(
+        self,
+        question: str,
+        choices: tuple[str, ...],
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
     ) -> Answer:
         """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
         started = time.perf_counter()
@@ -202,17 +236,11 @@ class OfflineAnswerer:
         )
         trace.update(ga.trace)
         trace["cited_clips"] = cited_clips(ga)
-        context = RetrievedContext()
-        if (m := ga.moment) is not None:
-            context = RetrievedContext(
-                text=m.text,
-                clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
-                spans=[(m.t0, m.t1, "clip")],
-            )
+        context = moment_context(ga.moment)
         if choices:
             trace["evidence"] = ga.text  # the option is the answer; the sentence says why
         text = (ga.choice or ga.text) if choices else ga.text
-        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace)
+        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace, ga.moment)
 
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
         hits: list[TextHit] = []
@@ -241,6 +269,29 @@ class OfflineAnswerer:
         vecs = await self.clock.run_blocking(self.text_encoder.encode, [evidence, *choices])
         sims = np.asarray(vecs[1:]) @ np.asarray(vecs[0])
         return choices[int(np.argmax(sims))]
+
+
+def moment_context(m: Moment | None) -> RetrievedContext:
+    if m is None:
+        return RetrievedContext()
+    return RetrievedContext(
+        text=m.text,
+        clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
+        spans=[(m.t0, m.t1, "clip")],
+    )
+
+
+def _told(res: follow_ups.Resolved, question: str, before_t: float) -> Answer:
+    """A follow-up answered from the conversation alone."""
+    trace: dict[str, Any] = {
+        "version": TRACE_VERSION,
+        "question": question,
+        "before_t": None if math.isinf(before_t) else before_t,
+        "follow_up": {"kind": res.follow.kind if res.follow else "", "outcome": res.outcome},
+        "outcome": res.outcome,
+    }
+    m = res.moment
+    return Answer(res.reply or "", None, cited(m), "conversation", moment_context(m), {}, trace, m)
 
 
 def cited_clips(ga: GroundedAnswer) -> list[list[Any]]:

@@ -10,6 +10,10 @@ temporary memory in one pass. The answer is composed from the remembered moment 
 model chose (or "I don't remember you doing that") and cites its clip time; with
 `--choices` it is the option that moment supports. `reasoner.answerer = "free"` keeps the
 earlier coarse-to-fine, free-written answers.
+
+Every question and its answer are kept in the data folder (`conversation.json`, readable by
+the wearer only); `--continue` asks on from them, so a follow-up ("and after that?", "how
+long ago?", "and the salt?") leans on the last answer if it was given within two minutes.
 """
 
 from __future__ import annotations
@@ -22,12 +26,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_assist.commands.options import config_from_args
 from edge_assist.config import Config
 from edge_assist.errors import EdgeAssistError, SourceError, StoreError
 from edge_assist.events import Caption
+
+if TYPE_CHECKING:
+    from edge_assist.answers.conversation import Conversation
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,6 +62,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only-session", action="store_true", help="search the session alone, not the sessions before it"
     )
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="ask on from the last question (within 2 minutes): 'and after that?', 'how long ago?'",
+    )
     p.add_argument("--json", action="store_true", help="print the answer, citations and trace as JSON")
     p.set_defaults(func=_ask)
 
@@ -74,6 +87,11 @@ def _ask(args: argparse.Namespace) -> int:
     if args.choices is not None and len(choices) < 2:
         raise EdgeAssistError("--choices needs at least two different options")
     cfg = config_from_args(args)
+    from edge_assist.answers.conversation import FILE_NAME, Conversation
+
+    # The wearer's conversation, in the wearer's data folder whatever the recording asked.
+    kept = cfg.data_path(FILE_NAME)
+    conversation = Conversation.load(kept) if args.continue_ else Conversation(path=kept)
     with tempfile.TemporaryDirectory(prefix="edge-assist-ask-") as tmp:
         if args.recording:
             rec = Path(args.recording)
@@ -102,7 +120,10 @@ def _ask(args: argparse.Namespace) -> int:
                     f"`edge-assist run` "
                     "or `edge-assist memory ingest FILE` first, or pass --recording"
                 )
-        out = asyncio.run(_answer(cfg, question, choices, build, args.session, not args.only_session))
+        out = asyncio.run(
+            _answer(cfg, question, choices, build, args.session, not args.only_session, conversation)
+        )
+    conversation.save()
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
@@ -117,7 +138,13 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 async def _answer(
-    cfg: Config, question: str, choices: tuple[str, ...], build: Path | None, session: str | None, past: bool
+    cfg: Config,
+    question: str,
+    choices: tuple[str, ...],
+    build: Path | None,
+    session: str | None,
+    past: bool,
+    conversation: Conversation,
 ) -> dict[str, Any]:
     from edge_assist.clock import RealClock
     from edge_assist.commands.memory import read_caption_file
@@ -156,12 +183,18 @@ async def _answer(
             before_t = end if end is not None else math.inf
         assistant = build_assistant(cfg, llm, enc, memory, vlm=vlm, image_encoder=img, clock=clock)
         ans = await assistant.answer(
-            question, choices=choices, session_id=session, past_sessions=past, before_t=before_t
+            question,
+            choices=choices,
+            session_id=session,
+            past_sessions=past,
+            before_t=before_t,
+            conversation=conversation,
         )
     finally:
         memory.close()
     return {
         "question": question,
+        "asked_at": _wall(ans.asked_at),
         "session": session,
         "answer": ans.text,
         "choice": ans.choice,
@@ -172,3 +205,10 @@ async def _answer(
         "timings_s": {k: round(v, 3) for k, v in ans.timings_s.items()},
         "trace": ans.trace,
     }
+
+
+def _wall(t: float | None) -> str | None:
+    """When the question was asked, as an ISO time (the conversation's clock is the wall clock)."""
+    from datetime import datetime, timezone
+
+    return None if t is None else datetime.fromtimestamp(t, timezone.utc).isoformat(timespec="seconds")

@@ -16,6 +16,7 @@ import math
 import time
 from typing import Any
 
+from edge_assist.answers.conversation import Conversation
 from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import Answer, OfflineAnswerer
 from edge_assist.clock import Clock
@@ -157,11 +158,22 @@ class EgoMemoAssistant:
         before_t: float = math.inf,
         session_id: str | None = None,
         past_sessions: bool = False,
+        conversation: Conversation | None = None,
+        asked_at: float | None = None,
     ) -> Answer:
         """A question over what memory holds (`edge-assist ask`, `eval qa`): answers/offline.py.
-        `past_sessions`: the sessions before `session_id` are searched too, as its past."""
+        `past_sessions`: the sessions before `session_id` are searched too, as its past.
+        `conversation`: the turns before it, so a follow-up ("and after that?") leans on the
+        last answer; the question and its answer are added to it. `asked_at`: when it was
+        asked on the conversation's clock (default: that clock's now)."""
         return await self.offline.answer(
-            question, choices=choices, before_t=before_t, session_id=session_id, past_sessions=past_sessions
+            question,
+            choices=choices,
+            before_t=before_t,
+            session_id=session_id,
+            past_sessions=past_sessions,
+            conversation=conversation,
+            asked_at=asked_at,
         )
 
 

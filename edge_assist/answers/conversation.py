@@ -1,0 +1,190 @@
+"""A short conversation with the wearer: the questions just asked, so the next one may lean
+on the last answer ("and after that?", "where was that?", "how long ago?", "and the salt?").
+
+A follow-up is recognised by its form alone (`follow_up`): a whole question made of "after
+that", "where was that", "how long ago" or "and" with a bare noun phrase. An ordinary
+question ("what did I do after cutting the muffin?") never matches one of these forms, so it
+is never read as a follow-up.
+
+A turn counts as "the last answer" for `WINDOW_S` seconds of the asker's clock: two minutes
+is long enough to hear an answer and ask on, and short enough that "and after that?" asked
+a quarter of an hour later is not taken to mean a question the wearer has forgotten. Live,
+the asker's clock is the pipeline's (stream time in a replay); `edge-assist ask --continue`
+uses the wall clock, since its turns span processes. There the conversation is kept in the
+data folder (`FILE_NAME`, readable by the wearer only), and only its last `KEEP` turns.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from edge_assist.config.privacy import make_private_file
+from edge_assist.retrieval.api import Moment
+
+log = logging.getLogger(__name__)
+
+WINDOW_S = 120.0
+KEEP = 6
+FILE_NAME = "conversation.json"
+ABOUT_WHAT = "About what? Ask the whole question."
+
+KINDS = ("after", "before", "where", "ago", "object")
+
+_THAT = r"(?:that|this|it|then)"
+_FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "after",
+        re.compile(
+            rf"^(?:what\s+(?:did\s+i\s+do|happened|came|was\s+next)\s+)?(?:right\s+|just\s+|straight\s+)?"
+            rf"after\s+{_THAT}"
+            r"|^then\s+what|^what\s+then|^then|^what\s+came\s+next"
+        ),
+    ),
+    (
+        "before",
+        re.compile(
+            rf"^(?:what\s+(?:did\s+i\s+do|happened|came)\s+)?(?:right\s+|just\s+|straight\s+)?before\s+{_THAT}"
+        ),
+    ),
+    (
+        "where",
+        re.compile(rf"^where(?:\s+(?:was|is|did\s+i\s+do|did\s+that\s+happen)\s+{_THAT})?(?:\s+again)?"),
+    ),
+    (
+        "ago",
+        re.compile(
+            rf"^how\s+long\s+ago(?:\s+(?:was|is|did\s+i\s+do)\s+{_THAT})?|^when\s+was\s+{_THAT}"
+            r"|^how\s+long\s+has\s+it\s+been|^what\s+time\s+was\s+that"
+        ),
+    ),
+)
+_LEAD = re.compile(r"^(?:and|so|ok(?:ay)?|oh|um|then)\s*,?\s+")
+_OBJECT = re.compile(r"^(?:and\s+what\s+about|and\s+how\s+about|what\s+about|how\s+about|and)\s+(?P<obj>.+)$")
+# Words that make "and ..." a question or a clause of its own, not a bare thing.
+_NOT_THING = frozenset(
+    "i you we he she they it did do does have has had was were is are am can could will would should "
+    "when where what which who how why then that this there next after before".split()
+)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What a follow-up asks of the last answer: the clip after or before its moment, its
+    place, its age, or the last question again about another thing (`obj`)."""
+
+    kind: str  # one of KINDS
+    obj: str = ""
+
+
+def follow_up(question: str) -> FollowUp | None:
+    """The follow-up `question` is by its form, or None for an ordinary question."""
+    q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
+    m = _OBJECT.match(q)
+    if m is not None:
+        obj = m.group("obj").strip()
+        words = obj.split()
+        if (
+            0 < len(words) <= 4
+            and not _NOT_THING.intersection(words)
+            and re.fullmatch(r"[a-z][a-z' -]*", obj)
+        ):
+            return FollowUp("object", obj)
+    bare = _LEAD.sub("", q)
+    for kind, form in _FORMS:
+        if form.fullmatch(q) or form.fullmatch(bare):
+            return FollowUp(kind)
+    return None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One question and its answer, with what the answer rests on."""
+
+    question: str  # as asked
+    resolved: str  # the whole question it was answered as (a follow-up's, filled in)
+    answer: str
+    asked_at: float  # the asker's clock
+    session_id: str | None = None
+    about_t: float | None = None  # the stream time it was asked about (None: now)
+    moment: Moment | None = None  # what the answer rests on; None when it rests on no moment
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["moment"] = asdict(self.moment) if self.moment is not None else None
+        return out
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> Turn:
+        m = d.get("moment")
+        about = d.get("about_t")
+        return Turn(
+            question=str(d["question"]),
+            resolved=str(d.get("resolved") or d["question"]),
+            answer=str(d.get("answer", "")),
+            asked_at=float(d["asked_at"]),
+            session_id=d.get("session_id"),
+            about_t=float(about) if about is not None and math.isfinite(float(about)) else None,
+            moment=Moment(**m) if isinstance(m, dict) else None,
+        )
+
+
+class Conversation:
+    """The last few turns between the wearer and the assistant."""
+
+    def __init__(
+        self,
+        window_s: float = WINDOW_S,
+        *,
+        now: Callable[[], float] = time.time,
+        path: Path | None = None,
+    ) -> None:
+        self.window_s = window_s
+        self.now = now  # the asker's clock, when a question does not bring its own time
+        self.path = path  # where `save` keeps it; None: in this process only
+        self.turns: list[Turn] = []
+
+    def last(self, at: float | None = None) -> Turn | None:
+        """The last turn, if it was asked within the window before `at` (the asker's clock)."""
+        if not self.turns:
+            return None
+        at = self.now() if at is None else at
+        turn = self.turns[-1]
+        return turn if 0.0 <= at - turn.asked_at <= self.window_s else None
+
+    def add(self, turn: Turn) -> None:
+        self.turns = [*self.turns, turn][-KEEP:]
+
+    def clear(self) -> None:
+        self.turns = []
+
+    @classmethod
+    def load(cls, path: Path, window_s: float = WINDOW_S) -> Conversation:
+        """The conversation kept at `path`; an empty one when there is none (or it is unreadable)."""
+        conv = cls(window_s, path=path)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            conv.turns = [Turn.from_json(d) for d in raw.get("turns", [])][-KEEP:]
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            log.warning("conversation at %s unreadable (%s): starting a new one", path, e)
+        return conv
+
+    def save(self, path: Path | None = None) -> None:
+        """Keep the turns at `path` (or where it was loaded from), readable by the wearer only."""
+        path = path or self.path
+        if path is None:
+            return
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"turns": [t.to_json() for t in self.turns]}, ensure_ascii=False))
+        make_private_file(tmp)
+        tmp.replace(path)

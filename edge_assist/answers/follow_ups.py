@@ -1,0 +1,127 @@
+"""Follow-up questions answered from the last answer of the conversation.
+
+"and after that?" and "and before that?" step to the clip next to the moment the last
+answer rested on; "where was that?" tells that moment again (a caption names the place
+when anything does); "how long ago?" measures from it to the time asked about; "and the
+salt?" asks the last question again about the new thing, and is answered like any question.
+A follow-up with no last answer to lean on (none within the conversation's window) is
+answered "About what? Ask the whole question."; one after an answer that rested on no moment
+("I don't remember you doing that") is told that nothing was found to lean on.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
+from edge_assist.clock import Clock
+from edge_assist.reasoning import answer_text
+from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.recall import Recall
+from edge_assist.text.stream_time import stream_clock
+
+NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A question as the conversation reads it: to be answered as `question`, or already
+    answered (`reply`, resting on `moment`)."""
+
+    question: str
+    follow: FollowUp | None = None
+    reply: str | None = None
+    moment: Moment | None = None
+    outcome: str = ""
+    # False: nothing to lean on ("about what?"); the turn is not kept, so the last answer
+    # still stands for the next question.
+    keep: bool = True
+
+
+_HOW_MUCH = re.compile(r"^(how\s+(?:many|much))\s+(.+?)\s+((?:did|do|have|had|was|were)\b.*)$", re.I)
+_PREPOSITION = frozenset("on in into onto with to from at over under for of off out by".split())
+
+
+def with_object(question: str, obj: str) -> str | None:
+    """`question` asked again about `obj`: "when did I add the salsa?" -> "when did I add the salt?"."""
+    q = " ".join(question.split()).rstrip("?.! ")
+    m = _HOW_MUCH.match(q)
+    if m is not None:
+        return f"{m.group(1)} {obj} {m.group(3)}?"
+    words = answer_text.question_focus(q).split()
+    if len(words) < 2:
+        return None
+    # The focus is verb, object, then any place or tool phrase: the object ends at a preposition.
+    thing: list[str] = []
+    for w in words[1:]:
+        if w.lower() in _PREPOSITION and thing:
+            break
+        thing.append(w)
+    old = " ".join(thing)
+    at = q.lower().rfind(old.lower())
+    if not old or at < 0:
+        return None
+    return f"{q[:at]}{obj}{q[at + len(old) :]}?"
+
+
+async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Clock) -> str:
+    if m.note:
+        return f"{answer_text.when_text(m.t0, m.note)}."
+    now = before_t if math.isfinite(before_t) else turn.about_t
+    if now is None:
+        # Asked "now" of a store: now is as far as memory of that session goes.
+        later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
+        now = max((c.t1 for c in later), default=m.t1)
+    s = max(0.0, now - m.t0)
+    if s < 90:
+        said = f"{int(round(s / 10.0) * 10) or int(s)} seconds"
+    elif s < 90 * 60:
+        said = f"{int(round(s / 60))} minutes"
+    else:
+        said = f"{s / 3600:.1f} hours"
+    return f"About {said} ago, at {stream_clock(m.t0)}."
+
+
+async def resolve(
+    conversation: Conversation | None,
+    question: str,
+    *,
+    at: float | None,
+    recall: Recall,
+    clock: Clock,
+    before_t: float,
+) -> Resolved:
+    """`question` read against the conversation: an ordinary question comes back as it is."""
+    follow = follow_up(question)
+    if follow is None:
+        return Resolved(question)
+    last = conversation.last(at) if conversation is not None else None
+    if last is None:
+        return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
+    if follow.kind == "object":
+        again = with_object(last.resolved, follow.obj)
+        if again is None:
+            return Resolved(
+                question, follow, ABOUT_WHAT, outcome="no object in the last question", keep=False
+            )
+        return Resolved(again, follow, outcome=f"asked again about {follow.obj}")
+    m = last.moment
+    # A follow-up on a moment keeps the last question's frame: "and the salt?" after "and
+    # after that?" still asks the question before them.
+    frame = last.resolved
+    if m is None:
+        return Resolved(frame, follow, NOTHING_TO_LEAN_ON, outcome="the last answer rests on no moment")
+    if follow.kind in ("after", "before"):
+        step = 1 if follow.kind == "after" else -1
+        near = await recall.neighbour(clock, m, step=step, before_t=before_t)
+        if near is None:
+            text = answer_text.NOTHING_AFTER if step == 1 else answer_text.NOTHING_BEFORE
+            return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment")
+        text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
+        return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
+    if follow.kind == "where":
+        return Resolved(frame, follow, answer_text.tell(m.text, m.t0, m.note), m, "the last moment again")
+    said = await _ago(last, m, before_t, recall, clock)
+    return Resolved(frame, follow, said, m, outcome="the last moment's age")

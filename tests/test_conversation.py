@@ -1,0 +1,121 @@
+"""Follow-up questions: recognised by their form, answered from the last answer within the
+conversation's window, and carried across two `edge-assist ask --continue` calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, Turn, follow_up
+from edge_assist.answers.follow_ups import with_object
+from edge_assist.cli import main
+from edge_assist.retrieval.api import Moment
+
+DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
+# Clip level only: building the demo's memory costs no model call.
+NO_SUMMARIES = [
+    "--set",
+    "memory.extract_entities=false",
+    "--set",
+    "memory.profile=custom",
+    "--set",
+    "memory.activity_s=100000",
+    "--set",
+    "memory.session_s=100000",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "obj"),
+    [
+        ("and after that?", "after", ""),
+        ("After that?", "after", ""),
+        ("and then?", "after", ""),
+        ("what did I do right after that?", "after", ""),
+        ("and before that?", "before", ""),
+        ("where was that?", "where", ""),
+        ("And where?", "where", ""),
+        ("how long ago?", "ago", ""),
+        ("how long ago was that?", "ago", ""),
+        ("when was that?", "ago", ""),
+        ("and the salt?", "object", "the salt"),
+        ("what about the cheese?", "object", "the cheese"),
+        ("And how about the English muffin?", "object", "the english muffin"),
+    ],
+)
+def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:
+    f = follow_up(question)
+    assert f is not None and (f.kind, f.obj) == (kind, obj)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what did I do after cutting the muffin?",
+        "what's next?",
+        "where did I put the salt?",
+        "how long did I microwave the egg?",
+        "when did I add the salsa?",
+        "and did I add the salt?",
+        "what about it?",
+        "did I skip anything?",
+        "how many eggs did I use?",
+        "what was I doing before I left?",
+    ],
+)
+def test_an_ordinary_question_is_never_a_follow_up(question: str) -> None:
+    assert follow_up(question) is None
+
+
+def test_the_last_question_is_asked_again_about_the_new_thing() -> None:
+    assert with_object("when did I add the salsa?", "the salt") == "when did I add the salt?"
+    assert with_object("how many eggs did I use?", "tomatoes") == "how many tomatoes did I use?"
+    assert with_object("did I put the salsa on the cup?", "the cheese") == "did I put the cheese on the cup?"
+
+
+def test_the_last_answer_counts_only_within_the_window(tmp_path: Path) -> None:
+    m = Moment("s", 6, 219.0, 245.2, "Top cup with 1 tablespoon of salsa", 0.9)
+    conv = Conversation(window_s=120.0, path=tmp_path / "conversation.json")
+    conv.add(
+        Turn("when did I add the salsa?", "when did I add the salsa?", "At 3:39 ...", 1000.0, "s", None, m)
+    )
+    assert conv.last(1119.0) is not None and conv.last(1121.0) is None
+    conv.save()
+    back = Conversation.load(tmp_path / "conversation.json")
+    assert back.turns == conv.turns
+    assert (tmp_path / "conversation.json").stat().st_mode & 0o077 == 0  # the wearer's only
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("demo")
+    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *NO_SUMMARIES]) == 0
+    return data
+
+
+def _ask(data: Path, capsys: pytest.CaptureFixture[str], question: str, *more: str) -> dict:
+    capsys.readouterr()
+    assert main(["ask", question, "--json", "--set", f"general.data_dir={data}", *NO_SUMMARIES, *more]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.slow  # memory and answers use the offline text encoder and SmolLM2
+@pytest.mark.timeout(300)
+def test_a_follow_up_leans_on_the_last_answer_across_two_ask_calls(
+    demo_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing before it: about what?
+    assert _ask(demo_dir, capsys, "and after that?")["answer"] == ABOUT_WHAT
+    first = _ask(demo_dir, capsys, "when did I top the cup with salsa?")
+    assert "3:39" in first["answer"] and first["asked_at"]
+    after = _ask(demo_dir, capsys, "and after that?", "--continue")
+    assert after["answer"].startswith("Right after that: at 4:16 you sprinkled")
+    # And again, from the moment the follow-up told.
+    again = _ask(demo_dir, capsys, "and after that?", "--continue")
+    assert "4:47" in again["answer"] and "microwave" in again["answer"].lower()
+    ago = _ask(demo_dir, capsys, "how long ago?", "--continue")
+    assert ago["answer"].startswith("About ") and "4:47" in ago["answer"]
+    # Without --continue a question starts a new conversation.
+    assert _ask(demo_dir, capsys, "and after that?")["answer"] == ABOUT_WHAT
