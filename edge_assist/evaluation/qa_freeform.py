@@ -6,18 +6,16 @@ builds it (`qa_bench`): captions are ingested in time order and each question is
 memory holds exactly the captions that ended by its ask time, with `before_t` bounding every
 read. They go through the public path `edge-assist ask` takes (`Assistant.answer`), in file
 order within one ask time. Questions sharing a `conversation` id share one `Conversation`,
-so a follow-up leans on the question before it; without conversations in this build,
-follow-ups are reported as not run.
+so a follow-up leans on the question before it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,6 @@ from edge_assist.evaluation.qa_questions import read_stream
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.runtime.percentiles import percentile
 
-NOT_RUN = "not run"
 SPLITS = ("val", "train")  # where a recording's stream is looked for, in this order
 
 
@@ -71,16 +68,6 @@ def find_recording(dataset: Path, recording: str, variant: str) -> Recording:
     raise SourceError(f"no {variant} stream for recording {recording} in {dataset} ({', '.join(SPLITS)})")
 
 
-def conversation_factory() -> Callable[[], object] | None:
-    """`Conversation` when this build has follow-ups (edge_assist.answers.conversation), else None."""
-    try:
-        mod = importlib.import_module("edge_assist.answers.conversation")
-    except ModuleNotFoundError:
-        return None
-    factory: Callable[[], object] = mod.Conversation
-    return factory
-
-
 def run(
     cfg: Config,
     dataset: Path,
@@ -102,11 +89,10 @@ def run(
         from edge_assist.inference.loader import load_llm, load_text_encoder
 
         models = (load_llm(cfg), load_text_encoder(cfg))
-    factory = conversation_factory()
     records: list[dict[str, Any]] = []
     start = time.perf_counter()
     for k, (rid, mine) in enumerate(by_rec.items(), 1):
-        records += asyncio.run(_answer_recording(cfg, recordings[rid], mine, factory, *models))
+        records += asyncio.run(_answer_recording(cfg, recordings[rid], mine, *models))
         if progress is not None:
             progress(f"[{k}/{len(by_rec)}] {rid}: {len(mine)} questions, {time.perf_counter() - start:.0f} s")
     order = {(a.part, a.question.qid): i for i, a in enumerate(asked)}
@@ -115,7 +101,6 @@ def run(
         "variant": variant,
         "files": [str(f) for f in files],
         "answerer": cfg.reasoner.answerer,
-        "conversations": factory is not None,
         "recordings": len(by_rec),
         "summary": {part: summarise([r for r in records if r["part"] == part]) for part in _parts(asked)},
         "records": records,
@@ -131,11 +116,10 @@ async def _answer_recording(
     cfg: Config,
     rec: Recording,
     asked: list[Asked],
-    factory: Callable[[], object] | None,
     llm: LLM,
     enc: TextEncoder,
 ) -> list[dict[str, Any]]:
-    from edge_assist.answers.offline import Answer
+    from edge_assist.answers.conversation import Conversation
     from edge_assist.clock import RealClock
     from edge_assist.events import Caption
     from edge_assist.memory.memory import Memory
@@ -143,7 +127,7 @@ async def _answer_recording(
 
     out: list[dict[str, Any]] = []
     clock = RealClock()
-    conversations: dict[tuple[str, str], object] = {}
+    conversations: dict[tuple[str, str], Conversation] = {}
     # causal: questions by ask time, file order within one ask time (a conversation shares one)
     timed = sorted(asked, key=lambda a: rec.end if a.question.ask_t is None else a.question.ask_t)
     with tempfile.TemporaryDirectory(prefix="edge-assist-qa-free-") as tmp:
@@ -151,7 +135,6 @@ async def _answer_recording(
         memory = Memory.open(mcfg, llm, enc, None)
         try:
             assistant = build_assistant(mcfg, llm, enc, memory, clock=clock)
-            ask: Callable[..., Awaitable[Answer]] = assistant.answer
             i = 0
             for a in timed:
                 q = a.question
@@ -162,14 +145,13 @@ async def _answer_recording(
                     i += 1
                 base: dict[str, Any] = {"part": a.part, "id": q.qid, "recording": q.recording, "kind": q.kind}
                 base |= {"question": q.question, "ask_t": round(ask_t, 1), "conversation": q.conversation}
-                if q.conversation is not None and factory is None and q.kind == "followup":
-                    out.append(base | {"answer": "", "outcome": NOT_RUN, "wrong_no": False, "seconds": 0.0})
-                    continue
-                extra: dict[str, object] = {}
-                if q.conversation is not None and factory is not None:
-                    extra["conversation"] = conversations.setdefault((a.part, q.conversation), factory())
+                conv = None
+                if q.conversation is not None:
+                    conv = conversations.setdefault((a.part, q.conversation), Conversation())
                 began = time.perf_counter()
-                ans = await ask(q.question, before_t=ask_t, session_id=rec.session_id, **extra)
+                ans = await assistant.answer(
+                    q.question, before_t=ask_t, session_id=rec.session_id, conversation=conv
+                )
                 seconds = time.perf_counter() - began
                 said = ans.spoken()
                 v = score(q, said, ask_t)
@@ -189,7 +171,7 @@ def _pct(n: int, d: int) -> float | None:
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     """One part's figures: right %, never-seen right %, wrong Nos, per kind, answer time."""
-    ran = [r for r in records if r["outcome"] != NOT_RUN]
+    ran = records
     never = [r for r in ran if r["kind"] == "never"]
     answerable = [r for r in ran if r["kind"] != "never"]
     secs = [r["seconds"] for r in ran]
@@ -198,8 +180,6 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         by_kind[r["kind"]].append(r)
     return {
         "questions": len(records),
-        "run": len(ran),
-        "not_run": len(records) - len(ran),
         "right_pct": _pct(sum(r["outcome"] == RIGHT for r in ran), len(ran)),
         "answerable": {
             "n": len(answerable),
@@ -214,10 +194,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "per_kind": {
             k: {
                 "n": len(v),
-                "run": sum(r["outcome"] != NOT_RUN for r in v),
-                "right_pct": _pct(
-                    sum(r["outcome"] == RIGHT for r in v), sum(r["outcome"] != NOT_RUN for r in v)
-                ),
+                "right_pct": _pct(sum(r["outcome"] == RIGHT for r in v), len(v)),
                 "wrong_no": sum(bool(r["wrong_no"]) for r in v),
             }
             for k in KINDS

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from edge_assist.evaluation.qa_freeform import NOT_RUN
 from edge_assist.evaluation.qa_freeform_score import KINDS, RIGHT
 
 # Parts whose answers are not listed one by one: a held-back part is measured, never read for tuning.
@@ -43,12 +42,8 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
     lines = [
         f"# Free-form question benchmark: {result['variant']} streams",
         "",
-        f"{result['recordings']} recordings; answerer `{result['answerer']}`; follow-ups "
-        + (
-            "asked in conversations."
-            if result["conversations"]
-            else "**not run** (no conversations in this build)."
-        )
+        f"{result['recordings']} recordings; answerer `{result['answerer']}`; a follow-up is asked in "
+        "its conversation, after the question before it."
         + f" Commit `{result.get('commit', 'unknown')}`. Command:",
         "",
         f"```\n{command}\n```",
@@ -58,7 +53,7 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         "",
         head,
         rule,
-        "| questions (run) | " + " | ".join(f"{s[p]['questions']} ({s[p]['run']})" for p in parts) + " |",
+        "| questions | " + " | ".join(str(s[p]["questions"]) for p in parts) + " |",
         "| **right %** | " + " | ".join(f"**{_cell(s[p]['right_pct'])}**" for p in parts) + " |",
         "| answerable: right % | " + " | ".join(_cell(s[p]["answerable"]["right_pct"]) for p in parts) + " |",
         "| answerable: abstained % | "
@@ -96,9 +91,7 @@ def _per_kind(s: dict[str, dict[str, Any]], parts: list[str]) -> list[str]:
             if c is None:
                 cells.append("–")
                 continue
-            txt = (
-                f"{_cell(c['right_pct'])} ({c['run']}" + (f" of {c['n']}" if c["run"] != c["n"] else "") + ")"
-            )
+            txt = f"{_cell(c['right_pct'])} ({c['n']})"
             cells.append(txt + (f", {c['wrong_no']} wrong No" if c["wrong_no"] else ""))
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     return lines
@@ -106,11 +99,7 @@ def _per_kind(s: dict[str, dict[str, Any]], parts: list[str]) -> list[str]:
 
 def _misses(records: list[dict[str, Any]]) -> list[str]:
     """The answers that were not right, for the parts that may be read (not a held-back part)."""
-    shown = [
-        r
-        for r in records
-        if r["outcome"] not in (RIGHT, NOT_RUN) and not any(u in r["part"] for u in _UNLISTED)
-    ]
+    shown = [r for r in records if r["outcome"] != RIGHT and not any(u in r["part"] for u in _UNLISTED)]
     if not shown:
         return []
     out = [
