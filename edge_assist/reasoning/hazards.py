@@ -29,14 +29,15 @@ from edge_assist.reasoning.hazard_reading import LEXICON, RELATIONS, Lexicon, Re
 from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 
 CAPTIONS = Path(__file__).resolve().parents[1] / "data" / "hazard_captions"
-EXAMPLES = "train.jsonl"  # the written examples the similarity features compare with
+# The written examples the similarity features compare with (both train files).
+EXAMPLES = ("train.jsonl", "train2.jsonl")
 MODEL_PATH = MODEL
 
 # Which kind a reading is, the most specific combination first (lexicon source names).
 KIND_RULES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     # (kind, any of these sources, together with any of these exposures)
     ("fire", ("fire",), ()),
-    ("tool_misuse", ("blade",), ("misuse",)),
+    ("tool_misuse", ("blade", "tool"), ("misuse",)),
     ("sharp", ("blade",), ("body", "contact")),
     ("child", ("child",), ()),
     ("lifting", ("heavy",), ("strain", "unattended")),
@@ -126,13 +127,15 @@ class HazardDetector:
         *,
         lexicon: str | Path = LEXICON,
         model: str | Path = MODEL,
-        examples: str | Path = CAPTIONS / EXAMPLES,
+        examples: tuple[str | Path, ...] = tuple(CAPTIONS / e for e in EXAMPLES),
         vector_file: VectorFile | None = None,
     ) -> HazardDetector:
         lex, m = Lexicon.load(lexicon), HazardModel.load(model)
-        p = Path(examples)
+        p = Path(examples[0])
         try:
-            raw = p.read_text(encoding="utf-8")
+            raw = ""
+            for p in map(Path, examples):
+                raw += p.read_text(encoding="utf-8").rstrip("\n") + "\n"
             rows = [json.loads(x) for x in raw.splitlines() if x.strip()]
             texts = [str(r["text"]) for r in rows]
             is_h = np.array([r["label"] == "hazard" for r in rows])
