@@ -49,6 +49,8 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
         _any(r, ("heat", "fire")) * _any(r, ("active",)) * _any(r, ("unattended",))
     ),
     "heat_and_body": lambda r: _any(r, ("heat",)) * _any(r, ("contact", "unprotected")),
+    "heat_at_skin": lambda r: _any(r, ("heat",)) * _any(r, ("body",)) * _any(r, ("contact", "unprotected")),
+    "fire_happening": lambda r: _any(r, ("fire",)) * max(_any(r, ("happening",)), float(r.intensity > 0)),
     "fire_and_flammable": lambda r: (
         _any(r, ("fire", "heat")) * _any(r, ("flammable",)) * _any(r, ("contact", "active"))
     ),

@@ -29,8 +29,9 @@ from edge_assist.reasoning.hazard_reading import LEXICON, RELATIONS, Lexicon, Re
 from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 
 CAPTIONS = Path(__file__).resolve().parents[1] / "data" / "hazard_captions"
-# The written examples the similarity features compare with (both train files).
-EXAMPLES = ("train.jsonl", "train2.jsonl")
+# The examples the similarity features compare with: the written train captions and ordinary
+# CaptainCook4D train captions.
+EXAMPLES = ("train.jsonl", "train2.jsonl", "ordinary_cc4d.jsonl")
 MODEL_PATH = MODEL
 
 # Which kind a reading is, the most specific combination first (lexicon source names).
