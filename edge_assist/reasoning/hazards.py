@@ -6,7 +6,7 @@ two chemicals mixed, a wet floor and hurrying, a road and no lights. The detecto
 caption into hazard sources, exposures and guards (`hazard_reading.py`, lexicon
 `data/hazard_lexicon.toml`), builds compositional features from that reading plus two
 text-encoder similarities to written examples (`hazard_model.py`), and weighs them with a
-logistic model fitted on hazard_captions/train.jsonl, its threshold chosen on val
+logistic model fitted on hazard_captions/train*.jsonl and ordinary_cc4d.jsonl, chosen on val
 (`data/hazard_model.json`, `benchmarks/hazard_fit.py`). Numpy and the text encoder only.
 
 The score also feeds the gate's "hazard" feature group. A `Hazard` carries a severity (how
