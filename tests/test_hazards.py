@@ -134,6 +134,13 @@ def test_the_detector_files_load() -> None:
     assert "hazard" in lex.say and json.loads(MODEL.read_text(encoding="utf-8"))["threshold"] > 0
 
 
+def test_a_guard_said_not_to_be_there_guards_nothing() -> None:
+    lex = Lexicon.load()
+    assert "guarded" in lex.read("stepladder fully open and locked").guards
+    assert not lex.read("stepladder half open, not locked, person on the third step").guards
+    assert not lex.read("I'm pruning without gloves on").guards
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

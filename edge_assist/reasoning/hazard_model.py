@@ -49,6 +49,8 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
         _any(r, ("heat", "fire")) * _any(r, ("active",)) * _any(r, ("unattended",))
     ),
     "heat_and_body": lambda r: _any(r, ("heat",)) * _any(r, ("contact", "unprotected")),
+    "heat_at_skin": lambda r: _any(r, ("heat",)) * _any(r, ("body",)) * _any(r, ("contact", "unprotected")),
+    "fire_happening": lambda r: _any(r, ("fire",)) * max(_any(r, ("happening",)), float(r.intensity > 0)),
     "fire_and_flammable": lambda r: (
         _any(r, ("fire", "heat")) * _any(r, ("flammable",)) * _any(r, ("contact", "active"))
     ),
@@ -59,6 +61,7 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "chemical_at_face": lambda r: _any(r, ("chemical",)) * _any(r, ("body", "unprotected")),
     "water_and_electric": lambda r: _any(r, ("water",)) * _any(r, ("electric",)),
     "slippery_and_hurry": lambda r: _any(r, ("floor", "water")) * _any(r, ("hurry",)),
+    "spill_on_floor": lambda r: _any(r, ("floor",)) * _any(r, ("happening", "water")) * float(not r.guards),
     "traffic_unprotected": lambda r: _any(r, ("traffic",)) * _any(r, ("unprotected", "hurry", "contact")),
     "child_and_source": lambda r: (
         _any(r, ("child",)) * float(bool(r.sources - {"child"}) or "unattended" in r.exposures)
@@ -68,7 +71,9 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "height_unstable": lambda r: _any(r, ("height", "floor")) * _any(r, ("unstable", "unprotected")),
     "pressure_active": lambda r: _any(r, ("pressure",)) * _any(r, ("active", "contact", "unprotected")),
     "pinch_and_body": lambda r: _any(r, ("pinch_point",)) * _any(r, ("body",)) * _any(r, ("contact",)),
-    "tool_misuse": lambda r: _any(r, ("blade",)) * _any(r, ("misuse",)),
+    "tool_misuse": lambda r: _any(r, ("blade", "tool")) * _any(r, ("misuse",)),
+    "pressure_and_heat": lambda r: _any(r, ("pressure",)) * _any(r, ("heat", "fire")),
+    "unstable_footing": lambda r: _any(r, ("unstable",)) * float(not r.guards),
     "active_unattended": lambda r: _any(r, ("active",)) * _any(r, ("unattended",)),
     "source_happening": lambda r: float(bool(r.sources)) * _any(r, ("happening",)),
     "active_source_at_body": lambda r: (

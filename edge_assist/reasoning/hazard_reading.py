@@ -58,6 +58,15 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^\w'\- ]+", " ", t).split())
 
 
+# A guard said not to be there ("not locked", "no lid on", "without the guard") guards nothing.
+NEGATORS = "not|no|without|never|isn't|aren't|wasn't|hasn't|haven't|don't|doesn't"
+NEGATION = re.compile(rf"(?:^|\s)(?:{NEGATORS})\s+(?:\S+\s+)?$")
+
+
+def _affirmed(text: str, match: re.Match[str]) -> bool:
+    return NEGATION.search(text[max(0, match.start() - 40) : match.start()]) is None
+
+
 @dataclass(frozen=True)
 class Reading:
     sources: frozenset[str]
@@ -112,9 +121,11 @@ class Lexicon:
         found = {
             role: frozenset(n for n, pat in cs.items() if pat.search(t)) for role, cs in self.concepts.items()
         }
+        guard_patterns = self.concepts.get("guard", {}).items()
+        guards = frozenset(n for n, pat in guard_patterns if any(_affirmed(t, m) for m in pat.finditer(t)))
         return Reading(
             found["source"],
             found["exposure"],
-            found.get("guard", frozenset()),
+            guards,
             max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0),
         )

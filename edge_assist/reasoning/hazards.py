@@ -6,7 +6,7 @@ two chemicals mixed, a wet floor and hurrying, a road and no lights. The detecto
 caption into hazard sources, exposures and guards (`hazard_reading.py`, lexicon
 `data/hazard_lexicon.toml`), builds compositional features from that reading plus two
 text-encoder similarities to written examples (`hazard_model.py`), and weighs them with a
-logistic model fitted on hazard_captions/train.jsonl, its threshold chosen on val
+logistic model fitted on hazard_captions/train*.jsonl and ordinary_cc4d.jsonl, chosen on val
 (`data/hazard_model.json`, `benchmarks/hazard_fit.py`). Numpy and the text encoder only.
 
 The score also feeds the gate's "hazard" feature group. A `Hazard` carries a severity (how
@@ -29,14 +29,16 @@ from edge_assist.reasoning.hazard_reading import LEXICON, RELATIONS, Lexicon, Re
 from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 
 CAPTIONS = Path(__file__).resolve().parents[1] / "data" / "hazard_captions"
-EXAMPLES = "train.jsonl"  # the written examples the similarity features compare with
+# The examples the similarity features compare with: the written train captions and ordinary
+# CaptainCook4D train captions.
+EXAMPLES = ("train.jsonl", "train2.jsonl", "ordinary_cc4d.jsonl")
 MODEL_PATH = MODEL
 
 # Which kind a reading is, the most specific combination first (lexicon source names).
 KIND_RULES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     # (kind, any of these sources, together with any of these exposures)
     ("fire", ("fire",), ()),
-    ("tool_misuse", ("blade",), ("misuse",)),
+    ("tool_misuse", ("blade", "tool"), ("misuse",)),
     ("sharp", ("blade",), ("body", "contact")),
     ("child", ("child",), ()),
     ("lifting", ("heavy",), ("strain", "unattended")),
@@ -126,13 +128,15 @@ class HazardDetector:
         *,
         lexicon: str | Path = LEXICON,
         model: str | Path = MODEL,
-        examples: str | Path = CAPTIONS / EXAMPLES,
+        examples: tuple[str | Path, ...] = tuple(CAPTIONS / e for e in EXAMPLES),
         vector_file: VectorFile | None = None,
     ) -> HazardDetector:
         lex, m = Lexicon.load(lexicon), HazardModel.load(model)
-        p = Path(examples)
+        p = Path(examples[0])
         try:
-            raw = p.read_text(encoding="utf-8")
+            raw = ""
+            for p in map(Path, examples):
+                raw += p.read_text(encoding="utf-8").rstrip("\n") + "\n"
             rows = [json.loads(x) for x in raw.splitlines() if x.strip()]
             texts = [str(r["text"]) for r in rows]
             is_h = np.array([r["label"] == "hazard" for r in rows])
