@@ -3,6 +3,7 @@
 Explicit, configurable rules (config [policy]) applied after the reasoner has decided:
 per-sub-type cooldowns, a global cap per hour, do-not-disturb, and no repeat of the same
 advice within a window (same normalised text, or text-encoder cosine above a threshold).
+An alert about a task needs a task under way (`task_alerts`).
 Safety bypasses cooldowns, the cap and do-not-disturb (it still is not repeated within
 its own short window, unless it got worse: a higher `severity` than the alert it would
 repeat); answers to the wearer's questions bypass everything. Every
@@ -34,6 +35,7 @@ from edge_assist.events import SubType
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.alert_strength import Strength
 from edge_assist.reasoning.held_alerts import BEHIND_WEAKER, HeldAlert, HeldAlerts
+from edge_assist.reasoning.task_alerts import TaskBasis, task_rule
 
 HOUR_S = 3600.0
 
@@ -99,15 +101,20 @@ class InterventionPolicy:
         score: float | None = None,
         subject: object = None,
         reason: str = "",
+        basis: TaskBasis | None = None,
     ) -> Verdict:
         """Decide whether this response may be spoken now; remember it when it is. `about`, when
         given, is what the advice is about (e.g. one missing step however the sentence names
         the step in progress): repeats are judged on it instead of the text. `severity`: advice
         more severe than a recent one is not its repeat (a hazard that got worse). `score` is the
         decider's number within the service (its strength); `subject` and `reason` are kept
-        with an alert a cooldown holds back, for `reoffer`."""
+        with an alert a cooldown holds back, for `reoffer`. `basis`: the task an alert rests on;
+        a task alert without a task under way is not said (`task_alerts`)."""
         if trigger == "query":
             return Verdict(True)  # the wearer asked: always answer
+        rule = task_rule(sub_type, basis)
+        if rule:
+            return Verdict(False, rule)
         strength = Strength.of(sub_type, score)
         async with self._lock:
             self._start(session_id, now_t)

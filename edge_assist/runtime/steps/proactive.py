@@ -11,6 +11,7 @@ import time
 
 from edge_assist.config import Config
 from edge_assist.reasoning.api import SearchGate, StepContext
+from edge_assist.reasoning.task_alerts import TaskBasis
 from edge_assist.runtime.steps.gate import GateStep
 from edge_assist.runtime.steps.passes import LlmPasses, task_context
 from edge_assist.runtime.steps.verdict import StepNotes, Verdict, reoffer
@@ -56,4 +57,6 @@ class ProactiveStep:
         notes.timings["tracker_cpu"] = tracked.cpu_s
         if tracked.reading is not None:
             notes.trace["task"] = tracked.reading.to_json()
+        reading = tracked.reading
+        notes.task = TaskBasis(reading.state.task, reading.source) if reading is not None else TaskBasis()
         return tracked

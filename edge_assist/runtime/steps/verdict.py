@@ -11,6 +11,7 @@ from edge_assist.events import Caption, Decision, SubType
 from edge_assist.reasoning.api import StepContext
 from edge_assist.reasoning.held_alerts import stands
 from edge_assist.reasoning.policy import InterventionPolicy
+from edge_assist.reasoning.task_alerts import TASK_ALERTS, TaskBasis
 from edge_assist.tasks.findings import TrackerState
 
 
@@ -64,6 +65,7 @@ class StepNotes:
 
     timings: dict[str, float] = field(default_factory=dict)  # seconds per section
     trace: dict[str, Any] = field(default_factory=dict)  # JSON: what each part saw and said
+    task: TaskBasis | None = None  # the task the tracker follows at this caption (None: not read)
 
 
 async def admit(
@@ -83,6 +85,7 @@ async def admit(
     `score` is the decider's number within the service (the alert's strength) and `subject`
     what it is about (a finding, a missing step's id), kept if a cooldown holds it back."""
     start = time.perf_counter()
+    basis = notes.task.about(subject) if notes.task is not None else None
     allowed = await policy.admit(
         session_id=ctx.session_id,
         sub_type=sub_type,
@@ -94,11 +97,14 @@ async def admit(
         score=score,
         subject=subject,
         reason=reason,
+        basis=basis,
     )
     notes.timings["policy"] = time.perf_counter() - start
     notes.trace["policy"] = {"allowed": allowed.allowed, "reason": allowed.reason}
     if score is not None:
         notes.trace["policy"]["strength"] = round(score, 4)
+    if basis is not None and sub_type in TASK_ALERTS:
+        notes.trace["policy"]["task"] = basis.to_json()
     return Verdict(allowed.allowed, reason, sub_type, text, suppressed_by=allowed.reason)
 
 
