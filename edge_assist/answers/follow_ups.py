@@ -48,8 +48,9 @@ def with_object(question: str, obj: str) -> str | None:
     """`question` asked again about `obj`: "when did I add the salsa?" -> "when did I add the salt?"."""
     q = " ".join(question.split()).rstrip("?.! ")
     m = _HOW_MUCH.match(q)
-    if m is not None:
-        return f"{m.group(1)} {obj} {m.group(3)}?"
+    if m is not None:  # "how much salt did I add?": no article after "how much"
+        bare = re.sub(r"^(?:the|a|an|some|my)\s+", "", obj)
+        return f"{m.group(1)} {bare} {m.group(3)}?"
     words = answer_text.question_focus(q).split()
     if len(words) < 2:
         return None
@@ -74,14 +75,17 @@ async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Cl
         # Asked "now" of a store: now is as far as memory of that session goes.
         later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
         now = max((c.t1 for c in later), default=m.t1)
-    s = max(0.0, now - m.t0)
-    if s < 90:
-        said = f"{int(round(s / 10.0) * 10) or int(s)} seconds"
-    elif s < 90 * 60:
-        said = f"{int(round(s / 60))} minutes"
-    else:
-        said = f"{s / 3600:.1f} hours"
-    return f"About {said} ago, at {stream_clock(m.t0)}."
+    return f"About {_age(max(0.0, now - m.t0))} ago, at {stream_clock(m.t0)}."
+
+
+def _age(s: float) -> str:
+    """Seconds as said: "40 seconds", "1 minute", "12 minutes", "2.5 hours"."""
+    if s < 45:
+        return f"{max(5, int(round(s / 5.0)) * 5)} seconds"
+    if s < 90 * 60:
+        n = max(1, int(round(s / 60)))
+        return f"{n} minute{'s' if n != 1 else ''}"
+    return f"{s / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
 
 
 async def resolve(
@@ -118,7 +122,8 @@ async def resolve(
         near = await recall.neighbour(clock, m, step=step, before_t=before_t)
         if near is None:
             text = answer_text.NOTHING_AFTER if step == 1 else answer_text.NOTHING_BEFORE
-            return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment")
+            # Not kept: "how long ago?" next still means the last moment told.
+            return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment", keep=False)
         text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
     if follow.kind == "where":
