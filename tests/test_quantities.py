@@ -62,7 +62,8 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
         (
             "how long did I microwave it?",
-            "55-70 seconds in all: 30 seconds at 1:27, 15-30 more seconds at 2:44 and 10 seconds at 4:47.",
+            "55-70 seconds in all. At 1:27 you microwaved the ramekin cup uncovered on high for 30 seconds. "
+            "At 2:44",
             "quantities",
         ),
         ("how much cheese did I sprinkle?", "1 tablespoon. At 4:16 you sprinkled", "quantities"),

@@ -40,6 +40,7 @@ _AGAIN = re.compile(r"\b(?:the\s+)?second\s+time\b")
 # Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
 _LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep".split())
 _PRONOUNS = frozenset("it them that this those these one ones".split())
+TOLD = 3  # moments told one by one in an answer that adds several up
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
 
 
@@ -185,11 +186,10 @@ def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord
         f = found[0]
         said = dict.fromkeys(a.text for a in f.amounts)
         return f"{' and '.join(said)}. {answer_text.tell(f.moment.text, f.moment.t0)}", f.moment
-    parts = [
-        f"{' / '.join(dict.fromkeys(a.text for a in f.amounts))} at {stream_clock(f.moment.t0)}"
-        for f in found
-    ]
-    return f"{_total(found, q)} in all: {', '.join(parts[:-1])} and {parts[-1]}.", found[0].moment
+    # Each moment told as well: the wearer hears what was added up, in the captions' words.
+    told = " ".join(answer_text.tell(f.moment.text, f.moment.t0) for f in found[:TOLD])
+    more = f" And {len(found) - TOLD} more times." if len(found) > TOLD else ""
+    return f"{_total(found, q)} in all. {told}{more}", found[0].moment
 
 
 class QuantityAnswers:
