@@ -100,7 +100,12 @@ def test_ask_over_a_finished_recording_answers_as_live_at_its_end(
 ) -> None:
     assert replayed.at_end["did I skip anything?"] == f"Not done yet, though later steps are: {SKIPPED}."
     assert replayed.at_end["how far am I?"] == "11 of 12 steps of Microwave egg sandwich done; 1 to go."
-    for q in ("did I skip anything?", "how far am I?"):
+    # Done, bar the step skipped at the start: not "Next: coat the ramekin".
+    assert (
+        replayed.at_end["what's next?"]
+        == f"That was the last step of Microwave egg sandwich, but you skipped: {SKIPPED}."
+    )
+    for q in ("did I skip anything?", "how far am I?", "what's next?"):
         capsys.readouterr()
         args = ["ask", q, "--recording", str(DEMO), "--json", "--set", f"general.data_dir={tmp_path}"]
         assert main([*args, *CLIP_LEVEL_ARGS]) == 0
