@@ -37,6 +37,9 @@ NO_SUMMARIES = [
         ("and before that?", "before", ""),
         ("where was that?", "where", ""),
         ("And where?", "where", ""),
+        ("how much?", "amount", "much"),
+        ("for how long?", "amount", "long"),
+        ("what did I do right after?", "after", ""),
         ("how long ago?", "ago", ""),
         ("how long ago was that?", "ago", ""),
         ("when was that?", "ago", ""),
@@ -130,6 +133,9 @@ def test_and_the_cheese_asks_the_last_question_again(
     again = _ask(demo_dir, capsys, "and the cheese?", "--continue")
     assert again["answer"].startswith("1 tablespoon. At 4:16 you sprinkled")
     assert again["trace"]["follow_up"] == {"kind": "object", "asked_as": "how much cheese did I add?"}
+    assert "3:39" in _ask(demo_dir, capsys, "when did I top the cup with salsa?")["answer"]
+    much = _ask(demo_dir, capsys, "how much?", "--continue")
+    assert much["answer"] == "1 tablespoon. At 3:39 you topped cup with 1 tablespoon of salsa."
 
 
 @pytest.mark.slow  # the replay loads the offline text encoder

@@ -36,6 +36,12 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
     assert q is not None and (q.dims, q.thing) == (("volume",), {"water"})
     q = parse("how many times did I stir it the last time?")
     assert q is not None and q.times and q.which == "last"
+    q = parse("how much flour went in?")
+    assert q is not None and (q.thing, q.action) == ({"flour"}, frozenset())
+    q = parse("how long was the bowl in the microwave the first time?")
+    assert q is not None and (q.thing, q.action, q.which) == ({"bowl"}, microwave, "first")
+    q = parse("how long did the pancakes cook before I flipped them?")  # not the flipping
+    assert q is not None and q.action == content_words("cook")
     assert parse("how long ago was that?") is None
     assert parse("when did I add the salt?") is None
 

@@ -1,12 +1,13 @@
 """Follow-up questions answered from the last answer of the conversation.
 
 "and after that?" and "and before that?" step to the clip next to the moment the last
-answer rested on; "where was that?" tells that moment again (a caption names the place
-when anything does); "how long ago?" measures from it to the time asked about; "and the
-salt?" asks the last question again about the new thing, and is answered like any question.
-A follow-up with no last answer to lean on (none within the conversation's window) is
-answered "About what? Ask the whole question."; one after an answer that rested on no moment
-("I don't remember you doing that") is told that nothing was found to lean on.
+answer rested on; "how much?" and "for how long?" read the amount that moment's caption
+says; "where was that?" tells that moment again (a caption names the place when anything
+does); "how long ago?" measures from it to the time asked about; "and the salt?" asks the
+last question again about the new thing, and is answered like any question. A follow-up
+with no last answer to lean on (none within the conversation's window) is answered "About
+what? Ask the whole question."; one after an answer that rested on no moment ("I don't
+remember you doing that") is told that nothing was found to lean on.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.details import parse_details
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -65,6 +67,17 @@ def with_object(question: str, obj: str) -> str | None:
     if not old or at < 0:
         return None
     return f"{q[:at]}{obj}{q[at + len(old) :]}?"
+
+
+_AMOUNT_DIMS = {"much": ("volume", "mass", "count"), "many": ("count",), "long": ("time",)}
+
+
+def _amount(m: Moment, how: str) -> str:
+    """ "How much?" of the last moment: the amounts its caption says, and the moment."""
+    said = dict.fromkeys(a.text for a in parse_details(m.text).amounts if a.dim in _AMOUNT_DIMS[how])
+    if not said:
+        return answer_text.DONT_REMEMBER
+    return f"{' and '.join(said)}. {answer_text.tell(m.text, m.t0, m.note)}"
 
 
 async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Clock) -> str:
@@ -126,6 +139,10 @@ async def resolve(
             return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment", keep=False)
         text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
+    if follow.kind == "amount":
+        text = _amount(m, follow.obj)
+        told = m if text != answer_text.DONT_REMEMBER else None
+        return Resolved(frame, follow, text, told, outcome="the last moment's amount")
     if follow.kind == "where":
         return Resolved(frame, follow, answer_text.tell(m.text, m.t0, m.note), m, "the last moment again")
     said = await _ago(last, m, before_t, recall, clock)

@@ -27,19 +27,28 @@ from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
+from edge_assist.text.verb_forms import is_verb
 
-_ASK = re.compile(
-    r"^how\s+(?P<how>many|much|long)\b(?P<thing>.*?)\s*\b(?P<aux>did|do|does|have|had|has|was|were|am|is|are)\s+"
-    r"(?:i|you|we)\b\s*(?P<rest>.*)$"
+_ASK = re.compile(r"^how\s+(?P<how>many|much|long)\b\s*(?P<rest>.*)$")
+# Where the thing asked about ends: "how much flour | went in", "how many eggs | did I use".
+_VERB_START = re.compile(
+    r"\b(?:did|do|does|have|had|has|was|were|am|is|are|went|go|goes|got|get|gets|came|come|used)\b"
 )
+_SUBJECTS = frozenset("i you we it they that this them those these".split())
+# "before I flipped them", "until it melted": a clause about another moment, not this one.
+_OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while)\b.*$")
 _FIRST = re.compile(
-    r"\b(?:(?:the|my)\s+first\s+time|at\s+first|first|initially|to\s+begin\s+with|at\s+the\s+start)\b"
+    r"\b(?:(?:the|my)\s+first\s+(?:time|round|go)|at\s+first|first|initially|to\s+begin\s+with|"
+    r"at\s+the\s+start)\b"
 )
-_LAST = re.compile(r"\b(?:(?:the|my)\s+last\s+time|last|at\s+the\s+end|in\s+the\s+end|finally)\b")
-_AGAIN = re.compile(r"\b(?:the\s+)?second\s+time\b")
+_LAST = re.compile(
+    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally)\b"
+)
+_AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
 # Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
-_LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep".split())
-_PRONOUNS = frozenset("it them that this those these one ones".split())
+_LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep go went".split())
+# Words of the question that name neither the thing nor the action.
+_EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
 TOLD = 3  # moments told one by one in an answer that adds several up
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
 
@@ -54,37 +63,44 @@ class QuantityQuestion:
     said_thing: str  # the thing as asked, for the answer ("eggs")
 
 
+def _which(rest: str) -> str:
+    if _FIRST.search(rest):
+        return "first"
+    if _AGAIN.search(rest):
+        return "second"
+    return "last" if _LAST.search(rest) else "all"
+
+
 def parse(question: str) -> QuantityQuestion | None:
+    """ "How many eggs did I use?", "how much flour went in?", "how long did the eggs
+    microwave?", "how long was the bowl in the microwave the first time?"; None for others."""
     q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
     m = _ASK.match(q)
     if m is None or re.match(r"^how\s+long\s+ago\b", q):
         return None
-    how, thing, rest = m.group("how"), m.group("thing").strip(), m.group("rest")
-    which = (
-        "first"
-        if _FIRST.search(rest)
-        else "second"
-        if _AGAIN.search(rest)
-        else "last"
-        if _LAST.search(rest)
-        else "all"
-    )
+    how, rest = m.group("how"), m.group("rest")
+    which = _which(rest)
     rest = _AGAIN.sub(" ", _LAST.sub(" ", _FIRST.sub(" ", rest)))
-    words = rest.split()
-    verb = words[0] if words else ""
-    obj = " ".join(w for w in words[1:] if w not in _PRONOUNS)
+    verb_at = _VERB_START.search(rest)
+    if verb_at is None:
+        return None
+    lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
+    words = [w for w in tail.split() if w not in _SUBJECTS]
+    verbs = [w for w in words if is_verb(w) and w not in _LIGHT_VERBS]
+    others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
     dims = _DIMS[how]
-    times = how == "many" and thing in ("times", "time")
-    if times:
-        thing = ""
-    unit = thing.split(" of ")[0].strip() if thing else ""
+    times = how == "many" and lead in ("times", "time")
+    thing = "" if times else lead
+    unit = thing.split(" of ")[0].strip()
     if unit in UNITS:  # "how many cups of water": a volume of water
         dims, thing = (UNITS[unit][0],), thing.split(" of ", 1)[1] if " of " in thing else ""
     elif how == "many" and thing in ("minutes", "seconds", "hours"):
         dims, thing = ("time",), ""
-    thing = thing or obj
-    action = frozenset() if verb in _LIGHT_VERBS else frozenset(answer_text.content_words(verb))
-    return QuantityQuestion(dims, frozenset(answer_text.content_words(thing)), action, which, times, thing)
+    thing = thing or others
+    action = frozenset(w for v in verbs for w in answer_text.content_words(v))
+    said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
+    thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
+    return QuantityQuestion(dims, thing_words, action, which, times, said)
 
 
 @dataclass(frozen=True)
@@ -109,7 +125,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
     for c in clips:
         words = answer_text.content_words(c.text)
         has_thing = bool(q.thing) and q.thing <= words
-        has_action = bool(q.action) and q.action <= words
+        has_action = bool(q.action & words)
         named = named or has_thing or has_action
         if q.times:
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):

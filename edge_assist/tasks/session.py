@@ -338,13 +338,13 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
         avail = [s for s in st.available if s != st.step_id]
         if not avail:
             return (
-                f"That was the last step of {title}."
+                f"That was the last step of {title}: it is done."
                 if st.k >= st.n_steps
                 else "Finish the step you are on first."
             )
         if st.n_steps - st.k == len(missed):
             # Nothing is left but what was skipped: the task is done, bar those.
-            return f"That was the last step of {title}, but you skipped: " + "; ".join(missed[:3]) + "."
+            return f"Every other step of {title} is done; you skipped: " + "; ".join(missed[:3]) + "."
         first = st.text_of(avail[0])
         more = f" (or: {st.text_of(avail[1])})" if len(avail) > 1 else ""
         return f"Next: {first}.{more}"
