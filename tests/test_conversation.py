@@ -37,6 +37,9 @@ NO_SUMMARIES = [
         ("and before that?", "before", ""),
         ("where was that?", "where", ""),
         ("And where?", "where", ""),
+        ("how much?", "amount", "much"),
+        ("for how long?", "amount", "long"),
+        ("what did I do right after?", "after", ""),
         ("how long ago?", "ago", ""),
         ("how long ago was that?", "ago", ""),
         ("when was that?", "ago", ""),
@@ -119,3 +122,31 @@ def test_a_follow_up_leans_on_the_last_answer_across_two_ask_calls(
     assert ago["answer"].startswith("About ") and "4:47" in ago["answer"]
     # Without --continue a question starts a new conversation.
     assert _ask(demo_dir, capsys, "and after that?")["answer"] == ABOUT_WHAT
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_and_the_cheese_asks_the_last_question_again(
+    demo_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _ask(demo_dir, capsys, "how much salsa did I add?")["answer"].startswith("1 tablespoon. At 3:39")
+    again = _ask(demo_dir, capsys, "and the cheese?", "--continue")
+    assert again["answer"].startswith("1 tablespoon. At 4:16 you sprinkled")
+    assert again["trace"]["follow_up"] == {"kind": "object", "asked_as": "how much cheese did I add?"}
+    assert "3:39" in _ask(demo_dir, capsys, "when did I top the cup with salsa?")["answer"]
+    much = _ask(demo_dir, capsys, "how much?", "--continue")
+    assert much["answer"] == "1 tablespoon. At 3:39 you topped cup with 1 tablespoon of salsa."
+
+
+@pytest.mark.slow  # the replay loads the offline text encoder
+@pytest.mark.timeout(300)
+def test_a_follow_up_asked_live(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    asks = ["--ask", "290:and after that?", "--ask", "300:when did I top the cup with salsa?"]
+    asks += ["--ask", "310:and after that?", "--ask", "320:how long ago?"]
+    args = ["replay", str(DEMO), "--no-progress", "--set", f"general.data_dir={tmp_path}", *NO_SUMMARIES]
+    assert main([*args, *asks]) == 0
+    out = capsys.readouterr().out
+    assert f"[00:04:50] ANSWER: {ABOUT_WHAT}" in out
+    assert "[00:05:00] ANSWER: At 3:39 you topped cup with 1 tablespoon of salsa." in out
+    assert "[00:05:10] ANSWER: Right after that: at 4:16 you sprinkled 1 tablespoon of cheese on cup." in out
+    assert "[00:05:20] ANSWER: About 1 minute ago, at 4:16." in out

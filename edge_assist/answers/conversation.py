@@ -1,5 +1,5 @@
 """A short conversation with the wearer: the questions just asked, so the next one may lean
-on the last answer ("and after that?", "where was that?", "how long ago?", "and the salt?").
+on the last answer ("and after that?", "how much?", "where was that?", "how long ago?", "and the salt?").
 
 A follow-up is recognised by its form alone (`follow_up`): a whole question made of "after
 that", "where was that", "how long ago" or "and" with a bare noun phrase. An ordinary
@@ -36,7 +36,7 @@ KEEP = 6
 FILE_NAME = "conversation.json"
 ABOUT_WHAT = "About what? Ask the whole question."
 
-KINDS = ("after", "before", "where", "ago", "object")
+KINDS = ("after", "before", "amount", "where", "ago", "object")
 
 _THAT = r"(?:that|this|it|then)"
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -44,15 +44,20 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "after",
         re.compile(
             rf"^(?:what\s+(?:did\s+i\s+do|happened|came|was\s+next)\s+)?(?:right\s+|just\s+|straight\s+)?"
-            rf"after\s+{_THAT}"
+            rf"after(?:\s+{_THAT})?"
             r"|^then\s+what|^what\s+then|^then|^what\s+came\s+next"
         ),
     ),
     (
         "before",
         re.compile(
-            rf"^(?:what\s+(?:did\s+i\s+do|happened|came)\s+)?(?:right\s+|just\s+|straight\s+)?before\s+{_THAT}"
+            rf"^(?:what\s+(?:did\s+i\s+do|happened|came)\s+)?(?:right\s+|just\s+|straight\s+)?before(?:\s+{_THAT})?"
         ),
+    ),
+    # "how much?", "for how long?", "how many was that?": the amount the last moment says.
+    (
+        "amount",
+        re.compile(rf"^(?:for\s+)?how\s+(?:much|many|long)(?:\s+(?:was|is|were)\s+{_THAT})?(?:\s+for)?"),
     ),
     (
         "where",
@@ -81,7 +86,7 @@ class FollowUp:
     place, its age, or the last question again about another thing (`obj`)."""
 
     kind: str  # one of KINDS
-    obj: str = ""
+    obj: str = ""  # "object": the new thing; "amount": "much", "many" or "long"
 
 
 def follow_up(question: str) -> FollowUp | None:
@@ -100,7 +105,8 @@ def follow_up(question: str) -> FollowUp | None:
     bare = _LEAD.sub("", q)
     for kind, form in _FORMS:
         if form.fullmatch(q) or form.fullmatch(bare):
-            return FollowUp(kind)
+            how = re.search(r"\bhow\s+(much|many|long)\b", bare)
+            return FollowUp(kind, how.group(1) if kind == "amount" and how else "")
     return None
 
 

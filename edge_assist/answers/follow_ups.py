@@ -1,12 +1,13 @@
 """Follow-up questions answered from the last answer of the conversation.
 
 "and after that?" and "and before that?" step to the clip next to the moment the last
-answer rested on; "where was that?" tells that moment again (a caption names the place
-when anything does); "how long ago?" measures from it to the time asked about; "and the
-salt?" asks the last question again about the new thing, and is answered like any question.
-A follow-up with no last answer to lean on (none within the conversation's window) is
-answered "About what? Ask the whole question."; one after an answer that rested on no moment
-("I don't remember you doing that") is told that nothing was found to lean on.
+answer rested on; "how much?" and "for how long?" read the amount that moment's caption
+says; "where was that?" tells that moment again (a caption names the place when anything
+does); "how long ago?" measures from it to the time asked about; "and the salt?" asks the
+last question again about the new thing, and is answered like any question. A follow-up
+with no last answer to lean on (none within the conversation's window) is answered "About
+what? Ask the whole question."; one after an answer that rested on no moment ("I don't
+remember you doing that") is told that nothing was found to lean on.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.details import parse_details
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -48,8 +50,9 @@ def with_object(question: str, obj: str) -> str | None:
     """`question` asked again about `obj`: "when did I add the salsa?" -> "when did I add the salt?"."""
     q = " ".join(question.split()).rstrip("?.! ")
     m = _HOW_MUCH.match(q)
-    if m is not None:
-        return f"{m.group(1)} {obj} {m.group(3)}?"
+    if m is not None:  # "how much salt did I add?": no article after "how much"
+        bare = re.sub(r"^(?:the|a|an|some|my)\s+", "", obj)
+        return f"{m.group(1)} {bare} {m.group(3)}?"
     words = answer_text.question_focus(q).split()
     if len(words) < 2:
         return None
@@ -66,6 +69,17 @@ def with_object(question: str, obj: str) -> str | None:
     return f"{q[:at]}{obj}{q[at + len(old) :]}?"
 
 
+_AMOUNT_DIMS = {"much": ("volume", "mass", "count"), "many": ("count",), "long": ("time",)}
+
+
+def _amount(m: Moment, how: str) -> str:
+    """ "How much?" of the last moment: the amounts its caption says, and the moment."""
+    said = dict.fromkeys(a.text for a in parse_details(m.text).amounts if a.dim in _AMOUNT_DIMS[how])
+    if not said:
+        return answer_text.DONT_REMEMBER
+    return f"{' and '.join(said)}. {answer_text.tell(m.text, m.t0, m.note)}"
+
+
 async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Clock) -> str:
     if m.note:
         return f"{answer_text.when_text(m.t0, m.note)}."
@@ -74,14 +88,17 @@ async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Cl
         # Asked "now" of a store: now is as far as memory of that session goes.
         later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
         now = max((c.t1 for c in later), default=m.t1)
-    s = max(0.0, now - m.t0)
-    if s < 90:
-        said = f"{int(round(s / 10.0) * 10) or int(s)} seconds"
-    elif s < 90 * 60:
-        said = f"{int(round(s / 60))} minutes"
-    else:
-        said = f"{s / 3600:.1f} hours"
-    return f"About {said} ago, at {stream_clock(m.t0)}."
+    return f"About {_age(max(0.0, now - m.t0))} ago, at {stream_clock(m.t0)}."
+
+
+def _age(s: float) -> str:
+    """Seconds as said: "40 seconds", "1 minute", "12 minutes", "2.5 hours"."""
+    if s < 45:
+        return f"{max(5, int(round(s / 5.0)) * 5)} seconds"
+    if s < 90 * 60:
+        n = max(1, int(round(s / 60)))
+        return f"{n} minute{'s' if n != 1 else ''}"
+    return f"{s / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
 
 
 async def resolve(
@@ -118,9 +135,14 @@ async def resolve(
         near = await recall.neighbour(clock, m, step=step, before_t=before_t)
         if near is None:
             text = answer_text.NOTHING_AFTER if step == 1 else answer_text.NOTHING_BEFORE
-            return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment")
+            # Not kept: "how long ago?" next still means the last moment told.
+            return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment", keep=False)
         text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
+    if follow.kind == "amount":
+        text = _amount(m, follow.obj)
+        told = m if text != answer_text.DONT_REMEMBER else None
+        return Resolved(frame, follow, text, told, outcome="the last moment's amount")
     if follow.kind == "where":
         return Resolved(frame, follow, answer_text.tell(m.text, m.t0, m.note), m, "the last moment again")
     said = await _ago(last, m, before_t, recall, clock)

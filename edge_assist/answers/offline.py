@@ -20,6 +20,8 @@ import numpy as np
 from edge_assist.answers import follow_ups
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
+from edge_assist.answers.procedure import ProcedureAnswers
+from edge_assist.answers.quantities import QuantityAnswers
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
@@ -35,6 +37,19 @@ from edge_assist.retrieval.retriever import Retriever
 # one twice, this is what the wearer hears instead of nothing.
 NO_ANSWER = "Sorry, I could not work that out from what I remember."
 OFFLINE_MAX_TOKENS = 128
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question as it is answered: what it asks, about when and which session."""
+
+    question: str
+    choices: tuple[str, ...]
+    before_t: float
+    session_id: str | None
+    past_sessions: bool
+    task: str = ""
+    task_context: str = ""
 
 
 @dataclass
@@ -65,8 +80,11 @@ class OfflineAnswerer:
         clock: Clock,
         retriever: Retriever,
         grounded: GroundedAnswerer,
+        procedure: ProcedureAnswers,
     ) -> None:
         self.cfg = cfg
+        self.procedure = procedure
+        self.quantities = QuantityAnswers(recall, clock)
         self.llm = llm
         self.text_encoder = text_encoder
         self.recall = recall
@@ -84,9 +102,12 @@ class OfflineAnswerer:
         past_sessions: bool = False,
         conversation: Conversation | None = None,
         asked_at: float | None = None,
+        task: str = "",
+        task_context: str = "",
     ) -> Answer:
         """`question` read against the conversation (a follow-up leans on the last answer), then
-        answered; the turn is added to the conversation."""
+        answered; the turn is added to the conversation. `task`, `task_context`: the session's
+        task as its stream names it (default: the config's; else recognised from the captions)."""
         started = time.perf_counter()
         at = asked_at if asked_at is not None else (conversation.now() if conversation else time.time())
         res = await follow_ups.resolve(
@@ -95,7 +116,8 @@ class OfflineAnswerer:
         if res.reply is not None:
             ans = _told(res, question, before_t)
         else:
-            ans = await self._answer(res.question, choices, before_t, session_id, past_sessions)
+            asked = Asked(res.question, choices, before_t, session_id, past_sessions, task, task_context)
+            ans = await self._answer(asked)
             if res.follow is not None:
                 ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
         ans.timings_s.setdefault("total", time.perf_counter() - started)
@@ -105,15 +127,11 @@ class OfflineAnswerer:
             conversation.add(Turn(question, res.question, ans.text, at, session_id, about, ans.moment))
         return ans
 
-    async def _answer(
-        self,
-        question: str,
-        choices: tuple[str, ...],
-        before_t: float,
-        session_id: str | None,
-        past_sessions: bool,
-    ) -> Answer:
-        """Coarse to fine: summaries first, clip retrieval only when they are not enough."""
+    async def _answer(self, asked: Asked) -> Answer:
+        """A procedure question by the tracker; else, with the grounded answerer, from the moment
+        chosen; else coarse to fine: summaries first, clip retrieval only when they are not enough."""
+        question, choices, before_t = asked.question, asked.choices, asked.before_t
+        session_id, past_sessions = asked.session_id, asked.past_sessions
         started = time.perf_counter()
         timings: dict[str, float] = {}
         trace: dict[str, Any] = {
@@ -123,6 +141,10 @@ class OfflineAnswerer:
             "choices": list(choices),
             "before_t": None if math.isinf(before_t) else before_t,
         }
+        if not choices:
+            told = await self._procedure(asked, trace) or await self._quantity(asked, trace)
+            if told is not None:
+                return told
         if self.cfg.reasoner.answerer == "grounded":
             return await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
@@ -141,6 +163,36 @@ class OfflineAnswerer:
         )
         timings["total"] = time.perf_counter() - started
         return answer
+
+    async def _procedure(self, asked: Asked, trace: dict[str, Any]) -> Answer | None:
+        """The tracker's answer, replayed over the session up to the time asked about."""
+        started = time.perf_counter()
+        told = await self.procedure.answer(
+            asked.question,
+            session_id=asked.session_id,
+            before_t=asked.before_t,
+            task=asked.task or self.cfg.reasoner.task,
+            task_context=asked.task_context or self.cfg.reasoner.task_context,
+        )
+        if told is None:
+            return None
+        text, why = told
+        trace.update(task_answer=text, procedure=why, outcome="task tracker")
+        timings = {"tracker": time.perf_counter() - started}
+        return Answer(text, None, "", "task tracker", RetrievedContext(), timings, trace)
+
+    async def _quantity(self, asked: Asked, trace: dict[str, Any]) -> Answer | None:
+        """How many, how much, how long: from the amounts the matching captions say."""
+        started = time.perf_counter()
+        told = await self.quantities.answer(
+            asked.question, session_id=asked.session_id, before_t=asked.before_t
+        )
+        if told is None:
+            return None
+        text, m, why = told
+        trace.update(quantity=why, outcome=why.get("outcome", ""))
+        timings = {"quantities": time.perf_counter() - started}
+        return Answer(text, None, cited(m), "quantities", moment_context(m), timings, trace, m)
 
     async def _fine_answer(
         self,

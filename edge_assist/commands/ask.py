@@ -35,6 +35,13 @@ from edge_assist.events import Caption
 
 if TYPE_CHECKING:
     from edge_assist.answers.conversation import Conversation
+    from edge_assist.answers.offline import Answer
+    from edge_assist.clock import Clock
+    from edge_assist.memory.memory import Memory
+
+
+# Answers that rest on no remembered moment by design: the tracker's, a follow-up's.
+TOLD_WITHOUT_MOMENT = ("task tracker", "conversation")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -132,6 +139,8 @@ def _ask(args: argparse.Namespace) -> int:
             print(f"  {out['evidence']}")
         if out["citation"]:
             print(f"  ({out['citation']}; from {out['stage']})")
+        elif out["stage"] in TOLD_WITHOUT_MOMENT:
+            print(f"  (from the {out['stage']})")
         else:
             print(f"  (nothing in memory matched; from {out['stage']})")
     return 0
@@ -147,7 +156,6 @@ async def _answer(
     conversation: Conversation,
 ) -> dict[str, Any]:
     from edge_assist.clock import RealClock
-    from edge_assist.commands.memory import read_caption_file
     from edge_assist.inference.loader import load_image_encoder, load_llm, load_text_encoder, load_vlm
     from edge_assist.memory.memory import Memory
     from edge_assist.runtime.assistant import build_assistant
@@ -157,18 +165,7 @@ async def _answer(
     vlm = load_vlm(cfg) if cfg.models.vlm else None
     memory = Memory.open(cfg, llm, enc, img)
     try:
-        if build is not None:
-            sid, rows = read_caption_file(build, limits=cfg.limits)
-            if not rows:
-                raise SourceError(f"{build} holds no captions; nothing to answer from")
-            start = time.perf_counter()
-            print(f"building memory from {len(rows)} captions of {build.name} ...", file=sys.stderr)
-            for i, (t0, t1, text) in enumerate(rows):
-                await clock.run_blocking(
-                    memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text)
-                )
-            await clock.run_blocking(memory.flush)
-            print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        task, task_context = ("", "") if build is None else await _build(cfg, memory, clock, build)
         starts = memory.session_starts()
         named = session
         if session is None and starts:
@@ -189,9 +186,36 @@ async def _answer(
             past_sessions=past,
             before_t=before_t,
             conversation=conversation,
+            task=task,
+            task_context=task_context,
         )
     finally:
         memory.close()
+    return _output(question, session, ans)
+
+
+async def _build(cfg: Config, memory: Memory, clock: Clock, path: Path) -> tuple[str, str]:
+    """Memory built from a caption stream in one pass; the task the stream names (its name
+    in the library and its task context), as a replay of it would follow."""
+    from edge_assist.sources.caption_stream import load_caption_stream
+    from edge_assist.tasks.library import stream_task
+
+    stream = load_caption_stream(path, cfg.limits)
+    sid, rows = stream.session_id, [(c.t0, c.t1, c.text) for c in stream.captions]
+    if not rows:
+        raise SourceError(f"{path} holds no captions; nothing to answer from")
+    start = time.perf_counter()
+    print(f"building memory from {len(rows)} captions of {path.name} ...", file=sys.stderr)
+    for i, (t0, t1, text) in enumerate(rows):
+        await clock.run_blocking(
+            memory.ingest, Caption(t=t1, session_id=sid, index=i, t0=t0, t1=t1, text=text)
+        )
+    await clock.run_blocking(memory.flush)
+    print(f"built in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return stream_task(stream.meta), stream.task_context
+
+
+def _output(question: str, session: str | None, ans: Answer) -> dict[str, Any]:
     return {
         "question": question,
         "asked_at": _wall(ans.asked_at),

@@ -164,7 +164,15 @@ def _answer_from_memory(pipeline: Pipeline, result: RunResult, questions: list[t
     )
     print(f"{why}: answering --ask from memory", file=sys.stderr)
     for t, question in left:
-        ans = run_sync(assistant.answer(question, before_t=t, session_id=pipeline.session_id))
+        ans = run_sync(
+            assistant.answer(
+                question,
+                before_t=t,
+                session_id=pipeline.session_id,
+                task=pipeline.task,
+                task_context=pipeline.task_context,
+            )
+        )
         print(f"[{clock_text(t)}] ANSWER: {ans.text}")
 
 

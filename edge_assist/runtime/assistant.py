@@ -19,6 +19,7 @@ from typing import Any
 from edge_assist.answers.conversation import Conversation
 from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import Answer, OfflineAnswerer
+from edge_assist.answers.procedure import ProcedureAnswers
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.errors import ConfigError
@@ -123,7 +124,10 @@ class EgoMemoAssistant:
             library=self.tasks.library,
             vectors=self.tasks.vectors,
         )
-        self.offline = OfflineAnswerer(cfg, llm, text_encoder, recall, clock, retriever, self.grounded)
+        procedure = ProcedureAnswers(self.tasks, text_encoder, recall, clock)
+        self.offline = OfflineAnswerer(
+            cfg, llm, text_encoder, recall, clock, retriever, self.grounded, procedure
+        )
         search = StepSearch(cfg, retriever)
         passes = LlmPasses(cfg, llm, clock, search, policy, kinds)
         gate = _gate_step(cfg, llm, text_encoder, clock, policy, hazards, phrases)
@@ -160,12 +164,16 @@ class EgoMemoAssistant:
         past_sessions: bool = False,
         conversation: Conversation | None = None,
         asked_at: float | None = None,
+        task: str = "",
+        task_context: str = "",
     ) -> Answer:
         """A question over what memory holds (`edge-assist ask`, `eval qa`): answers/offline.py.
         `past_sessions`: the sessions before `session_id` are searched too, as its past.
         `conversation`: the turns before it, so a follow-up ("and after that?") leans on the
         last answer; the question and its answer are added to it. `asked_at`: when it was
-        asked on the conversation's clock (default: that clock's now)."""
+        asked on the conversation's clock (default: that clock's now). `task`, `task_context`:
+        the session's task as its stream names it, for procedure questions ("what's next?"),
+        which replay the tracker over the session as live would have read it."""
         return await self.offline.answer(
             question,
             choices=choices,
@@ -174,6 +182,8 @@ class EgoMemoAssistant:
             past_sessions=past_sessions,
             conversation=conversation,
             asked_at=asked_at,
+            task=task,
+            task_context=task_context,
         )
 
 

@@ -316,31 +316,39 @@ def _merged(replayed: list[Finding], state: TrackerState) -> tuple[Finding, ...]
     return (*(f for f in out if (f.kind, f.step_id) not in seen), *state.findings)
 
 
+def _missed(tracker: StepTracker, st: TrackerState) -> list[str]:
+    """Steps not done although a step that must come after them is (graph, not list)."""
+    task = tracker.task
+    done = set(st.done)
+    idx = task.index()
+    anc = task.ancestor_masks()
+    return [
+        task.steps[i].text
+        for i in task.topological()
+        if task.steps[i].id not in done and any(anc[idx[d]] >> i & 1 for d in done)
+    ]
+
+
 def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
     """A sentence from the tracker's state; the LLM may phrase it, never decide it."""
     task = tracker.task
     title = task.title
+    missed = _missed(tracker, st)
     if intent == "next":
         avail = [s for s in st.available if s != st.step_id]
         if not avail:
             return (
-                f"That was the last step of {title}."
+                f"That was the last step of {title}: it is done."
                 if st.k >= st.n_steps
                 else "Finish the step you are on first."
             )
+        if st.n_steps - st.k == len(missed):
+            # Nothing is left but what was skipped: the task is done, bar those.
+            return f"Every other step of {title} is done; you skipped: " + "; ".join(missed[:3]) + "."
         first = st.text_of(avail[0])
         more = f" (or: {st.text_of(avail[1])})" if len(avail) > 1 else ""
         return f"Next: {first}.{more}"
     if intent == "missed":
-        done = set(st.done)
-        # Missed = not done although a step that must come after it is done (graph, not list).
-        idx = task.index()
-        anc = task.ancestor_masks()
-        missed = [
-            task.steps[i].text
-            for i in task.topological()
-            if task.steps[i].id not in done and any(anc[idx[d]] >> i & 1 for d in done)
-        ]
         if not missed:
             return "Nothing so far: every step that should be done by now is done."
         return "Not done yet, though later steps are: " + "; ".join(missed[:3]) + "."

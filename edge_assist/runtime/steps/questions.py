@@ -1,5 +1,8 @@
-"""The reactive step: the wearer asked. Progress questions ("what's next?", "what did I
-miss?", "how far am I?") are answered by the tracker at once; others by a grounded
+"""The reactive step: the wearer asked. A follow-up ("and after that?", "how long ago?",
+"and the salt?") is read against the conversation first (`answers/follow_ups.py`).
+Procedure questions ("what's next?", "what did I miss?", "how far am I?", "which recipe
+am I making?") are answered by the tracker at once; quantities ("how many eggs did I
+use?") from the amounts in the captions (`answers/quantities.py`); others by a grounded
 answer (`answers/grounded.py`) or, with `reasoner.answerer = "free"`, the free-written
 path: a first pass that answers from the captions in view or asks memory, then an answer
 written from what the search found. Offline questions over a store: `answers/offline.py`.
@@ -10,8 +13,12 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from edge_assist.answers import follow_ups
+from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import NO_ANSWER, cited_clips, nonempty
+from edge_assist.answers.procedure import TaskQuestion, task_title_answer
+from edge_assist.answers.quantities import QuantityAnswers
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.events import Decision
@@ -21,6 +28,7 @@ from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.reasoning.api import SearchGate, StepContext
 from edge_assist.reasoning.schemas import FirstPass
+from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.runtime.steps.passes import clip_triple, task_context
 from edge_assist.runtime.steps.search import StepSearch
@@ -44,20 +52,61 @@ class QuestionStep:
         self.tasks = tasks
         self.grounded = grounded
         self.search = search
+        self.task_question = TaskQuestion(tasks.vectors)
+        self.quantities = QuantityAnswers(grounded.recall, clock)
+        # The wearer's last questions, on the pipeline's clock (stream time in a replay).
+        self.conversation = Conversation(now=clock.now)
 
     async def run(self, ctx: StepContext, gate: SearchGate | None, notes: StepNotes) -> Verdict:
         assert ctx.query is not None
-        question = ctx.query.text
+        asked = ctx.query.text
+        res = await follow_ups.resolve(
+            self.conversation,
+            asked,
+            at=ctx.query.t,
+            recall=self.grounded.recall,
+            clock=self.clock,
+            before_t=ctx.now_t,
+        )
+        if res.follow is not None:
+            notes.trace["follow_up"] = {
+                "kind": res.follow.kind,
+                "asked_as": res.question,
+                "outcome": res.outcome,
+            }
+        if res.reply is not None:
+            verdict, moment = Verdict.answer(res.reply, "", f"conversation: {res.outcome}"), res.moment
+        else:
+            verdict, moment = await self._route(ctx, res.question, gate, notes)
+        if res.keep:
+            turn = Turn(asked, res.question, verdict.text, ctx.query.t, ctx.session_id, ctx.now_t, moment)
+            self.conversation.add(turn)
+        return verdict
+
+    async def _route(
+        self, ctx: StepContext, question: str, gate: SearchGate | None, notes: StepNotes
+    ) -> tuple[Verdict, Moment | None]:
         # "What's next?", "what did I miss?", "how far am I?": the tracker knows, at once.
         start = time.perf_counter()
         told = await self.tasks.answer(ctx.session_id, question)
+        if told is None and await self.clock.run_blocking(self.task_question.asks_task, question):
+            told = await task_title_answer(self.tasks, ctx.session_id, question)
         notes.timings["tracker"] = time.perf_counter() - start
         if told is not None:
             notes.trace["task_answer"] = told
-            return Verdict.answer(told, "", "task tracker")
+            return Verdict.answer(told, "", "task tracker"), None
+        start = time.perf_counter()
+        counted = await self.quantities.answer(
+            question, session_id=ctx.session_id, before_t=ctx.now_t, in_view=_in_view(ctx)
+        )
+        notes.timings["quantities"] = time.perf_counter() - start
+        if counted is not None:
+            text, moment, why = counted
+            notes.trace["quantity"] = why
+            return Verdict.answer(text, "", f"quantities: {why.get('outcome', '')}"), moment
         if self.cfg.reasoner.answerer == "grounded":
             return await self._grounded(ctx, question, notes)
-        return await self._free(ctx, question, gate, notes)
+        return await self._free(ctx, question, gate, notes), None
 
     @staticmethod
     def stamp(decision: Decision, ctx: StepContext) -> Decision:
@@ -65,21 +114,19 @@ class QuestionStep:
         assert ctx.query is not None
         return replace(decision, t=ctx.query.t, stream_t1=asked_stream_t(ctx), question=ctx.query.text)
 
-    async def _grounded(self, ctx: StepContext, question: str, notes: StepNotes) -> Verdict:
-        # The captions in view count as memory too: the writer may not have stored them yet.
-        in_view = [
-            CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption)
-        ]
+    async def _grounded(
+        self, ctx: StepContext, question: str, notes: StepNotes
+    ) -> tuple[Verdict, Moment | None]:
         ga = await self.grounded.answer(
             question,
             before_t=ctx.now_t,
             session_id=ctx.session_id,
             past_sessions=self.cfg.retrieval.past_sessions,
-            in_view=in_view,
+            in_view=_in_view(ctx),
         )
         notes.timings.update({f"answer.{k}": v for k, v in ga.timings_s.items() if k != "total"})
         notes.trace["answer"] = {**ga.trace, "cited_clips": cited_clips(ga)}
-        return Verdict.answer(ga.text, "", f"grounded: {ga.trace.get('outcome', '')}")
+        return Verdict.answer(ga.text, "", f"grounded: {ga.trace.get('outcome', '')}"), ga.moment
 
     async def _free(
         self, ctx: StepContext, question: str, gate: SearchGate | None, notes: StepNotes
@@ -145,6 +192,11 @@ class QuestionStep:
         notes.trace["pass2"] = p2.trace()
         text = p2.value or NO_ANSWER
         return Verdict.answer(text, context.citation(), "pass 2" if p2.value else (p2.error or "no answer"))
+
+
+def _in_view(ctx: StepContext) -> tuple[CaptionRecord, ...]:
+    """The captions in view count as memory too: the writer may not have stored them yet."""
+    return tuple(CaptionRecord(c.session_id, c.index, c.t0, c.t1, c.text) for c in (*ctx.recent, ctx.caption))
 
 
 def asked_stream_t(ctx: StepContext) -> float:

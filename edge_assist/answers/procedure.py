@@ -1,0 +1,188 @@
+"""Procedure questions: "what's next?", "did I skip anything?", "what did I miss?", "how far am
+I?" and "which recipe was I making?", answered by the step tracker in every path.
+
+Live, the assistant's tracker has read every caption as it came (`runtime/steps/questions.py`
+asks it). Over a store (`edge-assist ask`, `eval qa`, a question asked after a replay's end)
+the same tracker is replayed over the captions of the session that ended by the time asked
+about, in order, with the task the stream or the config names (recognised from the captions,
+as live, when nothing names one). The answer is then the one live would have given at that
+moment. Caption vectors come from memory (the encoder that wrote them is the tracker's), so
+a replay costs the tracker's arithmetic only; successive questions over one session (a
+benchmark asks in time order) feed only the captions that are new.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.answer_text import names_past_day
+from edge_assist.retrieval.api import CaptionRecord
+from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.session import INTENT_MARGIN, INTENTS, TaskSession
+from edge_assist.tasks.tracker import VectorCache
+
+# "Which recipe was I making?": matched like the tracker's intents, by encoder cosine to
+# these phrasings. Measured on MiniLM: task questions 0.68-0.95; memory questions at most
+# 0.43, except a past day's ("what did I cook yesterday?", 0.69), which goes to day recall:
+# a question in the simple past ("did I") or naming a past day is never this one.
+TASK_PHRASES = (
+    "which recipe am I making",
+    "what recipe was I making",
+    "what am I cooking",
+    "which task am I doing",
+    "what task was I working on",
+    "what dish is this",
+)
+TASK_MIN_COS = 0.65
+NO_TASK_YET = "I don't know which task you are doing yet."
+
+
+async def task_title_answer(session: TaskSession, session_id: str, question: str) -> str:
+    """Which task the tracker follows, as the wearer hears it."""
+    task = session.current_task
+    if task is None:
+        # Whether recognition has read enough to say no task is under way: the tracker's words.
+        told = await session.answer(session_id, INTENTS["progress"][0])
+        return told or NO_TASK_YET
+    verb = "making" if re.search(r"\b(?:mak|cook|prepar|bak|recipe|dish)", question.lower()) else "doing"
+    return f"You were {verb} {task.title}."
+
+
+class TaskQuestion:
+    """Tells "which recipe was I making?" from other questions."""
+
+    def __init__(self, vectors: VectorCache) -> None:
+        self.vectors = vectors
+        self._vecs: dict[str, np.ndarray] | None = None
+
+    def asks_task(self, question: str) -> bool:
+        """Blocking (encodes the question once)."""
+        q = " ".join(question.strip().lower().split())
+        if re.search(r"\bdid\b", q) or names_past_day(q):
+            return False
+        if self._vecs is None:
+            self._vecs = {k: self.vectors.get(list(v)) for k, v in INTENTS.items()}
+            self._vecs["task"] = self.vectors.get(list(TASK_PHRASES))
+        v = self.vectors.get([q])[0]
+        scores = {k: float((m @ v).max()) for k, m in self._vecs.items()}
+        other = max(s for k, s in scores.items() if k != "task")
+        return scores["task"] >= TASK_MIN_COS and scores["task"] - other >= INTENT_MARGIN
+
+
+@dataclass
+class _Replay:
+    key: tuple[str, str, str]  # session, task name, task context
+    session: TaskSession
+    before_t: float
+    fed: int  # the last clip index fed
+    count: int  # how many captions were fed
+
+
+class ProcedureAnswers:
+    """Procedure questions over what memory holds, by a replay of the tracker."""
+
+    def __init__(self, tracker: TaskSession, encoder: TextEncoder, recall: Recall, clock: Clock) -> None:
+        # The live tracker lends its library, vector cache and vector file; the replays are
+        # trackers of their own, so a question asked over a store never moves the live one.
+        self.library: TaskLibrary = tracker.library
+        self.vectors = tracker.vectors
+        self.vector_file = tracker.vector_file
+        self.params = tracker.params
+        self.encoder = encoder
+        self.recall = recall
+        self.clock = clock
+        self.task_question = TaskQuestion(self.vectors)
+        self._probe = self._new_session()
+        self._replay: _Replay | None = None
+        self._warm: set[tuple[str, str]] = set()
+
+    def _new_session(self) -> TaskSession:
+        s = TaskSession(self.library, self.encoder, self.clock, self.params)
+        s.vectors = self.vectors
+        s.vector_file = self.vector_file
+        return s
+
+    async def kind(self, question: str) -> str | None:
+        """ "tracker" for what the tracker answers, "task" for which task it is, else None."""
+        if await self._probe.answer("", question) is not None:
+            return "tracker"
+        return "task" if await self.clock.run_blocking(self.task_question.asks_task, question) else None
+
+    async def answer(
+        self,
+        question: str,
+        *,
+        session_id: str | None,
+        before_t: float,
+        task: str = "",
+        task_context: str = "",
+    ) -> tuple[str, dict[str, object]] | None:
+        """The tracker's answer as at `before_t` and what it rests on, or None when `question`
+        is not a procedure question."""
+        kind = await self.kind(question)
+        if kind is None:
+            return None
+        if session_id is None:
+            return NO_TASK_YET, {"kind": kind, "replayed": 0}
+        session, n = await self._replayed(session_id, before_t, task, task_context)
+        if kind == "tracker":
+            told = await session.answer(session_id, question)
+            text = told if told is not None else NO_TASK_YET
+        else:
+            text = await task_title_answer(session, session_id, question)
+        current = session.current_task
+        trace: dict[str, object] = {
+            "kind": kind,
+            "replayed": n,
+            "task": current.name if current is not None else "",
+            "task_source": session.last.source if session.last is not None else "",
+        }
+        return text, trace
+
+    async def _replayed(
+        self, session_id: str, before_t: float, task: str, task_context: str
+    ) -> tuple[TaskSession, int]:
+        """The tracker after the session's captions that ended by `before_t`, and how many it read."""
+        key = (session_id, task, task_context)
+        clips, vecs = await self.clock.run_blocking(
+            self.recall.clips_in_period, session_id, -math.inf, before_t
+        )
+        keep = [i for i, c in enumerate(clips) if c.t1 <= before_t + 1e-6]
+        clips = [clips[i] for i in keep]
+        if len(keep):
+            self.vectors.add([c.text for c in clips], np.asarray(vecs)[keep])
+        r = self._replay
+        if r is None or r.key != key or before_t < r.before_t or _passed_over(clips, r):
+            r = _Replay(key, self._new_session(), before_t, -1, 0)
+            if (task, task_context) not in self._warm:
+                # The steps' vectors (all the library's when recognition must name the task),
+                # from the vector file when there is one, as live before its first caption.
+                await self.clock.run_blocking(r.session.warm, task, task_context)
+                self._warm.add((task, task_context))
+        new = [c for c in clips if c.clip_index > r.fed]
+        if new:
+            last = new[-1]
+            await r.session.observe(
+                session_id,
+                last.text,
+                task_name=task,
+                task_context=task_context,
+                index=last.clip_index,
+                earlier=tuple((c.clip_index, c.text) for c in new[:-1]),
+            )
+            r.fed, r.count = last.clip_index, r.count + len(new)
+        r.before_t = before_t
+        self._replay = r
+        return r.session, len(clips)
+
+
+def _passed_over(clips: list[CaptionRecord], r: _Replay) -> bool:
+    """Memory now holds a caption before the replay's last that it never read (written late)."""
+    return sum(1 for c in clips if c.clip_index <= r.fed) != r.count

@@ -1,0 +1,87 @@
+"""Quantities and counts from the numbers and units in captions: "how many eggs did I use?",
+"how long did I microwave the egg at first?" (the earliest moment), totals over several
+moments, and "I don't remember" when no caption names the thing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_assist.answers.quantities import parse
+from edge_assist.cli import main
+from edge_assist.reasoning.answer_text import content_words
+
+DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
+CLIP_LEVEL = [
+    "--set",
+    "memory.extract_entities=false",
+    "--set",
+    "memory.profile=custom",
+    "--set",
+    "memory.activity_s=100000",
+    "--set",
+    "memory.session_s=100000",
+]
+
+
+def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> None:
+    q = parse("How many eggs did I use?")
+    assert q is not None and (q.dims, q.thing, q.action, q.which) == (("count",), {"egg"}, frozenset(), "all")
+    q = parse("how long did I microwave the egg at first?")
+    microwave = content_words("microwave")  # words are compared by their stems
+    assert q is not None and (q.dims, q.thing, q.action, q.which) == (("time",), {"egg"}, microwave, "first")
+    q = parse("how many cups of water did I pour?")
+    assert q is not None and (q.dims, q.thing) == (("volume",), {"water"})
+    q = parse("how many times did I stir it the last time?")
+    assert q is not None and q.times and q.which == "last"
+    q = parse("how much flour went in?")
+    assert q is not None and (q.thing, q.action) == ({"flour"}, frozenset())
+    q = parse("how long was the bowl in the microwave the first time?")
+    assert q is not None and (q.thing, q.action, q.which) == ({"bowl"}, microwave, "first")
+    q = parse("how long did the pancakes cook before I flipped them?")  # not the flipping
+    assert q is not None and q.action == content_words("cook")
+    assert parse("how long ago was that?") is None
+    assert parse("when did I add the salt?") is None
+
+
+@pytest.fixture(scope="module")
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("demo")
+    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *CLIP_LEVEL]) == 0
+    return data
+
+
+@pytest.mark.slow  # memory and answers use the offline text encoder
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("question", "said", "stage"),
+    [
+        # "Pour 1 egg into the ramekin cup" at 0:01
+        ("how many eggs did I use?", "1 egg. At 0:01 you poured 1 egg into the ramekin cup.", "quantities"),
+        # The first of three times in the microwave, not the 2:44 "15-30 more seconds"
+        (
+            "how long did I microwave the egg at first?",
+            "30 seconds. At 1:27 you microwaved the ramekin cup uncovered on high for 30 seconds.",
+            "quantities",
+        ),
+        (
+            "how long did I microwave it?",
+            "55-70 seconds in all. At 1:27 you microwaved the ramekin cup uncovered on high for 30 seconds. "
+            "At 2:44",
+            "quantities",
+        ),
+        ("how much cheese did I sprinkle?", "1 tablespoon. At 4:16 you sprinkled", "quantities"),
+        ("how many times did I microwave it?", "3 times: at 1:27, 2:44, 4:47.", "quantities"),
+        # Nothing names salt: no number is made up.
+        ("how much salt did I add?", "I don't remember you doing that.", "quantities"),
+    ],
+)
+def test_quantities_over_the_demo_memory(
+    demo_dir: Path, capsys: pytest.CaptureFixture[str], question: str, said: str, stage: str
+) -> None:
+    capsys.readouterr()
+    assert main(["ask", question, "--json", "--set", f"general.data_dir={demo_dir}", *CLIP_LEVEL]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["answer"].startswith(said) and out["stage"] == stage
