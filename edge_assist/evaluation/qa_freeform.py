@@ -33,6 +33,7 @@ from edge_assist.evaluation.qa_freeform_score import (
 from edge_assist.evaluation.qa_questions import read_stream
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.runtime.percentiles import percentile
+from edge_assist.tasks.library import stream_task
 
 SPLITS = ("val", "train")  # where a recording's stream is looked for, in this order
 
@@ -42,6 +43,10 @@ class Recording:
     recording: str
     session_id: str
     captions: list[tuple[float, float, str]]  # (t0, t1, text), time order
+    # The task the stream names, passed as `ask --recording` passes it: a live replay of the
+    # stream follows it, so procedure questions are answered on it, not on a recognised one.
+    task: str = ""
+    task_context: str = ""
 
     @property
     def end(self) -> float:
@@ -64,7 +69,8 @@ def find_recording(dataset: Path, recording: str, variant: str) -> Recording:
         path = dataset / split / variant / f"{recording}.jsonl"
         if path.exists():
             meta, rows = read_stream(path)
-            return Recording(recording, str(meta.get("session_id", f"captaincook4d-{recording}")), rows)
+            sid = str(meta.get("session_id", f"captaincook4d-{recording}"))
+            return Recording(recording, sid, rows, stream_task(meta), str(meta.get("task_context", "")))
     raise SourceError(f"no {variant} stream for recording {recording} in {dataset} ({', '.join(SPLITS)})")
 
 
@@ -150,7 +156,12 @@ async def _answer_recording(
                     conv = conversations.setdefault((a.part, q.conversation), Conversation())
                 began = time.perf_counter()
                 ans = await assistant.answer(
-                    q.question, before_t=ask_t, session_id=rec.session_id, conversation=conv
+                    q.question,
+                    before_t=ask_t,
+                    session_id=rec.session_id,
+                    conversation=conv,
+                    task=rec.task,
+                    task_context=rec.task_context,
                 )
                 seconds = time.perf_counter() - began
                 said = ans.spoken()
