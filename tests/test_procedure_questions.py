@@ -112,3 +112,19 @@ def test_ask_over_a_finished_recording_answers_as_live_at_its_end(
         out = json.loads(capsys.readouterr().out)
         assert (out["answer"], out["stage"]) == (replayed.at_end[q], "task tracker")
         assert out["trace"]["procedure"]["task_source"] == "named"  # the stream names its recipe
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_over_a_store_a_replay_wrote_the_named_task_is_followed(replayed: Replayed) -> None:
+    # `edge-assist ask` over the data folder a replay wrote gives no task: the store keeps the
+    # one the stream named, so the answer is the named task's, not a recognised one's.
+    p = replayed.pipeline
+    assistant = p.assistant
+    assert isinstance(assistant, EgoMemoAssistant)
+    assert p.memory is not None
+    assert p.memory.reader.session_task(p.session_id) == (p.task, p.task_context)
+    for q in QUESTIONS[:3]:
+        ans = run_sync(assistant.answer(q, session_id=p.session_id))
+        assert (ans.text, ans.stage) == (replayed.at_end[q], "task tracker"), q
+        assert ans.trace["procedure"]["task_source"] == "named"

@@ -167,12 +167,17 @@ class OfflineAnswerer:
     async def _procedure(self, asked: Asked, trace: dict[str, Any]) -> Answer | None:
         """The tracker's answer, replayed over the session up to the time asked about."""
         started = time.perf_counter()
+        task = asked.task or self.cfg.reasoner.task
+        context = asked.task_context or self.cfg.reasoner.task_context
+        if not (task or context) and asked.session_id is not None:
+            # Over a store a run wrote: the task its stream named, as the run followed it.
+            task, context = await self.clock.run_blocking(self.recall.session_task, asked.session_id)
         told = await self.procedure.answer(
             asked.question,
             session_id=asked.session_id,
             before_t=asked.before_t,
-            task=asked.task or self.cfg.reasoner.task,
-            task_context=asked.task_context or self.cfg.reasoner.task_context,
+            task=task,
+            task_context=context,
         )
         if told is None:
             return None

@@ -41,6 +41,7 @@ call to its part, and re-exports the names callers import from here.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -74,6 +75,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+# Store meta key (plus the session id) of the task a session's stream named.
+SESSION_TASK = "session_task:"
 
 
 class Memory:
@@ -266,6 +269,23 @@ class Memory:
 
     def earlier_sessions(self, session_id: str) -> list[str]:
         return self.store.earlier_sessions(session_id)
+
+    def session_task(self, session_id: str) -> tuple[str, str]:
+        raw = self.store.meta().get(SESSION_TASK + session_id)
+        if not raw:
+            return "", ""
+        try:
+            told = json.loads(raw)
+            return str(told.get("task", "")), str(told.get("task_context", ""))
+        except (ValueError, AttributeError):
+            return "", ""  # an unreadable note only loses the named task: recognition still works
+
+    def note_session_task(self, session_id: str, task: str, task_context: str) -> None:
+        """Kept so a question asked after the run (`ask`) follows the task the run followed."""
+        if (task, task_context) == self.session_task(session_id):
+            return
+        told = json.dumps({"task": task, "task_context": task_context}, ensure_ascii=False)
+        self.store.set_meta(SESSION_TASK + session_id, told)
 
     def captions(self, session_id: str, clip_indices: Sequence[int]) -> list[CaptionRecord]:
         return self.store.captions(session_id, clip_indices)

@@ -36,6 +36,10 @@ class Recall:
         """Wall-clock start of every session, oldest first. Blocking."""
         return self._memory.session_starts()
 
+    def session_task(self, session_id: str) -> tuple[str, str]:
+        """The task the session's stream named (name, task context), blanks if none. Blocking."""
+        return self._memory.session_task(session_id)
+
     def clips_in_period(
         self, session_id: str, t_from: float, t_to: float
     ) -> tuple[list[CaptionRecord], np.ndarray]:

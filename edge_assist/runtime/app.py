@@ -176,6 +176,9 @@ class Pipeline:
             return 0
         first_index = int(await self.clock.run_blocking(self.memory.reader.next_clip_index, self.session_id))
         self.stats.resumed_at = first_index
+        if self.task or self.task_context:
+            note = self.memory.reader.note_session_task
+            await self.clock.run_blocking(note, self.session_id, self.task, self.task_context)
         return first_index
 
     def _start_video(

@@ -36,6 +36,10 @@ class ResumableMemory(MemoryReader, Protocol):
         """Where a session resumes: one past its highest stored clip (0 for a new session)."""
         ...
 
+    def note_session_task(self, session_id: str, task: str, task_context: str) -> None:
+        """The task the session's stream names, for questions asked after the run."""
+        ...
+
 
 class MemoryWriting(Protocol):
     """The background stage that stores each caption and writes the roll-ups."""
