@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import day_recall, grounding, multi_hop
+from edge_assist.answers import day_recall, earned_no, grounding, meaning, multi_hop
 from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
@@ -114,16 +114,26 @@ class GroundedAnswerer:
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
     def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        """P(the moment is what the question is about), per candidate."""
+        """P(the moment is what the question is about), per candidate: the better of the focus as
+        asked and the focus restated in the caption's words when it tells the same act by meaning
+        (answers/meaning.py)."""
         if not found:
             return {}
-        words: list[answer_support.Words | None] = [None] * (len(found) + 1)
+        restated = [meaning.restate(focus, m.text) for m in found]
+        extra = [r for r in restated if r is not None]
+        texts = [focus, *(m.text for m in found), *extra]
+        words: list[answer_support.Words | None] = [None] * len(texts)
         if hasattr(self.text_encoder, "encode_words"):
-            words = list(self.text_encoder.encode_words([focus, *(m.text for m in found)]))
-        return {
-            m: self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
-            for m, w in zip(found, words[1:], strict=True)
-        }
+            words = list(self.text_encoder.encode_words(texts))
+        n = len(found)
+        said = dict(zip(extra, words[n + 1 :], strict=True))
+        out: dict[Moment, float] = {}
+        for m, w, r in zip(found, words[1 : n + 1], restated, strict=True):
+            p = self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
+            if r is not None:
+                p = max(p, self.gate.probability(answer_support.features(m.score, r, m.text, said[r], w)))
+            out[m] = p
+        return out
 
     async def _graph_answer(
         self,
@@ -199,8 +209,21 @@ class GroundedAnswerer:
             if moment is None:
                 trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
-            timings["total"] = time.perf_counter() - started
             text = _unanswered(kind, chosen)
+            if kind == "yesno" and not choices:
+                said_no, why = await earned_no.answer(
+                    self.recall,
+                    self.clock,
+                    self.text_encoder,
+                    question,
+                    focus,
+                    found,
+                    before_t=before_t,
+                    session_id=session_id,
+                )
+                trace.update(why)
+                text = said_no or text
+            timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
         trace["composed"] = composed

@@ -1,0 +1,164 @@
+"""A question's act and thing matched to a caption by meaning, not by wording.
+
+"Did I add cheese?" is answered by "sprinkle 1 tablespoon of cheese on cup", "did I crack an
+egg?" by "Pour 1 egg into the ramekin cup", "did I add any vegetables?" by "Line the bottom
+piece of the English muffin with lettuce". The answer gate (answers/support.py) scores how
+much of the question a caption covers, word by word; "add" and "sprinkle" are far apart for
+the word encoder, so the right moment scores below a sibling step.
+
+So the question's focus is parsed into its verb and the thing it is about (the head noun of
+its object: "tablespoon of cheese" is about cheese), and restated in a caption's own words
+when the caption tells the same act (text/action_families.py) about the same thing: the
+thing itself in any number, or a member of a general word ("vegetables": lettuce,
+text/kinds_of_things.py), in whatever role the caption gives it ("line the muffin with
+lettuce"). The gate then scores the restated focus beside the original, with its features
+unchanged. The thing must be there: "did I add salt?" is never restated into "Top cup with
+salsa", so a sibling step with another object still does not count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from edge_assist.tasks.listed import singular
+from edge_assist.text.action_families import known, same_act
+from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PARTICLES, PREPOSITIONS, PRONOUNS
+from edge_assist.text.units import UNIT_NAMES
+from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
+_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
+# Words that measure or portion a thing: "a tablespoon of cheese", "a piece of the muffin",
+# "a pinch of salt" are about the cheese, the muffin, the salt.
+_PORTIONS = frozenset(
+    """piece pieces bit bits slice slices pinch dash splash handful drop drops sprig clove cloves
+    portion part half quarter amount lot lots bunch scoop spoonful some bottom top side end edge
+    middle rest layer""".split()
+)
+# Where a caption's verb may stand: first, after its subject, or after "and", "then", a comma.
+_SUBJECTS = frozenset({"c", "i", "you", "he", "she", "they", "person", "wearer", "man", "woman", "someone"})
+_COORDINATORS = frozenset({"and", "then", "or"})
+
+
+def verb_base(word: str) -> str | None:
+    """The base form of `word` when it is a verb we know in any form ("poured" -> pour), else None."""
+    w = word.lower()
+    for cand in (w, base_of_third_person(w), _PAST_TO_BASE.get(w, "")):
+        if cand and (is_verb(cand) or known(cand)):
+            return cand
+    stems: tuple[str, ...] = ()
+    if w.endswith("ing") and len(w) > 5:
+        stems = (w[:-3], w[:-3] + "e", w[:-4])
+    elif w.endswith("ed") and len(w) > 4:
+        stems = (w[:-2], w[:-1], w[:-3], w[:-3] + "y")
+    return next((s for s in stems if is_verb(s) or known(s)), None)
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question's focus names: its verb (base form) and the thing it is about."""
+
+    verb: str  # "" when the focus does not start with a verb
+    verb_words: int  # how many leading words the verb takes ("put in": 2)
+    thing: str  # singular head noun of the object ("cheese"); "" when none
+    thing_at: int  # index of the thing's word in the focus's words (-1: none)
+
+
+def parse(focus: str) -> Asked:
+    words = _tokens(focus)
+    if not words:
+        return Asked("", 0, "", -1)
+    verb = verb_base(words[0]) or ""
+    start = 0
+    if verb:
+        start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
+    thing, at = _object_head(words, start)
+    return Asked(verb, start, thing, at)
+
+
+def _object_head(words: list[str], start: int) -> tuple[str, int]:
+    """The head noun of the first noun phrase from `start`: the last word of its run of nouns,
+    or the noun after "of" when the run measures or portions it ("tablespoon of cheese")."""
+    run: list[int] = []
+    for i in range(start, len(words)):
+        w = words[i].lower()
+        measure = w in _PORTIONS or w in UNIT_NAMES
+        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+        after_number = i > start and words[i - 1][0].isdigit()
+        if w[0].isdigit() or w in DETERMINERS or (not run and measure and (nxt == "of" or after_number)):
+            if run:
+                break
+            continue
+        if w == "of" and all(words[j].lower() in _PORTIONS | UNIT_NAMES for j in run):
+            run = []  # "a tablespoon of cheese", "of the muffin": the head comes after
+            continue
+        if w in FUNCTION_WORDS or w in PREPOSITIONS or w in PRONOUNS:
+            if run:
+                break
+            if w in PREPOSITIONS or w in PRONOUNS:
+                return "", -1  # "did I put it in the bowl": no thing of its own
+            continue
+        run.append(i)
+    if not run:
+        return "", -1
+    head = run[-1]
+    return singular(words[head].lower()), head
+
+
+def caption_verbs(caption: str) -> list[tuple[int, str]]:
+    """(index, base form) of the caption's words that stand where a verb of its own would."""
+    words = _tokens(caption)
+    out: list[tuple[int, str]] = []
+    for i, w in enumerate(words):
+        prev = words[i - 1].lower() if i else ""
+        if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
+            base = verb_base(w)
+            if base is not None:
+                out.append((i, base))
+    return out
+
+
+def caption_gap(caption: str, words: list[str], i: int) -> bool:
+    """Whether a comma or a semicolon comes right before the `i`-th word."""
+    prefix = re.search(re.escape(words[i - 1]) + r"\s*([,;])\s*" + re.escape(words[i]), caption)
+    return prefix is not None
+
+
+def thing_in(thing: str, caption: str) -> str | None:
+    """The caption's word for `thing`: the thing itself in any number, or a member of it when it
+    is a general word ("vegetable" -> "lettuce"); None when the caption does not name it."""
+    for w in _tokens(caption):
+        s = singular(w.lower())
+        if s == thing or covers(thing, s):
+            return w
+    return None
+
+
+def restate(focus: str, caption: str) -> str | None:
+    """The focus in the caption's words when the caption tells the same act about the same thing,
+    else None: "add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"."""
+    asked = parse(focus)
+    if not asked.thing:
+        return None
+    named = thing_in(asked.thing, caption)
+    if named is None:
+        return None
+    words = _tokens(focus)
+    out = list(words)
+    if named.lower() != words[asked.thing_at].lower():
+        out[asked.thing_at] = named
+    if asked.verb:
+        told = [base for _, base in caption_verbs(caption)]
+        if asked.verb not in told:
+            match = next((t for t in told if same_act(asked.verb, t)), None)
+            if match is None:
+                return None  # another act on the same thing: "peel the garlic" is not "chop"
+            out[: asked.verb_words] = [match]
+    restated = " ".join(out)
+    return restated if restated.lower() != " ".join(words).lower() else None
