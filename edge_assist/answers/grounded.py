@@ -211,18 +211,7 @@ class GroundedAnswerer:
         if moment is None:
             text = _unanswered(kind, chosen)
             if kind == "yesno" and not choices:
-                said_no, why = await earned_no.answer(
-                    self.recall,
-                    self.clock,
-                    self.text_encoder,
-                    question,
-                    focus,
-                    found,
-                    before_t=before_t,
-                    session_id=session_id,
-                )
-                trace.update(why)
-                text = said_no or text
+                text = await self._no(question, focus, found, before_t, session_id, trace) or text
             timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
@@ -233,6 +222,29 @@ class GroundedAnswerer:
         option = await self._option(choices, moment, composed) if choices else None
         timings["total"] = time.perf_counter() - started
         return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _no(
+        self,
+        question: str,
+        focus: str,
+        ranked: Sequence[Moment],
+        before_t: float,
+        session_id: str | None,
+        trace: dict[str, Any],
+    ) -> str | None:
+        """The earned "No" to a yes/no question no moment answers, else None (answers/earned_no.py)."""
+        said, why = await earned_no.answer(
+            self.recall,
+            self.clock,
+            self.text_encoder,
+            question,
+            focus,
+            ranked,
+            before_t=before_t,
+            session_id=session_id,
+        )
+        trace.update(why)
+        return said
 
     async def _offered(
         self,
