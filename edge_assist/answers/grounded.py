@@ -115,11 +115,12 @@ class GroundedAnswerer:
 
     def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
         """P(the moment is what the question is about), per candidate: the better of the focus as
-        asked and the focus restated in the caption's words when it tells the same act by meaning
-        (answers/meaning.py)."""
+        asked and the focus restated in the caption's words when it tells the same act by meaning,
+        weighed down when the caption tells only other acts on the thing (answers/meaning.py)."""
         if not found:
             return {}
-        restated = [meaning.restate(focus, m.text) for m in found]
+        readings = [meaning.read(focus, m.text) for m in found]
+        restated = [r.restated for r in readings]
         extra = [r for r in restated if r is not None]
         texts = [focus, *(m.text for m in found), *extra]
         words: list[answer_support.Words | None] = [None] * len(texts)
@@ -128,11 +129,12 @@ class GroundedAnswerer:
         n = len(found)
         said = dict(zip(extra, words[n + 1 :], strict=True))
         out: dict[Moment, float] = {}
-        for m, w, r in zip(found, words[1 : n + 1], restated, strict=True):
+        for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
             p = self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
-            if r is not None:
-                p = max(p, self.gate.probability(answer_support.features(m.score, r, m.text, said[r], w)))
-            out[m] = p
+            if r.restated is not None:
+                feats = answer_support.features(m.score, r.restated, m.text, said[r.restated], w)
+                p = max(p, self.gate.probability(feats))
+            out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
         return out
 
     async def _graph_answer(

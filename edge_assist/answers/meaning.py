@@ -28,6 +28,9 @@ from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PARTICLES, 
 from edge_assist.text.units import UNIT_NAMES
 from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
 
+# How much a moment that tells only other acts on the thing asked about still counts: "when did I
+# peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
+OTHER_ACT_WEIGHT = 0.3
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 # Words that measure or portion a thing: "a tablespoon of cheese", "a piece of the muffin",
@@ -37,8 +40,11 @@ _PORTIONS = frozenset(
     portion part half quarter amount lot lots bunch scoop spoonful some bottom top side end edge
     middle rest layer""".split()
 )
-# Where a caption's verb may stand: first, after its subject, or after "and", "then", a comma.
-_SUBJECTS = frozenset({"c", "i", "you", "he", "she", "they", "person", "wearer", "man", "woman", "someone"})
+# Where a caption's verb may stand: first, after its subject or an auxiliary ("I'm chopping"), or
+# after "and", "then", a comma.
+_SUBJECTS = frozenset(
+    """c i you he she they person wearer man woman someone i'm am is are was were i've have has had""".split()
+)
 _COORDINATORS = frozenset({"and", "then", "or"})
 
 
@@ -140,15 +146,24 @@ def thing_in(thing: str, caption: str) -> str | None:
     return None
 
 
-def restate(focus: str, caption: str) -> str | None:
-    """The focus in the caption's words when the caption tells the same act about the same thing,
-    else None: "add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"."""
+@dataclass(frozen=True)
+class Reading:
+    """How a caption reads against a question's focus."""
+
+    restated: str | None  # the focus in the caption's words; None: nothing to restate
+    other_act: bool  # the caption names the thing but tells only other acts on it
+
+
+def read(focus: str, caption: str) -> Reading:
+    """The focus restated in the caption's words when the caption tells the same act about the
+    same thing ("add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"),
+    or whether it tells only other acts on that thing ("peel the garlic" for "Chop 1 garlic clove")."""
     asked = parse(focus)
     if not asked.thing:
-        return None
+        return Reading(None, False)
     named = thing_in(asked.thing, caption)
     if named is None:
-        return None
+        return Reading(None, False)
     words = _tokens(focus)
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
@@ -158,7 +173,15 @@ def restate(focus: str, caption: str) -> str | None:
         if asked.verb not in told:
             match = next((t for t in told if same_act(asked.verb, t)), None)
             if match is None:
-                return None  # another act on the same thing: "peel the garlic" is not "chop"
+                # Every verb the caption tells is one we know and none is the asked act; a verb
+                # we do not know may be the same act in words the families lack.
+                other = known(asked.verb) and bool(told) and all(known(t) for t in told)
+                return Reading(None, other)
             out[: asked.verb_words] = [match]
     restated = " ".join(out)
-    return restated if restated.lower() != " ".join(words).lower() else None
+    return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
+
+
+def restate(focus: str, caption: str) -> str | None:
+    """`read(focus, caption).restated`."""
+    return read(focus, caption).restated

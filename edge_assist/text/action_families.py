@@ -28,9 +28,9 @@ GROUPS = _groups(
         "sprinkle": "sprinkle dust scatter season salt garnish top grate shake",
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
-            load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble replace return""",
+            load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble""",
         # a thing is spread over a surface: butter, oil, cooking spray
-        "spread": "spread smear brush coat butter grease spray rub slather glaze baste oil paint",
+        "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify",
         "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
         "peel": "peel skin strip zest pare hull core pit deseed",
