@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import day_recall, earned_no, grounding, meaning, multi_hop
+from edge_assist.answers import backing, day_recall, earned_no, grounding, multi_hop, named_moments
 from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
@@ -114,28 +114,7 @@ class GroundedAnswerer:
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
     def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        """P(the moment is what the question is about), per candidate: the better of the focus as
-        asked and the focus restated in the caption's words when it tells the same act by meaning,
-        weighed down when the caption tells only other acts on the thing (answers/meaning.py)."""
-        if not found:
-            return {}
-        readings = [meaning.read(focus, m.text) for m in found]
-        restated = [r.restated for r in readings]
-        extra = [r for r in restated if r is not None]
-        texts = [focus, *(m.text for m in found), *extra]
-        words: list[answer_support.Words | None] = [None] * len(texts)
-        if hasattr(self.text_encoder, "encode_words"):
-            words = list(self.text_encoder.encode_words(texts))
-        n = len(found)
-        said = dict(zip(extra, words[n + 1 :], strict=True))
-        out: dict[Moment, float] = {}
-        for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
-            p = self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
-            if r.restated is not None:
-                feats = answer_support.features(m.score, r.restated, m.text, said[r.restated], w)
-                p = max(p, self.gate.probability(feats))
-            out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
-        return out
+        return backing.backing(self.gate, self.text_encoder, focus, found)
 
     async def _graph_answer(
         self,
@@ -273,6 +252,9 @@ class GroundedAnswerer:
             past_sessions=past_sessions,
             extra=in_view,
             graph=self.cfg.retrieval.graph,
+        )
+        found += await named_moments.naming(
+            self.recall, self.clock, self.text_encoder, focus, found, before_t=before_t, session_id=session_id
         )
         timings["candidates"] = time.perf_counter() - t
         # Retrieval proposes; the answer gate (answers/support.py) says how likely each moment is

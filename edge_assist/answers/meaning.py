@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from edge_assist.tasks.listed import singular
 from edge_assist.text.action_families import known, same_act
 from edge_assist.text.kinds_of_things import covers
-from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PARTICLES, PREPOSITIONS, PRONOUNS
+from edge_assist.text.stop_words import (
+    CLAUSE_CONJUNCTIONS,
+    DETERMINERS,
+    FUNCTION_WORDS,
+    PARTICLES,
+    PREPOSITIONS,
+    PRONOUNS,
+    STEP_STOP_WORDS,
+)
 from edge_assist.text.units import UNIT_NAMES
 from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
 
@@ -40,6 +48,8 @@ _PORTIONS = frozenset(
     portion part half quarter amount lot lots bunch scoop spoonful some bottom top side end edge
     middle rest layer""".split()
 )
+# Words that end a noun phrase without being part of it: "the cheese yet", "the eggs while".
+_ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS) - _PORTIONS
 # Where a caption's verb may stand: first, after its subject or an auxiliary ("I'm chopping"), or
 # after "and", "then", a comma.
 _SUBJECTS = frozenset(
@@ -76,11 +86,13 @@ class Asked:
     thing_at: int  # index of the thing's word in the focus's words (-1: none)
 
 
-def parse(focus: str) -> Asked:
+def parse(focus: str, *, verb_first: bool = False) -> Asked:
+    """`verb_first`: the focus starts with its verb whether we know the verb or not, as a yes/no
+    question's does ("did I pin the wraps shut?")."""
     words = _tokens(focus)
     if not words:
         return Asked("", 0, "", -1)
-    verb = verb_base(words[0]) or ""
+    verb = verb_base(words[0]) or (words[0].lower() if verb_first and len(words) > 1 else "")
     start = 0
     if verb:
         start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
@@ -104,7 +116,7 @@ def _object_head(words: list[str], start: int) -> tuple[str, int]:
         if w == "of" and all(words[j].lower() in _PORTIONS | UNIT_NAMES for j in run):
             run = []  # "a tablespoon of cheese", "of the muffin": the head comes after
             continue
-        if w in FUNCTION_WORDS or w in PREPOSITIONS or w in PRONOUNS:
+        if w in FUNCTION_WORDS or w in PREPOSITIONS or w in PRONOUNS or w in _ENDS_PHRASE:
             if run:
                 break
             if w in PREPOSITIONS or w in PRONOUNS:

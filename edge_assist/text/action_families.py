@@ -30,6 +30,8 @@ GROUPS = _groups(
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
             load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble""",
         # a thing is spread over a surface: butter, oil, cooking spray
+        # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
+        "put back": "replace return restore",
         "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify",
         "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
