@@ -40,6 +40,7 @@ from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is
 # peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
 OTHER_ACT_WEIGHT = 0.3
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
+_WORDS_OF = re.compile(r"[A-Za-z]+")
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 # Words that measure or portion a thing: "a tablespoon of cheese", "a piece of the muffin",
 # "a pinch of salt" are about the cheese, the muffin, the salt.
@@ -151,7 +152,7 @@ def caption_gap(caption: str, words: list[str], i: int) -> bool:
 def thing_in(thing: str, caption: str) -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
     is a general word ("vegetable" -> "lettuce"); None when the caption does not name it."""
-    for w in _tokens(caption):
+    for w in _WORDS_OF.findall(caption):  # "microwave-safe" names the microwave, "mug's" the mug
         s = singular(w.lower())
         if s == thing or covers(thing, s):
             return w
