@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from edge_assist.answers import earned_no, meaning
+from edge_assist.answers import earned_no, meaning, order
 from edge_assist.answers.grounded import times_in
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
@@ -48,6 +48,23 @@ def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing
     assert meaning.restate("peel the garlic", "Chop 1 garlic clove") is None
     assert meaning.parse("sprinkle 1 tablespoon of cheese on cup").thing == "cheese"
     assert meaning.parse("line the bottom piece of the English muffin").thing == "muffin"
+
+
+def test_an_order_question_is_two_acts_each_starting_with_its_verb() -> None:
+    assert order.parse("did I add the salsa before the cheese?") == order.Ordered(
+        "add the salsa", "before", "add the cheese"
+    )
+    assert order.parse("did I stir the egg before adding the salsa?") == order.Ordered(
+        "stir the egg", "before", "add the salsa"
+    )
+    assert order.parse("did I cut the muffin after I poured the egg?") == order.Ordered(
+        "cut the muffin", "after", "pour the egg"
+    )
+    assert order.parse("did the garlic go in before the shallot?") == order.Ordered(
+        "add the garlic", "before", "add the shallot"
+    )
+    assert order.parse("what did I do right after cracking the egg?") is None
+    assert order.parse("did I add cheese?") is None
 
 
 def _clip(i: int, t0: float, t1: float, text: str) -> CaptionRecord:
@@ -139,6 +156,11 @@ async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoM
     # memory names the muffin: toasting it is not shown, but not shown absent either
     muffin = await demo.answer("did I butter the muffin?", session_id=sid)
     assert not said_yes(muffin.text) and not said_no(muffin.text), muffin.text
+    # the order of two acts, each found by meaning, both told in time order
+    before = await demo.answer("did I add the salsa before the cheese?", session_id=sid)
+    assert before.text.startswith("Yes: at 3:39") and "then at 4:16" in before.text, before.text
+    after = await demo.answer("did I add the cheese before the salsa?", session_id=sid)
+    assert after.text.startswith("No: at 3:39") and "then at 4:16" in after.text, after.text
     # a day the session does not cover is never answered "No"
     yesterday = await demo.answer("did I add bacon yesterday?", session_id=sid)
     assert yesterday.text == DONT_REMEMBER
