@@ -31,16 +31,7 @@ from edge_assist.reasoning.answer_text import names_past_day, tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.listed import singular
-from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import same_act
-from edge_assist.text.stop_words import (
-    ANSWER_STOP_WORDS,
-    DETERMINERS,
-    PREPOSITIONS,
-    PRONOUNS,
-    STEP_STOP_WORDS,
-)
-from edge_assist.text.units import UNIT_NAMES
 
 # A stretch of the session longer than this with no clip is time memory does not cover.
 COVERAGE_GAP_S = 120.0
@@ -49,11 +40,6 @@ COVERAGE_GAP_S = 120.0
 NAMED_COSINE = 0.6
 # How many of the moments ranked closest to the question are read word by word for that.
 NEAREST = 5
-
-
-# Words of a question that name no thing: grammar, the words every step shares ("yet", "hand",
-# "piece"), amounts and units.
-_NOT_THINGS = ANSWER_STOP_WORDS | STEP_STOP_WORDS | PREPOSITIONS | PRONOUNS | DETERMINERS | UNIT_NAMES
 
 
 @dataclass(frozen=True)
@@ -77,27 +63,8 @@ def covers(clips: Sequence[CaptionRecord], before_t: float) -> bool:
 
 
 def asked_things(focus: str) -> list[str]:
-    """The things a yes/no question names (singular): the head of its object unless the lexicons
-    know it for no thing ("pin the wraps shut"), and every other word they know as an ingredient
-    or a tool ("add salt to the eggs" -> salt, egg). Its verb, whatever it is, and words that may
-    only describe ("thin strips") are left out."""
-    asked = meaning.parse(focus, verb_first=True)
-    words = re.findall(r"[a-z]+", focus.lower())[asked.verb_words :]
-    out = [asked.thing] if asked.thing and lexical_kind(asked.thing) != OTHER else []
-    out += [
-        singular(w)
-        for w in words
-        if is_content(w)
-        and w not in _NOT_THINGS
-        and not _inflected_verb(w)
-        and lexical_kind(w) in (TOOL, MATERIAL)
-    ]
-    return list(dict.fromkeys(out))
-
-
-def _inflected_verb(word: str) -> bool:
-    """ "beating", "chopped": a verb in an -ing or -ed form names an act, not a thing."""
-    return word.endswith(("ing", "ed")) and meaning.verb_base(word) not in (None, word)
+    """The things a yes/no question names (`meaning.things`), its first word taken for its verb."""
+    return meaning.things(focus, verb_first=True)
 
 
 def unseen(

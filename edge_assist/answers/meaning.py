@@ -21,10 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers.support import is_content
 from edge_assist.tasks.listed import singular
+from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import known, same_act
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import (
+    ANSWER_STOP_WORDS,
     CLAUSE_CONJUNCTIONS,
     DETERMINERS,
     FUNCTION_WORDS,
@@ -49,6 +52,9 @@ _PORTIONS = frozenset(
     portion part half quarter amount lot lots bunch scoop spoonful some bottom top side end edge
     middle rest layer""".split()
 )
+# Words of a question that name no thing: grammar, the words every step shares ("yet", "hand",
+# "piece"), amounts and units.
+_NOT_THINGS = ANSWER_STOP_WORDS | STEP_STOP_WORDS | PREPOSITIONS | PRONOUNS | DETERMINERS | UNIT_NAMES
 # Words that end a noun phrase without being part of it: "the cheese yet", "the eggs while".
 _ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS) - _PORTIONS
 # Where a caption's verb may stand: first, after its subject or an auxiliary ("I'm chopping"), or
@@ -130,6 +136,30 @@ def _object_head(words: list[str], start: int) -> tuple[str, int]:
     return singular(words[head].lower()), head
 
 
+def things(focus: str, *, verb_first: bool = False) -> list[str]:
+    """The things a focus names (singular): the head of its object unless the lexicons
+    know it for no thing ("pin the wraps shut"), and every other word they know as an ingredient
+    or a tool ("add salt to the eggs" -> salt, egg). Its verb, whatever it is, and words that may
+    only describe ("thin strips") are left out."""
+    asked = parse(focus, verb_first=verb_first)
+    words = _WORDS_OF.findall(focus.lower())[asked.verb_words :]
+    out = [asked.thing] if asked.thing and lexical_kind(asked.thing) != OTHER else []
+    out += [
+        singular(w)
+        for w in words
+        if is_content(w)
+        and w not in _NOT_THINGS
+        and not _inflected_verb(w)
+        and lexical_kind(w) in (TOOL, MATERIAL)
+    ]
+    return list(dict.fromkeys(out))
+
+
+def _inflected_verb(word: str) -> bool:
+    """ "beating", "chopped": a verb in an -ing or -ed form names an act, not a thing."""
+    return word.endswith(("ing", "ed")) and verb_base(word) not in (None, word)
+
+
 def caption_verbs(caption: str) -> list[tuple[int, str]]:
     """(index, base form) of the caption's words that stand where a verb of its own would."""
     words = _tokens(caption)
@@ -176,6 +206,9 @@ def read(focus: str, caption: str) -> Reading:
         return Reading(None, False)
     named = thing_in(asked.thing, caption)
     if named is None:
+        return Reading(None, False)
+    if not all(thing_in(t, caption) for t in things(focus)):
+        # "top cup with 1 tablespoon of salsa" is not "sprinkle cheese on cup": every thing counts
         return Reading(None, False)
     words = _tokens(focus)
     out = list(words)
