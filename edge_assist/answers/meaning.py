@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from edge_assist.answers.support import is_content
 from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
-from edge_assist.text.action_families import known, same_act
+from edge_assist.text.action_families import known, related_act, same_act
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
@@ -91,6 +91,7 @@ class Asked:
     verb_words: int  # how many leading words the verb takes ("put in": 2)
     thing: str  # singular head noun of the object ("cheese"); "" when none
     thing_at: int  # index of the thing's word in the focus's words (-1: none)
+    verb_at: int = 0  # index of the verb's first word
 
 
 def parse(focus: str, *, verb_first: bool = False) -> Asked:
@@ -99,12 +100,30 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
     words = _tokens(focus)
     if not words:
         return Asked("", 0, "", -1)
+    if _noun_first(words):
+        # "how much oil did I heat?" asks about "oil heat": the thing first, its verb last
+        thing, at = _object_head(words[:-1], 0)
+        return Asked(verb_base(words[-1]) or "", 0, thing, at, len(words) - 1)
     verb = verb_base(words[0]) or (words[0].lower() if verb_first and len(words) > 1 else "")
     start = 0
     if verb:
         start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
     thing, at = _object_head(words, start)
     return Asked(verb, start, thing, at)
+
+
+def _noun_first(words: list[str]) -> bool:
+    """A focus that names its thing, then its verb ("salsa add", "chopped tomatoes add"), as a
+    how-much question's does; "butter the toast" and "add salt" start with their verbs."""
+    first = words[0].lower()
+    return (
+        len(words) > 1
+        and verb_base(words[-1]) is not None
+        and any(lexical_kind(w) in (MATERIAL, TOOL) for w in words[:-1])
+        and words[1].lower() not in DETERMINERS
+        and not words[1][0].isdigit()
+        and (verb_base(first) is None or first.endswith("ed") or lexical_kind(first) in (MATERIAL, TOOL))
+    )
 
 
 def _object_head(words: list[str], start: int) -> tuple[str, int]:
@@ -221,9 +240,13 @@ def read(focus: str, caption: str) -> Reading:
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
-                other = known(asked.verb) and bool(told) and all(known(t) for t in told)
+                other = (
+                    known(asked.verb)
+                    and bool(told)
+                    and all(known(t) and not related_act(asked.verb, t) for t in told)
+                )
                 return Reading(None, other)
-            out[: asked.verb_words] = [match]
+            out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
     restated = " ".join(out)
     return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
 

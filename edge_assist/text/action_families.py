@@ -83,3 +83,12 @@ def same_act(asked: str, told: str) -> bool:
     if a_own & t_own:
         return True
     return bool(BROAD.get(a, frozenset()) & t_own) or bool(BROAD.get(t, frozenset()) & a_own)
+
+
+def related_act(asked: str, told: str) -> bool:
+    """Whether two verbs tell the same act or two ways of one general act ("pour the milk" and
+    "fill the mug with milk" are both adding), "use" left out since it covers every act."""
+    if same_act(asked, told):
+        return True
+    a_own, t_own = _own(asked.lower()), _own(told.lower())
+    return any(a_own & groups and t_own & groups for verb, groups in BROAD.items() if verb != "use")
