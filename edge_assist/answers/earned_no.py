@@ -111,9 +111,15 @@ def seen_instead(focus: str, ranked: Sequence[Moment]) -> Moment | None:
     return ranked[0] if ranked else None
 
 
+# A question that places the act against another ("before the cheese", "while it was in the
+# microwave") asks about their relation: an absent thing shows no "No" to that.
+_RELATION = re.compile(r"\b(?:before|after|while|during|until|since|when|once)\b", re.I)
+
+
 def may_say_no(question: str, session_id: str | None) -> bool:
-    """A "No" is about this session's time: a question naming an earlier day is left unsaid."""
-    return session_id is not None and not names_past_day(question)
+    """A "No" is about this session's time and one act: a question naming an earlier day, or
+    placing the act against another, is left unsaid."""
+    return session_id is not None and not names_past_day(question) and not _RELATION.search(question)
 
 
 def compose(focus: str, unseen_thing: Unseen, seen: Moment | None) -> str:
