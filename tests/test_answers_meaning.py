@@ -39,10 +39,10 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
 
 def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing() -> None:
     assert meaning.restate("add cheese", CHEESE) == "sprinkle cheese"
-    assert meaning.restate("add lettuce", LETTUCE) == "line lettuce"
-    assert meaning.restate("crack an egg", "Pour 1 egg into the ramekin cup") == "pour an egg"
-    assert meaning.restate("add any vegetables", LETTUCE) == "line any lettuce"
-    assert meaning.restate("add the eggs", "Pour 1 egg into the ramekin cup") == "pour the egg"
+    assert meaning.restate("add lettuce", LETTUCE) == "Line lettuce"
+    assert meaning.restate("crack an egg", "Pour 1 egg into the ramekin cup") == "Pour an egg"
+    assert meaning.restate("add any vegetables", LETTUCE) == "Line any lettuce"
+    assert meaning.restate("add the eggs", "Pour 1 egg into the ramekin cup") == "Pour the egg"
     # a sibling step with another thing, or another act on the same thing, is not restated
     assert meaning.restate("add salt", SALSA) is None
     assert meaning.restate("peel the garlic", "Chop 1 garlic clove") is None

@@ -234,9 +234,12 @@ def read(focus: str, caption: str) -> Reading:
     if named.lower() != words[asked.thing_at].lower():
         out[asked.thing_at] = named
     if asked.verb:
-        told = [base for _, base in caption_verbs(caption)]
+        verbs = caption_verbs(caption)
+        told = [base for _, base in verbs]
         if asked.verb not in told:
-            match = next((t for t in told if same_act(asked.verb, t)), None)
+            # the caption's own word ("scattered"): its word vector is the one the gate compares
+            caption_words = _tokens(caption)
+            match = next((caption_words[i] for i, t in verbs if same_act(asked.verb, t)), None)
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
