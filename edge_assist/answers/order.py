@@ -69,8 +69,8 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     """The answer and the two moments it rests on, or None when either act is not found."""
     a = await find(asked.first)
     b = await find(asked.second)
-    if a is None or b is None or a == b:
-        return None
+    if a is None or b is None or (a.session_id, a.clip_index) == (b.session_id, b.clip_index):
+        return None  # one moment for both: a step that says "before" itself ("drain before removing")
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     early, late = sorted((a, b), key=lambda m: m.t0)
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
