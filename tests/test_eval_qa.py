@@ -130,14 +130,14 @@ def test_scoring_rules() -> None:
 
 def test_a_no_to_what_happened_is_counted_as_a_confident_wrong_no() -> None:
     def rec(template: str, answer: str) -> dict[str, object]:
-        return {"template": template, "form": "yesno", "answer": answer, "expect_yes": template == "did-yes"}
+        return {"template": template, "form": "yesno", "answer": answer}
 
     assert confident_wrong_no(rec("did-yes", "No, I don't remember you doing that."))
     earned = "No: at 3:39 you topped the cup, but I didn't see you add salt."
     assert confident_wrong_no(rec("did-yes", earned)) and not confident_wrong_no(rec("did-no", earned))
     assert not confident_wrong_no(rec("did-yes", "I don't remember you doing that."))  # wrong, not a "No"
-    # results written before the field existed: the template says what the truth was
-    assert confident_wrong_no({"template": "did-yes", "form": "yesno", "answer": "No."})
+    # a question set that says its truth itself
+    assert confident_wrong_no({"template": "x", "form": "yesno", "answer": "No.", "expect_yes": True})
 
 
 def test_results_file_is_one_json_document(tmp_path: Path) -> None:

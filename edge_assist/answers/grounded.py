@@ -187,7 +187,6 @@ class GroundedAnswerer:
         choices: Sequence[str] = (),
         in_view: Sequence[CaptionRecord] = (),
     ) -> GroundedAnswer:
-        r = self.cfg.reasoner
         started = time.perf_counter()
         timings: dict[str, float] = {}
         kind = answer_text.question_kind(question)
@@ -228,6 +227,21 @@ class GroundedAnswerer:
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
         trace["composed"] = composed
+        text, option = await self._said(question, composed, moment, choices, timings, trace)
+        timings["total"] = time.perf_counter() - started
+        return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _said(
+        self,
+        question: str,
+        composed: str,
+        moment: Moment,
+        choices: Sequence[str],
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> tuple[str, str | None]:
+        """What is said (the composed sentence, or its faithful rephrasing) and the option chosen."""
+        r = self.cfg.reasoner
         text = composed
         if r.answer_rephrase:
             text = await grounding.rephrased(
@@ -241,13 +255,9 @@ class GroundedAnswerer:
                 timings,
                 trace,
             )
-        option = (
-            await grounding.option(self.clock, self.text_encoder, choices, moment, composed)
-            if choices
-            else None
-        )
-        timings["total"] = time.perf_counter() - started
-        return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+        if not choices:
+            return text, None
+        return text, await grounding.option(self.clock, self.text_encoder, choices, moment, composed)
 
     async def _no(
         self,

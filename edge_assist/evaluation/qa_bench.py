@@ -90,7 +90,6 @@ async def _run_recording(
                             "cosine": round(cos, 3),
                             "abstained": is_abstention(said),
                             "correct": score(q, said, ans.choice, cos),
-                            "expect_yes": q.expect_yes,
                             "seconds": round(seconds, 3),
                             "memory_captions": i,
                             "candidates": [
@@ -297,6 +296,11 @@ def write_results(path: Path, result: dict[str, Any]) -> None:
     path.write_text(text[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n", encoding="utf-8")
 
 
+def _wrong_no_row(s: dict[str, Any], rows: Sequence[str]) -> str:
+    cells = " | ".join(f"**{s[r].get('confident_wrong_no')}**" for r in rows)
+    return f'| **confident wrong "No"** (truth yes) | {s[rows[0]].get("yes_questions", "")} | {cells} |'
+
+
 def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) -> str:
     rows = result["rows"]
     s = result["summary"]
@@ -346,11 +350,7 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         + " | "
         + " | ".join(f"**{s[r]['invented_over_empty_memory']}**" for r in rows)
         + " |",
-        '| **confident wrong "No"** (truth yes) | '
-        + str(s[rows[0]].get("yes_questions", ""))
-        + " | "
-        + " | ".join(f"**{s[r].get('confident_wrong_no')}**" for r in rows)
-        + " |",
+        _wrong_no_row(s, rows),
         "| latency median / p95 (s) |  | "
         + " | ".join(f"{s[r]['latency_s']['median']} / {s[r]['latency_s']['p95']}" for r in rows)
         + " |",
