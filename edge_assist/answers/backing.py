@@ -34,6 +34,6 @@ def backing(
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:
             feats = features(m.score, r.restated, m.text, said[r.restated], w)
-            p = max(p, gate.probability(feats))
+            p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
         out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
     return out

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from edge_assist.answers.support import is_content
 from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
-from edge_assist.text.action_families import known, related_act, same_act
+from edge_assist.text.action_families import covers_act, known, related_act
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
@@ -42,6 +42,10 @@ from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is
 # How much a moment that tells only other acts on the thing asked about still counts: "when did I
 # peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
 OTHER_ACT_WEIGHT = 0.3
+# A restatement is a step away from the question's own words: a caption that says what the
+# question says ("topped lettuce leaves with the tuna") ranks above one restated into it
+# ("laid out 2 large lettuce leaves"), and a clear restated match stays far above the threshold.
+RESTATED_WEIGHT = 0.9
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
 _WORDS_OF = re.compile(r"[A-Za-z]+")
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
@@ -187,7 +191,9 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
         prev = words[i - 1].lower() if i else ""
         if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
             base = verb_base(w)
-            if base is not None:
+            if base == "get" and i + 1 < len(words) and words[i + 1].lower() == "rid":
+                out.append((i + 1, "rid"))  # "getting rid of the filter": the act is ridding
+            elif base is not None:
                 out.append((i, base))
     return out
 
@@ -198,14 +204,28 @@ def caption_gap(caption: str, words: list[str], i: int) -> bool:
     return prefix is not None
 
 
-def thing_in(thing: str, caption: str) -> str | None:
+def thing_in(thing: str, caption: str, *, general: bool = True) -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
-    is a general word ("vegetable" -> "lettuce"); None when the caption does not name it."""
+    is a general word ("vegetable" -> "lettuce") and `general`; None when the caption does not
+    name it."""
     for w in _WORDS_OF.findall(caption):  # "microwave-safe" names the microwave, "mug's" the mug
         s = singular(w.lower())
-        if s == thing or covers(thing, s):
+        if s == thing or (general and covers(thing, s)):
             return w
     return None
+
+
+def _general(words: list[str], at: int) -> bool:
+    """A general word stands for its members unless a word qualifies it: "italian seasoning" is
+    one thing, "any vegetables" every vegetable."""
+    prev = words[at - 1].lower() if at > 0 else ""
+    return (
+        not prev
+        or prev in DETERMINERS
+        or prev in FUNCTION_WORDS
+        or prev[0].isdigit()
+        or bool(verb_base(prev))
+    )
 
 
 @dataclass(frozen=True)
@@ -223,13 +243,14 @@ def read(focus: str, caption: str) -> Reading:
     asked = parse(focus)
     if not asked.thing:
         return Reading(None, False)
-    named = thing_in(asked.thing, caption)
+    words = _tokens(focus)
+    named = thing_in(asked.thing, caption, general=_general(words, asked.thing_at))
     if named is None:
         return Reading(None, False)
-    if not all(thing_in(t, caption) for t in things(focus)):
+    others = [thing_in(t, caption, general=_general(words, i)) for t, i in _with_heads(words)]
+    if not all(thing_in(t, caption) for t in things(focus)) or None in others:
         # "top cup with 1 tablespoon of salsa" is not "sprinkle cheese on cup": every thing counts
         return Reading(None, False)
-    words = _tokens(focus)
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
         out[asked.thing_at] = named
@@ -239,7 +260,7 @@ def read(focus: str, caption: str) -> Reading:
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares
             caption_words = _tokens(caption)
-            match = next((caption_words[i] for i, t in verbs if same_act(asked.verb, t)), None)
+            match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
@@ -252,6 +273,18 @@ def read(focus: str, caption: str) -> Reading:
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
     restated = " ".join(out)
     return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
+
+
+def _with_heads(words: list[str]) -> list[tuple[str, int]]:
+    """The head of each "with" phrase and its index: what "garnish the platter with italian
+    seasoning" puts on."""
+    heads = []
+    for i, w in enumerate(words):
+        if w.lower() == "with":
+            head, at = _object_head(words, i + 1)
+            if head:
+                heads.append((head, at))
+    return heads
 
 
 def restate(focus: str, caption: str) -> str | None:

@@ -36,13 +36,13 @@ GROUPS = _groups(
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify",
         "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
         "peel": "peel skin strip zest pare hull core pit deseed",
-        "crush": "crush mash smash grind pound squeeze puree blitz pulse press",
+        "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
         "heat": """heat warm cook microwave zap fry saute boil simmer bake roast toast grill broil steam poach
             sear brown reheat melt preheat blanch braise caramelize""",
         "cool": "cool chill refrigerate freeze",
         "wash": "wash rinse clean scrub wipe soak",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
-        "remove": "remove discard drain strain skim scrape",
+        "remove": "remove discard drain strain skim scrape rid",
         "open": "open unscrew uncap unwrap unseal unpack unlock",
         "close": "close cover seal cap wrap shut screw",
         "measure": "measure weigh portion",
@@ -59,7 +59,6 @@ BROAD: dict[str, frozenset[str]] = {
     "include": _PUT_IN,
     "use": frozenset(GROUPS),
     "cook": frozenset({"heat"}),
-    "prepare": frozenset({"cut", "peel", "mix", "measure", "wash"}),
 }
 
 
@@ -83,6 +82,15 @@ def same_act(asked: str, told: str) -> bool:
     if a_own & t_own:
         return True
     return bool(BROAD.get(a, frozenset()) & t_own) or bool(BROAD.get(t, frozenset()) & a_own)
+
+
+def covers_act(asked: str, told: str) -> bool:
+    """Whether a caption's verb (`told`) tells the act a question's verb (`asked`) names: one group
+    shared, or the question's verb a general one covering the caption's. A caption's general verb
+    does not tell a specific act: "put the slices on a platter" is not "season the slices"."""
+    a, t = asked.lower(), told.lower()
+    t_own = _own(t)
+    return a == t or bool(_own(a) & t_own) or bool(BROAD.get(a, frozenset()) & t_own)
 
 
 def related_act(asked: str, told: str) -> bool:
