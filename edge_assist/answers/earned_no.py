@@ -31,6 +31,7 @@ from edge_assist.reasoning.answer_text import names_past_day, tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.listed import singular
+from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import same_act
 
 # A stretch of the session longer than this with no clip is time memory does not cover.
@@ -63,8 +64,10 @@ def covers(clips: Sequence[CaptionRecord], before_t: float) -> bool:
 
 
 def asked_things(focus: str) -> list[str]:
-    """The things a yes/no question names (`meaning.things`), its first word taken for its verb."""
-    return meaning.things(focus, verb_first=True)
+    """The things a yes/no question names (`meaning.things`), its first word taken for its verb,
+    tools left out: a caption names the same bowl a dish, a basin or a pan, so a tool named
+    nowhere does not show that the act did not happen."""
+    return [t for t in meaning.things(focus, verb_first=True) if lexical_kind(t) != TOOL]
 
 
 def unseen(

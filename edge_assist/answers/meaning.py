@@ -25,6 +25,7 @@ from edge_assist.answers.support import is_content
 from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import covers_act, known, related_act
+from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
@@ -102,6 +103,13 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
     """`verb_first`: the focus starts with its verb whether we know the verb or not, as a yes/no
     question's does ("did I pin the wraps shut?")."""
     words = _tokens(focus)
+    lead = 0
+    while lead < len(words) - 1 and words[lead].lower() in ADVERBS:
+        lead += 1  # "then stir the bowl", "also add salt": the verb follows
+    if lead:
+        inner = parse(" ".join(words[lead:]), verb_first=verb_first)
+        at = inner.thing_at + lead if inner.thing_at >= 0 else -1
+        return Asked(inner.verb, inner.verb_words, inner.thing, at, inner.verb_at + lead)
     if not words:
         return Asked("", 0, "", -1)
     if _noun_first(words):
@@ -165,7 +173,7 @@ def things(focus: str, *, verb_first: bool = False) -> list[str]:
     or a tool ("add salt to the eggs" -> salt, egg). Its verb, whatever it is, and words that may
     only describe ("thin strips") are left out."""
     asked = parse(focus, verb_first=verb_first)
-    words = _WORDS_OF.findall(focus.lower())[asked.verb_words :]
+    words = _WORDS_OF.findall(focus.lower())[asked.verb_at + asked.verb_words if asked.verb_words else 0 :]
     out = [asked.thing] if asked.thing and lexical_kind(asked.thing) != OTHER else []
     out += [
         singular(w)
