@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.evaluation.qa_bench import said_yes, score
 from edge_assist.evaluation.qa_quantities import how_much_question, says_number
 from edge_assist.evaluation.qa_questions import Question, generate, load_streams, short_step
+from edge_assist.evaluation.qa_scoring import confident_wrong_no, said_yes, score
 
 DATASET = Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "captaincook4d"
 
@@ -126,6 +126,18 @@ def test_scoring_rules() -> None:
     assert score(un, "I don't remember you doing that.", None, 0.0) and not score(
         un, "At 0:10 you did it.", None, 0.0
     )
+
+
+def test_a_no_to_what_happened_is_counted_as_a_confident_wrong_no() -> None:
+    def rec(template: str, answer: str) -> dict[str, object]:
+        return {"template": template, "form": "yesno", "answer": answer}
+
+    assert confident_wrong_no(rec("did-yes", "No, I don't remember you doing that."))
+    earned = "No: at 3:39 you topped the cup, but I didn't see you add salt."
+    assert confident_wrong_no(rec("did-yes", earned)) and not confident_wrong_no(rec("did-no", earned))
+    assert not confident_wrong_no(rec("did-yes", "I don't remember you doing that."))  # wrong, not a "No"
+    # a question set that says its truth itself
+    assert confident_wrong_no({"template": "x", "form": "yesno", "answer": "No.", "expect_yes": True})
 
 
 def test_results_file_is_one_json_document(tmp_path: Path) -> None:

@@ -18,14 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from edge_assist.answers import day_recall, grounding, multi_hop
+from edge_assist.answers import backing, day_recall, earned_no, grounding, multi_hop, named_moments, order
 from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.inference.llm_call import call_json
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
@@ -35,7 +32,6 @@ from edge_assist.tasks.tracker import VectorCache
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5
-REPHRASE_TOKENS = 80
 
 
 @dataclass
@@ -114,16 +110,7 @@ class GroundedAnswerer:
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
     def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        """P(the moment is what the question is about), per candidate."""
-        if not found:
-            return {}
-        words: list[answer_support.Words | None] = [None] * (len(found) + 1)
-        if hasattr(self.text_encoder, "encode_words"):
-            words = list(self.text_encoder.encode_words([focus, *(m.text for m in found)]))
-        return {
-            m: self.gate.probability(answer_support.features(m.score, focus, m.text, words[0], w))
-            for m, w in zip(found, words[1:], strict=True)
-        }
+        return backing.backing(self.gate, self.text_encoder, focus, found)
 
     async def _graph_answer(
         self,
@@ -139,6 +126,8 @@ class GroundedAnswerer:
             recalled = await self._period_answer(question, before_t, session_id, started, trace)
             if recalled is not None:
                 return recalled
+        if (asked := order.parse(question)) is not None:
+            return await self._order_answer(asked, before_t, session_id, past_sessions, started, trace)
         if multi_hop.parse(question) is None:
             return None
         hop = await multi_hop.answer(
@@ -155,6 +144,39 @@ class GroundedAnswerer:
         timings = {**hop.timings_s, "total": time.perf_counter() - started}
         return GroundedAnswer(hop.text, "related", hop.moment, hop.moment, None, hop.evidence, timings, trace)
 
+    async def _order_answer(
+        self,
+        asked: order.Ordered,
+        before_t: float,
+        session_id: str | None,
+        past_sessions: bool,
+        started: float,
+        trace: dict[str, Any],
+    ) -> GroundedAnswer | None:
+        """Whether one act came before (or after) another: both found, their times compared."""
+
+        async def find(focus: str) -> Moment | None:
+            _, offered = await self._offered(
+                focus,
+                focus,
+                before_t=before_t,
+                session_id=session_id,
+                past_sessions=past_sessions,
+                in_view=(),
+                timings={},
+                trace={},
+            )
+            return offered[0] if offered else None
+
+        told = await order.answer(asked, find)
+        trace["order"] = [asked.first, asked.word, asked.second, "found" if told else "not both found"]
+        if told is None:
+            return None
+        text, moments = told
+        trace.update(kind="yesno", outcome="order of two moments", composed=text)
+        timings = {"total": time.perf_counter() - started}
+        return GroundedAnswer(text, "yesno", moments[0], moments[0], None, moments, timings, trace)
+
     async def answer(
         self,
         question: str,
@@ -165,7 +187,6 @@ class GroundedAnswerer:
         choices: Sequence[str] = (),
         in_view: Sequence[CaptionRecord] = (),
     ) -> GroundedAnswer:
-        r = self.cfg.reasoner
         started = time.perf_counter()
         timings: dict[str, float] = {}
         kind = answer_text.question_kind(question)
@@ -199,17 +220,67 @@ class GroundedAnswerer:
             if moment is None:
                 trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
-            timings["total"] = time.perf_counter() - started
             text = _unanswered(kind, chosen)
+            if kind == "yesno" and not choices:
+                text = await self._no(question, focus, found, before_t, session_id, trace) or text
+            timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
         trace["composed"] = composed
-        text = composed
-        if r.answer_rephrase:
-            text = await self._rephrase(question, composed, moment, timings, trace)
-        option = await self._option(choices, moment, composed) if choices else None
+        text, option = await self._said(question, composed, moment, choices, timings, trace)
         timings["total"] = time.perf_counter() - started
         return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _said(
+        self,
+        question: str,
+        composed: str,
+        moment: Moment,
+        choices: Sequence[str],
+        timings: dict[str, float],
+        trace: dict[str, Any],
+    ) -> tuple[str, str | None]:
+        """What is said (the composed sentence, or its faithful rephrasing) and the option chosen."""
+        r = self.cfg.reasoner
+        text = composed
+        if r.answer_rephrase:
+            text = await grounding.rephrased(
+                self.llm,
+                self.clock,
+                self.text_encoder,
+                question,
+                composed,
+                moment,
+                r.temperature,
+                timings,
+                trace,
+            )
+        if not choices:
+            return text, None
+        return text, await grounding.option(self.clock, self.text_encoder, choices, moment, composed)
+
+    async def _no(
+        self,
+        question: str,
+        focus: str,
+        ranked: Sequence[Moment],
+        before_t: float,
+        session_id: str | None,
+        trace: dict[str, Any],
+    ) -> str | None:
+        """The earned "No" to a yes/no question no moment answers, else None (answers/earned_no.py)."""
+        said, why = await earned_no.answer(
+            self.recall,
+            self.clock,
+            self.text_encoder,
+            question,
+            focus,
+            ranked,
+            before_t=before_t,
+            session_id=session_id,
+        )
+        trace.update(why)
+        return said
 
     async def _offered(
         self,
@@ -236,6 +307,9 @@ class GroundedAnswerer:
             past_sessions=past_sessions,
             extra=in_view,
             graph=self.cfg.retrieval.graph,
+        )
+        found += await named_moments.naming(
+            self.recall, self.clock, self.text_encoder, focus, found, before_t=before_t, session_id=session_id
         )
         timings["candidates"] = time.perf_counter() - t
         # Retrieval proposes; the answer gate (answers/support.py) says how likely each moment is
@@ -289,41 +363,6 @@ class GroundedAnswerer:
             "chosen" if pick.moment is not None else (pick.call.error or "the model chose none")
         )
         return pick.moment
-
-    async def _rephrase(
-        self, question: str, composed: str, moment: Moment, timings: dict[str, float], trace: dict[str, Any]
-    ) -> str:
-        res = await call_json(
-            self.llm,
-            self.clock,
-            "rephrase answer",
-            grounding.rephrase_messages(question, composed),
-            grounding.rephrase_schema(),
-            lambda raw: " ".join(str(raw.get("sentence", "")).split()),
-            max_tokens=REPHRASE_TOKENS,
-            temperature=self.cfg.reasoner.temperature,
-        )
-        timings["rephrase"] = res.seconds
-        trace["rephrase"] = res.trace()
-        if not res.value:
-            trace["rephrase"]["kept"] = "composed (no rephrasing)"
-            return composed
-        check = await self.clock.run_blocking(
-            grounding.check_faithful, self.text_encoder, composed, res.value, [moment.text]
-        )
-        trace["rephrase"]["check"] = check.reason()
-        return res.value if check.ok else composed
-
-    async def _option(self, choices: Sequence[str], moment: Moment, composed: str) -> str:
-        """The option the evidence names (all its content words in the caption), else the
-        one closest to the composed answer."""
-        evidence = answer_text.content_words(moment.text)
-        named = [c for c in choices if (w := answer_text.content_words(c)) and w <= evidence]
-        if len(named) == 1:
-            return named[0]
-        pool = named or list(choices)
-        vecs = np.asarray(await self.clock.run_blocking(self.text_encoder.encode, [composed, *pool]))
-        return pool[int(np.argmax(vecs[1:] @ vecs[0]))]
 
 
 def _trace_row(m: Moment, backing: float) -> list[object]:

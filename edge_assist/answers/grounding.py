@@ -21,7 +21,7 @@ from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, Message, TextEncoder
 from edge_assist.inference.llm_call import CallResult, call_json
 from edge_assist.reasoning import prompts
-from edge_assist.reasoning.answer_text import new_content
+from edge_assist.reasoning.answer_text import content_words, new_content
 from edge_assist.retrieval.api import Moment
 
 NONE = "none"
@@ -158,3 +158,52 @@ def check_faithful(
     cos = float(vecs[0] @ vecs[1])
     new = tuple(sorted(new_content(rephrased, [composed, *evidence])))
     return Faithfulness(cos >= min_cosine and not new, cos, new)
+
+
+REPHRASE_TOKENS = 80
+
+
+async def rephrased(
+    llm: LLM,
+    clock: Clock,
+    encoder: TextEncoder,
+    question: str,
+    composed: str,
+    moment: Moment,
+    temperature: float,
+    timings: dict[str, float],
+    trace: dict[str, Any],
+) -> str:
+    """The model's rephrasing of the composed answer when it is faithful, else the composed one."""
+    res = await call_json(
+        llm,
+        clock,
+        "rephrase answer",
+        rephrase_messages(question, composed),
+        rephrase_schema(),
+        lambda raw: " ".join(str(raw.get("sentence", "")).split()),
+        max_tokens=REPHRASE_TOKENS,
+        temperature=temperature,
+    )
+    timings["rephrase"] = res.seconds
+    trace["rephrase"] = res.trace()
+    if not res.value:
+        trace["rephrase"]["kept"] = "composed (no rephrasing)"
+        return composed
+    check = await clock.run_blocking(check_faithful, encoder, composed, res.value, [moment.text])
+    trace["rephrase"]["check"] = check.reason()
+    return res.value if check.ok else composed
+
+
+async def option(
+    clock: Clock, encoder: TextEncoder, choices: Sequence[str], moment: Moment, composed: str
+) -> str:
+    """The option the evidence names (all its content words in the caption), else the
+    one closest to the composed answer."""
+    evidence = content_words(moment.text)
+    named = [c for c in choices if (w := content_words(c)) and w <= evidence]
+    if len(named) == 1:
+        return named[0]
+    pool = named or list(choices)
+    vecs = np.asarray(await clock.run_blocking(encoder.encode, [composed, *pool]))
+    return pool[int(np.argmax(vecs[1:] @ vecs[0]))]

@@ -5,13 +5,8 @@ question is asked, through `assistant.answer`, once memory holds exactly the cap
 that ended by its ask time (and `before_t` bounds every read). Every answerer row
 (`grounded`, `free`) answers the same question over the same memory.
 
-Scoring (per question; `abstained` = the answer says it does not remember):
-- when: a time said in the answer lies in the step's window (±2 s);
-- after, with (mc): the option returned is the right one;
-- did-yes / did-no: yes = an answer that neither abstains nor starts with "no";
-- with (free), howmuch: content match, the MiniLM cosine between the answer and the
-  annotated caption >= 0.5 (the eval's measure), and the tool / the quantity is said;
-- unanswerable: right when abstained; over an empty memory any other answer is invented.
+Scoring: `qa_scoring.py` (a time in the step's window, the right option, yes or no, the
+quantity said; abstention for the unanswerable; confident wrong "No"s counted apart).
 """
 
 from __future__ import annotations
@@ -30,7 +25,6 @@ import numpy as np
 
 from edge_assist.config import Config
 from edge_assist.evaluation.annotations import write_jsonl
-from edge_assist.evaluation.qa_quantities import says_number
 from edge_assist.evaluation.qa_questions import (
     TEMPLATES,
     Question,
@@ -38,44 +32,13 @@ from edge_assist.evaluation.qa_questions import (
     generate,
     load_streams,
 )
+from edge_assist.evaluation.qa_scoring import confident_wrong_no, score
 from edge_assist.evaluation.workers import worker_pool
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.reasoning.answer_text import content_words, is_abstention
+from edge_assist.reasoning.answer_text import is_abstention
 from edge_assist.runtime.percentiles import percentile
 
-CONTENT_THRESHOLD = 0.5
-WINDOW_SLACK_S = 2.0
 ROWS = ("grounded", "free")
-
-
-def said_yes(text: str) -> bool:
-    t = text.strip().lower()
-    return not is_abstention(t) and not t.startswith(("no", "i did not", "you did not", "you didn't"))
-
-
-def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
-    from edge_assist.answers.grounded import times_in
-
-    abstained = is_abstention(text)
-    if not q.answerable:
-        return abstained
-    if q.form == "yesno":
-        return said_yes(text) == bool(q.expect_yes)
-    if abstained:
-        return False
-    if q.form == "mc":
-        return choice == q.correct_choice
-    if q.template == "when":
-        assert q.window is not None
-        lo, hi = q.window
-        return any(lo - WINDOW_SLACK_S <= t <= hi + WINDOW_SLACK_S for t in times_in(text))
-    if cosine < CONTENT_THRESHOLD:
-        return False
-    if q.template == "howmuch":
-        return says_number(text, q.key)
-    if q.template == "with":
-        return bool(content_words(q.key) & content_words(text))
-    return True
 
 
 async def _run_recording(
@@ -179,6 +142,10 @@ def summarise(records: list[dict[str, Any]], rows: Sequence[str]) -> dict[str, A
                 },
             },
             "invented_over_empty_memory": sum(not x["abstained"] for x in empty),
+            "confident_wrong_no": sum(confident_wrong_no(x) for x in mine),
+            "yes_questions": sum(
+                x["form"] == "yesno" and x.get("expect_yes", x["template"] == "did-yes") for x in mine
+            ),
             "empty_memory_questions": len(empty),
             "latency_s": {
                 "median": percentile(secs, 50, 3) or 0.0,
@@ -329,6 +296,11 @@ def write_results(path: Path, result: dict[str, Any]) -> None:
     path.write_text(text[:-2] + ',\n "records": [\n' + lines + "\n ]\n}\n", encoding="utf-8")
 
 
+def _wrong_no_row(s: dict[str, Any], rows: Sequence[str]) -> str:
+    cells = " | ".join(f"**{s[r].get('confident_wrong_no')}**" for r in rows)
+    return f'| **confident wrong "No"** (truth yes) | {s[rows[0]].get("yes_questions", "")} | {cells} |'
+
+
 def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) -> str:
     rows = result["rows"]
     s = result["summary"]
@@ -378,12 +350,13 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         + " | "
         + " | ".join(f"**{s[r]['invented_over_empty_memory']}**" for r in rows)
         + " |",
+        _wrong_no_row(s, rows),
         "| latency median / p95 (s) |  | "
         + " | ".join(f"{s[r]['latency_s']['median']} / {s[r]['latency_s']['p95']}" for r in rows)
         + " |",
         "",
         "Targets (offline default models, val): answerable >= 80 %, correct abstentions >= 90 %, "
-        "0 invented answers over an empty memory.",
+        '0 invented answers over an empty memory, 0 confident wrong "No".',
         "",
     ]
     return "\n".join(lines)

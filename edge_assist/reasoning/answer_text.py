@@ -232,8 +232,8 @@ def compose(kind: str, caption: str, t0: float, note: str = "") -> str:
 
 
 def abstention(kind: str) -> str:
-    if kind == "yesno":
-        return NO_DONT_REMEMBER
+    """What is said when nothing in memory answers: never a "No", which must be earned
+    (answers/earned_no.py), whatever the kind of question."""
     return DONT_REMEMBER
 
 

@@ -61,15 +61,23 @@ def _sentence_ends(raw: str) -> bool:
     return raw.endswith((".", "!", "?", ")")) or raw.startswith("(")
 
 
-def _verb_base(word: str, next_raw: str | None, *, narration: bool) -> str | None:
+def _verb_base(word: str, next_raw: str | None, *, narration: bool, reset: bool = False) -> str | None:
     """The base form of `word` when it is a verb in a coordinate slot, else None.
 
     `narration`: the slot follows "and" or "then" in a caption about someone in the third
-    person, where an -s word before an object is their next action ("and steps back").
+    person, where an -s word before an object is their next action ("and steps back"), and
+    an -s word whose base is a verb we know is one whatever follows ("and pours water").
+    `reset`: the slot follows "then" or "but", which a new action follows ("then add garlic").
     """
     nxt = _bare(next_raw) if next_raw is not None else None
     if word in _NOUNISH:
         return word if nxt in _NOUNISH_NEXT else None
+    if reset and is_verb(word):
+        return word
+    if narration and word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
+        base = base_of_third_person(word)
+        if is_verb(base) and base not in _NOUNISH:
+            return base
     if not (nxt is None or nxt in _OBJECT_START or nxt.isdigit() or nxt.endswith("ing") or nxt in ADVERBS):
         return None
     if is_verb(word):
@@ -99,7 +107,7 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
     """
     out = list(words)
     scope = "main"  # "main", "infinitive" or "sub"
-    sub_has_verb = False
+    sub_has_verb = sub_third = False  # the subordinate clause's verb, and whether it took an -s
     for i, raw in enumerate(words):
         word = _bare(raw)
         if (i > 0 and _sentence_ends(words[i - 1])) or raw.startswith("("):
@@ -112,16 +120,26 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
             j = i + 1 if word in ADVERBS and i + 1 < len(words) else i
             target = _bare(words[j])
             nxt = words[j + 1] if j + 1 < len(words) and not _sentence_ends(words[j]) else None
-            base = _verb_base(target, nxt, narration=narration and not prev.endswith((",", ";")))
+            base = _verb_base(
+                target,
+                nxt,
+                narration=narration and not prev.endswith((",", ";")),
+                reset=_bare(prev) in _RESETS and j == i,
+            )
             if j == 1 and _bare(prev) in ("and", "or") and is_verb(target):
                 base = target  # "Measure and add 2 tbsp flour": both verbs share the object
-            if base is not None and (scope == "main" or (scope == "sub" and not sub_has_verb)):
+            # "Stir until the cheese melts and serve": a base form after the clause's own -s verb
+            # does not agree with its subject, so it is the wearer's next action.
+            back = sub_third and not narration and is_verb(target) and target not in _NOUNISH
+            base = target if back and scope == "sub" else base
+            if base is not None and (scope == "main" or (scope == "sub" and (not sub_has_verb or back))):
                 out[j] = _inflect(words[j], base, progressive)
                 continue
         if word == "to" and i + 1 < len(words) and is_verb(_bare(words[i + 1])):
             scope = "infinitive"
         elif word in _SUBORDINATORS:
-            scope, sub_has_verb = "sub", False
+            scope, sub_has_verb, sub_third = "sub", False, False
         elif scope == "sub" and (word in _FINITE or is_verb(word) or is_verb(base_of_third_person(word))):
+            sub_third = sub_third or (not sub_has_verb and not is_verb(word) and word.endswith("s"))
             sub_has_verb = True
     return out

@@ -1,0 +1,39 @@
+"""How likely each candidate moment is to be the one a question is about: the answer gate
+(answers/support.py) over the question as asked and as restated in the moment's own words
+(answers/meaning.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from edge_assist.answers import meaning
+from edge_assist.answers.support import AnswerGate, Words, features
+from edge_assist.inference.base import TextEncoder
+from edge_assist.retrieval.api import Moment
+
+
+def backing(
+    gate: AnswerGate, encoder: TextEncoder, focus: str, found: Sequence[Moment]
+) -> dict[Moment, float]:
+    """P(the moment is what the question is about), per candidate: the better of the focus as
+    asked and the focus restated in the caption's words when it tells the same act by meaning,
+    weighed down when the caption tells only other acts on the thing (answers/meaning.py)."""
+    if not found:
+        return {}
+    readings = [meaning.read(focus, m.text) for m in found]
+    restated = [r.restated for r in readings]
+    extra = [r for r in restated if r is not None]
+    texts = [focus, *(m.text for m in found), *extra]
+    words: list[Words | None] = [None] * len(texts)
+    if hasattr(encoder, "encode_words"):
+        words = list(encoder.encode_words(texts))
+    n = len(found)
+    said = dict(zip(extra, words[n + 1 :], strict=True))
+    out: dict[Moment, float] = {}
+    for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
+        p = gate.probability(features(m.score, focus, m.text, words[0], w))
+        if r.restated is not None:
+            feats = features(m.score, r.restated, m.text, said[r.restated], w)
+            p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
+        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
+    return out

@@ -1,0 +1,175 @@
+"""When a yes/no question may be answered "No", and what is said instead of a bare "No".
+
+A confident "No" about something that happened is the worst answer an assistant can give:
+the wearer believes it. Below the answer gate's threshold, a question is only not shown to
+have happened; that is "I don't remember you doing that", unless the "No" is earned:
+
+- memory covers the time the question is about: the session holds clips from its start to
+  the time asked, with no gap longer than `COVERAGE_GAP_S` (the captioner was not off);
+- something the question names is nowhere in that memory: no clip names the thing, in any
+  number or as a member of a general word (answers/meaning.py), and no word of the moments
+  closest to the question is near it for the word encoder (`NAMED_COSINE`), so a caption
+  that names it in other words ("sodium chloride" for salt) keeps the "No" from being said.
+
+Then the answer says what was seen instead, the closest related thing done: a moment that
+tells the same act on another thing ("No: at 3:39 you topped cup with 1 tablespoon of salsa,
+but I didn't see you add salt."), else the moment ranked closest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from edge_assist.answers import meaning
+from edge_assist.answers.support import WordEncoder, Words, is_content
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.answer_text import names_past_day, tell
+from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.listed import singular
+from edge_assist.tasks.word_kinds import TOOL, lexical_kind
+from edge_assist.text.action_families import same_act
+
+# A stretch of the session longer than this with no clip is time memory does not cover.
+COVERAGE_GAP_S = 120.0
+# A question's word this close (contextual word cosine) to a word of the closest moments may
+# be named there in other words: its absence is not shown.
+NAMED_COSINE = 0.6
+# How many of the moments ranked closest to the question are read word by word for that.
+NEAREST = 5
+
+
+@dataclass(frozen=True)
+class Unseen:
+    """A thing the question names that memory never shows, and how near memory's nearest word is."""
+
+    thing: str
+    closest: float
+
+
+def covers(clips: Sequence[CaptionRecord], before_t: float) -> bool:
+    """Whether `clips` (one session, in time order) cover its stream from the start to `before_t`."""
+    if not clips:
+        return False
+    ends = [0.0, *(c.t1 for c in clips)]
+    starts = [c.t0 for c in clips]
+    if any(s - e > COVERAGE_GAP_S for s, e in zip(starts, ends, strict=False)):
+        return False
+    last = max(c.t1 for c in clips)
+    return before_t == float("inf") or before_t - last <= COVERAGE_GAP_S
+
+
+def asked_things(focus: str) -> list[str]:
+    """The things a yes/no question names (`meaning.things`), its first word taken for its verb,
+    tools left out: a caption names the same bowl a dish, a basin or a pan, so a tool named
+    nowhere does not show that the act did not happen."""
+    return [t for t in meaning.things(focus, verb_first=True) if lexical_kind(t) != TOOL]
+
+
+def unseen(
+    focus: str,
+    clips: Sequence[CaptionRecord],
+    focus_words: Words | None,
+    nearest_words: Sequence[Words],
+) -> Unseen | None:
+    """The thing the question names that no clip names, in the same or other words, else None."""
+    for thing in asked_things(focus):
+        if any(meaning.thing_in(thing, c.text) for c in clips):
+            continue
+        closest = _closest(thing, focus_words, nearest_words)
+        if closest < NAMED_COSINE:
+            return Unseen(thing, closest)
+    return None
+
+
+def _closest(thing: str, focus_words: Words | None, nearest_words: Sequence[Words]) -> float:
+    """The best cosine between the question's word for `thing` and any word of the nearest moments
+    (1.0 when the encoder gives no word vectors: nothing is shown absent then)."""
+    if focus_words is None:
+        return 1.0
+    words, vecs = focus_words
+    at = [i for i, w in enumerate(words) if singular(w.lower()) == thing]
+    if not at:
+        return 1.0
+    best = 0.0
+    for cw, cv in nearest_words:
+        keep = [j for j, w in enumerate(cw) if is_content(w)]
+        if keep:
+            best = max(best, float((vecs[at] @ cv[keep].T).max()))
+    return best
+
+
+def seen_instead(focus: str, ranked: Sequence[Moment]) -> Moment | None:
+    """The closest related thing done: the best-ranked moment telling the question's act, else the
+    best-ranked moment."""
+    verb = meaning.parse(focus).verb
+    if verb:
+        for m in ranked:
+            if any(same_act(verb, told) for _, told in meaning.caption_verbs(m.text)):
+                return m
+    return ranked[0] if ranked else None
+
+
+# A question that places the act against another ("before the cheese", "while it was in the
+# microwave") asks about their relation: an absent thing shows no "No" to that.
+_RELATION = re.compile(r"\b(?:before|after|while|during|until|since|when|once)\b", re.I)
+
+
+def may_say_no(question: str, session_id: str | None) -> bool:
+    """A "No" is about this session's time and one act: a question naming an earlier day, or
+    placing the act against another, is left unsaid."""
+    return session_id is not None and not names_past_day(question) and not _RELATION.search(question)
+
+
+def compose(focus: str, unseen_thing: Unseen, seen: Moment | None) -> str:
+    """ "No: at 3:39 you topped cup with 1 tablespoon of salsa, but I didn't see you add salt." """
+    asked = _second_person(focus)
+    if seen is None:
+        return f"No, I didn't see you {asked}."
+    told = tell(seen.text, seen.t0, seen.note).rstrip(".")
+    return f"No: {told[0].lower()}{told[1:]}, but I didn't see you {asked}."
+
+
+def _second_person(focus: str) -> str:
+    s = " ".join(focus.split()).rstrip("?.! ")
+    s = re.sub(r"\bmy\b", "your", s, flags=re.I)
+    s = re.sub(r"\bmyself\b", "yourself", s, flags=re.I)
+    s = re.sub(r"\b(?:I|me)\b", "you", s)
+    return s[0].lower() + s[1:] if s[:1].isupper() and not s[:2].isupper() else s
+
+
+async def answer(
+    recall: Recall,
+    clock: Clock,
+    encoder: TextEncoder,
+    question: str,
+    focus: str,
+    ranked: Sequence[Moment],
+    *,
+    before_t: float,
+    session_id: str | None,
+) -> tuple[str | None, dict[str, Any]]:
+    """The earned "No" to a yes/no question no moment answered, or None ("I don't remember"),
+    with what was found for the trace."""
+    if session_id is None or not may_say_no(question, session_id):
+        return None, {"no": "not earned: no session of today, or the question names another day"}
+    clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
+    if not covers(clips, before_t):
+        return None, {"no": f"not earned: memory does not cover the session ({len(clips)} clips)"}
+    today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
+    words: list[Words | None] = [None] * (len(today) + 1)
+    if isinstance(encoder, WordEncoder):
+        words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in today)]))
+    missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
+    if missing is None:
+        return None, {"no": "not earned: memory names everything the question does"}
+    seen = seen_instead(focus, today)
+    trace = {
+        "no": f"earned: {missing.thing!r} named nowhere in memory (closest word {missing.closest:.2f})",
+        "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],
+    }
+    return compose(focus, missing, seen), trace

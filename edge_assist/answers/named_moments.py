@@ -1,0 +1,67 @@
+"""Moments that name the thing a question asks about, which retrieval by sentence vector missed.
+
+Retrieval ranks captions by how close their sentence vector is to the question's focus: "did
+I crack one egg in a bowl?" may rank "grinding black pepper to the dish" above "I'm breaking
+an egg into the basin", and only the best few go on. A caption that names the thing asked
+about (in any number, or as a member of a general word: answers/meaning.py) is evidence to
+weigh whatever its sentence vector says, so the few closest of them that were left out join
+the candidates; the answer gate still decides whether any of them answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from edge_assist.answers import meaning
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
+from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.recall import Recall
+
+# How many left-out moments naming the thing may join: few, so a thing named all through a
+# recording ("the bowl") does not crowd the candidates.
+MORE = 3
+
+
+async def naming(
+    recall: Recall,
+    clock: Clock,
+    encoder: TextEncoder,
+    focus: str,
+    found: Sequence[Moment],
+    *,
+    before_t: float,
+    session_id: str | None,
+) -> list[Moment]:
+    """Up to `MORE` moments of the session that name the thing the focus asks about and are not in
+    `found`, closest first, scored as retrieval scores (sentence cosine to the focus)."""
+    thing = meaning.parse(focus).thing
+    if not thing or session_id is None:
+        return []
+    clips, vecs = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
+    have = {(m.session_id, m.clip_index) for m in found}
+    picked = [
+        i
+        for i, c in enumerate(clips)
+        if (c.session_id, c.clip_index) not in have
+        and c.t1 <= before_t + 1e-6
+        and meaning.thing_in(thing, c.text)
+    ]
+    if not picked:
+        return []
+    q = np.asarray(await clock.run_blocking(encoder.encode, [focus]))[0]
+    scores = {i: float(np.asarray(vecs[i]) @ q) for i in picked}
+    best = sorted(picked, key=lambda i: -scores[i])[:MORE]
+    return [
+        Moment(
+            clips[i].session_id,
+            clips[i].clip_index,
+            clips[i].t0,
+            clips[i].t1,
+            clips[i].text,
+            round(scores[i], 4),
+        )
+        for i in best
+    ]

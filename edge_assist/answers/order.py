@@ -1,0 +1,81 @@
+"""Yes/no questions about the order of two acts: "did I add the salsa before the cheese?", "did I
+stir the egg before adding the salsa?", "did the garlic go in before the shallot?".
+
+No single moment answers these. Each act is looked up on its own, as any question's focus is
+(retrieval, then the answer gate with meaning: answers/backing.py), and their times compared.
+The answer tells both moments in time order, so the wearer hears what it rests on: "Yes: at 3:39
+you topped cup with 1 tablespoon of salsa, then at 4:16 you sprinkled 1 tablespoon of cheese on
+cup." A
+"No" is said only when both acts were found in the other order; when either is not found the
+question is left to the grounded answer, which says "I don't remember" rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from edge_assist.answers import meaning
+from edge_assist.reasoning.answer_text import tell
+from edge_assist.retrieval.api import Moment
+
+# "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
+_DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)\s+(before|after)\s+(.+)$")
+# "did the salsa go in before the sweet and sour sauce"
+_WENT = re.compile(
+    r"^did\s+(?:the\s+|my\s+|some\s+)?(.+?)\s+go\s+(?:in|into|on|onto)?\s*(?:it\s+|the\s+\w+\s+)?"
+    r"(before|after)\s+(?:the\s+|my\s+|some\s+)?(.+)$"
+)
+_I = re.compile(r"^(?:i|you)\s+")
+# Words that open the second act's noun phrase, never its verb ("before the cheese").
+_NOT_VERBS = frozenset({"the", "a", "an", "my", "some", "any", "it", "them"})
+
+Find = Callable[[str], Awaitable[Moment | None]]
+
+
+@dataclass(frozen=True)
+class Ordered:
+    first: str  # the focus of the act asked about ("add the salsa")
+    word: str  # "before" or "after"
+    second: str  # the focus of the act it is placed against ("add the cheese")
+
+
+def parse(question: str) -> Ordered | None:
+    """The two acts of an order question, each as a focus starting with its verb, or None."""
+    q = " ".join(question.lower().split()).rstrip("?.! ")
+    m = _DID.match(q)
+    if m:
+        first, word, rest = m.group(1), m.group(2), _I.sub("", m.group(3))
+        return Ordered(first, word, _with_verb(rest, first))
+    w = _WENT.match(q)
+    if w:
+        return Ordered(f"add the {w.group(1)}", w.group(2), f"add the {w.group(3)}")
+    return None
+
+
+def _with_verb(rest: str, first: str) -> str:
+    """The second act as a focus starting with its verb: "adding the salsa" -> "add the salsa",
+    "poured the egg" -> "pour the egg"; "the cheese" borrows the first act's verb ("add the cheese")."""
+    words = rest.split()
+    base = meaning.verb_base(words[0]) if words and words[0] not in _NOT_VERBS else None
+    if base is not None:
+        return " ".join([base, *words[1:]])
+    verb = first.split()[0] if first.split() else "do"
+    return f"{verb} {rest}"
+
+
+async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
+    """The answer and the two moments it rests on, or None when either act is not found."""
+    a = await find(asked.first)
+    b = await find(asked.second)
+    if a is None or b is None or (a.session_id, a.clip_index) == (b.session_id, b.clip_index):
+        return None  # one moment for both: a step that says "before" itself ("drain before removing")
+    holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
+    early, late = sorted((a, b), key=lambda m: m.t0)
+    return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def _told(m: Moment) -> str:
+    s = tell(m.text, m.t0, m.note).rstrip(".")
+    return s[0].lower() + s[1:]

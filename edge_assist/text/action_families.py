@@ -1,0 +1,102 @@
+"""Which verbs tell the same act: "did I add cheese?" is answered by "sprinkle cheese on the cup".
+
+People ask about an act in their own words, and a caption tells it in the recipe's or a
+captioner's: "add" is what a step calls sprinkle, pour, put in, top with or line with;
+"crack an egg" is "pour 1 egg into the cup". Words alone miss these, and a word encoder does
+not tell a synonym from a sibling act ("peel"/"stripping" is as close as "peel"/"chop").
+
+So verbs are grouped by the act they tell (`GROUPS`: a verb may sit in more than one), and a
+few general verbs (`BROAD`) stand for several groups at once: "add" and "put" for every way
+of putting a thing in or on something, "use" for any act. Two verbs tell the same act when
+they share a group, or when one is a general verb that covers the other's group. Sibling
+acts stay apart: cutting is not peeling, heating is not mixing. The groups are written for
+any kitchen, household or workshop task, not for one recipe.
+"""
+
+from __future__ import annotations
+
+
+def _groups(spec: dict[str, str]) -> dict[str, frozenset[str]]:
+    return {name: frozenset(verbs.split()) for name, verbs in spec.items()}
+
+
+GROUPS = _groups(
+    {
+        # a liquid or a runny thing goes in: "crack an egg" is "pour 1 egg into the cup"
+        "pour": "pour crack break drizzle splash tip empty squirt drip decant",
+        # a loose thing is scattered over: cheese, salt, herbs
+        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake",
+        # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
+        "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
+            load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble""",
+        # a thing is spread over a surface: butter, oil, cooking spray
+        # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
+        "put back": "replace return restore",
+        "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
+        "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify",
+        "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
+        "peel": "peel skin strip zest pare hull core pit deseed",
+        "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
+        "heat": """heat warm cook microwave zap fry saute boil simmer bake roast toast grill broil steam poach
+            sear brown reheat melt preheat blanch braise caramelize""",
+        "cool": "cool chill refrigerate freeze",
+        "wash": "wash rinse clean scrub wipe soak",
+        "take": "take grab pick get fetch lift retrieve collect hold carry bring",
+        "remove": "remove discard drain strain skim scrape rid",
+        "open": "open unscrew uncap unwrap unseal unpack unlock",
+        "close": "close cover seal cap wrap shut screw",
+        "measure": "measure weigh portion",
+        "shape": "knead roll shape flatten form press",
+        "eat": "eat taste drink sample try",
+    }
+)
+
+# General verbs: the groups each one stands for ("use" stands for every group).
+_PUT_IN = frozenset({"pour", "sprinkle", "place", "spread"})
+BROAD: dict[str, frozenset[str]] = {
+    "add": _PUT_IN,
+    "put": _PUT_IN,
+    "include": _PUT_IN,
+    "use": frozenset(GROUPS),
+    "cook": frozenset({"heat"}),
+}
+
+
+def _own(verb: str) -> frozenset[str]:
+    return frozenset(name for name, verbs in GROUPS.items() if verb in verbs)
+
+
+def known(verb: str) -> bool:
+    """A verb (base form) of some group, or a general one."""
+    v = verb.lower()
+    return v in BROAD or bool(_own(v))
+
+
+def same_act(asked: str, told: str) -> bool:
+    """Whether the verb of a question (`asked`) and the verb of a caption (`told`), both in their
+    base form, tell the same act: one group shared, or one a general verb covering the other."""
+    a, t = asked.lower(), told.lower()
+    if a == t:
+        return True
+    a_own, t_own = _own(a), _own(t)
+    if a_own & t_own:
+        return True
+    return bool(BROAD.get(a, frozenset()) & t_own) or bool(BROAD.get(t, frozenset()) & a_own)
+
+
+def covers_act(asked: str, told: str) -> bool:
+    """Whether a caption's verb (`told`) tells the act a question's verb (`asked`) names: one group
+    shared, or the question's verb a general one covering the caption's. A caption's general verb
+    does not tell a specific act: "put the slices on a platter" is not "season the slices"."""
+    a, t = asked.lower(), told.lower()
+    t_own = _own(t)
+    return a == t or bool(_own(a) & t_own) or bool(BROAD.get(a, frozenset()) & t_own)
+
+
+def related_act(asked: str, told: str) -> bool:
+    """Whether two verbs tell the same act or two ways of one general act ("pour the milk" and
+    "fill the mug with milk" are both adding), "use" left out since it covers every act."""
+    if same_act(asked, told):
+        return True
+    a_own, t_own = _own(asked.lower()), _own(told.lower())
+    return any(a_own & groups and t_own & groups for verb, groups in BROAD.items() if verb != "use")

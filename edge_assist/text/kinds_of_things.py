@@ -1,0 +1,58 @@
+"""General words for kinds of things, and what they cover: "vegetables" covers lettuce, "dairy"
+covers cheese.
+
+A wearer asks "did I add any vegetables?" of a caption that says "lettuce"; the word
+encoder puts the two far apart. Each kind lists its common members (singular), written for
+any kitchen or household, not for one recipe; a kind may hold another kind's name
+("seasoning" holds "spice"), which counts as all of that kind's members.
+"""
+
+from __future__ import annotations
+
+
+def _kinds(spec: dict[str, str]) -> dict[str, frozenset[str]]:
+    return {name: frozenset(members.split()) for name, members in spec.items()}
+
+
+KINDS = _kinds(
+    {
+        "vegetable": """lettuce tomato onion garlic carrot potato pepper cucumber spinach cabbage broccoli
+            cauliflower celery zucchini courgette eggplant aubergine pea bean corn mushroom kale leek
+            radish beet beetroot squash pumpkin asparagus shallot scallion chili chilli jalapeno okra
+            arugula rocket sprout greens avocado""",
+        "green": "lettuce spinach kale arugula rocket cabbage chard greens",
+        "fruit": """apple banana orange lemon lime strawberry blueberry raspberry berry grape mango pineapple
+            peach pear plum cherry kiwi melon watermelon avocado tomato date fig apricot coconut
+            pomegranate""",
+        "dairy": "cheese milk butter cream yogurt yoghurt ghee cheddar mozzarella parmesan feta ricotta curd",
+        "cheese": "cheddar mozzarella parmesan feta ricotta gouda brie paneer",
+        "meat": "chicken beef pork ham bacon sausage turkey lamb mince steak salami pepperoni prosciutto",
+        "fish": "salmon tuna cod shrimp prawn anchovy sardine",
+        "seafood": "fish salmon tuna cod shrimp prawn crab lobster mussel clam",
+        "protein": "egg meat chicken beef pork tofu bean lentil fish",
+        "spice": """pepper cumin turmeric paprika cinnamon nutmeg chili chilli clove cardamom coriander
+            ginger curry masala oregano""",
+        "herb": "basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage",
+        "seasoning": "salt pepper spice herb sugar",
+        "condiment": "ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing",
+        "sauce": "salsa ketchup pesto gravy dressing mayonnaise mayo soy",
+        "sweetener": "sugar honey syrup stevia",
+        "nut": "almond walnut peanut cashew pecan hazelnut pistachio",
+        "grain": "rice oat wheat quinoa barley couscous pasta noodle flour",
+        "bread": "muffin toast bagel bun roll tortilla pita baguette loaf",
+        "oil": "olive butter ghee spray",
+        "liquid": "water milk oil stock broth juice vinegar wine cream",
+        "utensil": "knife fork spoon whisk spatula ladle tongs peeler grater",
+        "container": "bowl cup jar mug glass plate dish ramekin pot pan tray",
+    }
+)
+
+
+def covers(kind: str, thing: str) -> bool:
+    """Whether the general word `kind` (singular) covers `thing` (singular), through at most one
+    kind nested in it ("seasoning" -> "spice" -> "cumin")."""
+    members = KINDS.get(kind.lower())
+    if not members:
+        return False
+    t = thing.lower()
+    return t in members or any(t in KINDS.get(m, frozenset()) for m in members)

@@ -1,0 +1,166 @@
+"""Questions in the wearer's own words: the act and the thing matched to memory by meaning, a
+"No" said only when earned, and every verb of an answer in the past.
+
+The rules are checked on their own; the answers over the whole demo recording's memory (real
+MiniLM, SmolLM2, sqlite-vec; clip level only, so building it costs no model call)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from edge_assist.answers import earned_no, meaning, order
+from edge_assist.answers.grounded import times_in
+from edge_assist.clock import RealClock
+from edge_assist.config import Config
+from edge_assist.evaluation.qa_scoring import said_no, said_yes
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.memory.api import CaptionRecord
+from edge_assist.memory.memory import Memory
+from edge_assist.reasoning.answer_text import DONT_REMEMBER, tell
+from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
+from edge_assist.text.action_families import same_act
+from edge_assist.text.kinds_of_things import covers
+from tests.assistant_memory import demo_stream
+
+CHEESE = "sprinkle 1 tablespoon of cheese on cup"
+LETTUCE = "Line the bottom piece of the English muffin with lettuce"
+SALSA = "Top cup with 1 tablespoon of salsa"
+
+
+def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
+    assert same_act("add", "sprinkle") and same_act("add", "line") and same_act("crack", "pour")
+    assert same_act("use", "microwave") and same_act("chop", "slice")
+    assert not same_act("peel", "chop") and not same_act("stir", "microwave") and not same_act("add", "cut")
+    assert covers("vegetable", "lettuce") and covers("dairy", "cheese") and covers("seasoning", "cumin")
+    assert not covers("dairy", "lettuce") and not covers("lettuce", "vegetable")
+
+
+def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing() -> None:
+    assert meaning.restate("add cheese", CHEESE) == "sprinkle cheese"
+    assert meaning.restate("add lettuce", LETTUCE) == "Line lettuce"
+    assert meaning.restate("crack an egg", "Pour 1 egg into the ramekin cup") == "Pour an egg"
+    assert meaning.restate("add any vegetables", LETTUCE) == "Line any lettuce"
+    assert meaning.restate("add the eggs", "Pour 1 egg into the ramekin cup") == "Pour the egg"
+    # a sibling step with another thing, or another act on the same thing, is not restated
+    assert meaning.restate("add salt", SALSA) is None
+    assert meaning.restate("peel the garlic", "Chop 1 garlic clove") is None
+    assert meaning.parse("sprinkle 1 tablespoon of cheese on cup").thing == "cheese"
+    assert meaning.parse("line the bottom piece of the English muffin").thing == "muffin"
+
+
+def test_an_order_question_is_two_acts_each_starting_with_its_verb() -> None:
+    assert order.parse("did I add the salsa before the cheese?") == order.Ordered(
+        "add the salsa", "before", "add the cheese"
+    )
+    assert order.parse("did I stir the egg before adding the salsa?") == order.Ordered(
+        "stir the egg", "before", "add the salsa"
+    )
+    assert order.parse("did I cut the muffin after I poured the egg?") == order.Ordered(
+        "cut the muffin", "after", "pour the egg"
+    )
+    assert order.parse("did the garlic go in before the shallot?") == order.Ordered(
+        "add the garlic", "before", "add the shallot"
+    )
+    assert order.parse("what did I do right after cracking the egg?") is None
+    assert order.parse("did I add cheese?") is None
+
+
+def _clip(i: int, t0: float, t1: float, text: str) -> CaptionRecord:
+    return CaptionRecord("s", i, t0, t1, text)
+
+
+def test_a_no_needs_memory_of_the_whole_time_and_a_thing_named_nowhere() -> None:
+    clips = [_clip(0, 1.0, 30.0, "Pour 1 egg into the ramekin cup"), _clip(1, 40.0, 80.0, SALSA)]
+    assert earned_no.covers(clips, 100.0) and earned_no.covers(clips, float("inf"))
+    assert not earned_no.covers(clips, 400.0)  # the last minutes are not in memory
+    assert not earned_no.covers([_clip(0, 1.0, 30.0, "x"), _clip(1, 300.0, 310.0, "y")], 320.0)
+    assert not earned_no.covers([], 10.0)
+    assert earned_no.asked_things("add salt to my eggs") == ["salt", "egg"]
+    assert earned_no.asked_things("skip anything") == []
+    missing = earned_no.unseen("add salt", clips, None, [])
+    assert missing is None  # without word vectors, another wording cannot be ruled out
+    assert earned_no.unseen("add the eggs", clips, None, []) is None
+
+
+def test_an_answer_tells_every_verb_in_the_past() -> None:
+    assert tell("C comes back and grabs the knife", 60.0) == "At 1:00 you came back and grabbed the knife."
+    assert tell("The person takes the cup and pours water", 60.0) == (
+        "At 1:00 you took the cup and poured water."
+    )
+    assert tell("Heat the oil then add garlic", 60.0) == "At 1:00 you heated the oil then added garlic."
+    assert tell("Stir until cheese melts and serve", 60.0) == (
+        "At 1:00 you stirred until cheese melts and served."
+    )
+    assert tell("C washes the plates and bowls", 60.0) == "At 1:00 you washed the plates and bowls."
+
+
+@pytest.fixture(scope="module")
+def demo(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
+) -> Iterator[EgoMemoAssistant]:
+    cfg = Config().replace(
+        **{
+            "general.data_dir": str(tmp_path_factory.mktemp("demo-meaning")),
+            "general.wearer": "demo",
+            "memory.extract_entities": False,
+            "memory.profile": "custom",
+            "memory.activity_s": 100000,
+            "memory.session_s": 100000,
+        }
+    )
+    memory = Memory.open(cfg, llm, text_encoder, None)
+    for c in demo_stream()[1]:
+        memory.ingest(c)
+    memory.flush()
+    try:
+        yield build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
+    finally:
+        memory.close()
+
+
+def _said_at(text: str) -> list[float]:
+    return times_in(text)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "t0"),
+    [
+        ("did I add cheese?", 255.9),
+        ("did I add lettuce?", 201.0),
+        ("did I crack an egg?", 1.4),
+        ("did I add any vegetables?", 201.0),
+    ],
+)
+async def test_the_demo_s_questions_in_own_words_are_yes_with_the_time(
+    demo: EgoMemoAssistant, question: str, t0: float
+) -> None:
+    sid = demo_stream()[0]["session_id"]
+    ans = await demo.answer(question, session_id=sid)
+    assert said_yes(ans.text), ans.text
+    assert any(abs(t - t0) <= 20 for t in _said_at(ans.text)), ans.text
+
+
+@pytest.mark.slow
+async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoMemoAssistant) -> None:
+    sid = demo_stream()[0]["session_id"]
+    when = await demo.answer("when did I add the cheese?", session_id=sid)
+    assert any(abs(t - 255.9) <= 20 for t in _said_at(when.text)), when.text
+    # a sibling step with another thing is not a yes; salt is named nowhere, so the No is earned
+    # and says what was done instead
+    salt = await demo.answer("did I add salt?", session_id=sid)
+    assert said_no(salt.text) and "salsa" in salt.text and "add salt" in salt.text, salt.text
+    assert salt.trace["no"].startswith("earned")
+    # memory names the muffin: toasting it is not shown, but not shown absent either
+    muffin = await demo.answer("did I butter the muffin?", session_id=sid)
+    assert not said_yes(muffin.text) and not said_no(muffin.text), muffin.text
+    # the order of two acts, each found by meaning, both told in time order
+    before = await demo.answer("did I add the salsa before the cheese?", session_id=sid)
+    assert before.text.startswith("Yes: at 3:39") and "then at 4:16" in before.text, before.text
+    after = await demo.answer("did I add the cheese before the salsa?", session_id=sid)
+    assert after.text.startswith("No: at 3:39") and "then at 4:16" in after.text, after.text
+    # a day the session does not cover is never answered "No"
+    yesterday = await demo.answer("did I add bacon yesterday?", session_id=sid)
+    assert yesterday.text == DONT_REMEMBER
