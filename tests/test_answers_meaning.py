@@ -23,6 +23,7 @@ from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
 from edge_assist.text.action_families import same_act
 from edge_assist.text.kinds_of_things import covers
 from tests.assistant_memory import demo_stream
+from tests.clip_level import CLIP_LEVEL
 
 CHEESE = "sprinkle 1 tablespoon of cheese on cup"
 LETTUCE = "Line the bottom piece of the English muffin with lettuce"
@@ -104,10 +105,7 @@ def demo(
         **{
             "general.data_dir": str(tmp_path_factory.mktemp("demo-meaning")),
             "general.wearer": "demo",
-            "memory.extract_entities": False,
-            "memory.profile": "custom",
-            "memory.activity_s": 100000,
-            "memory.session_s": 100000,
+            **CLIP_LEVEL,
         }
     )
     memory = Memory.open(cfg, llm, text_encoder, None)

@@ -12,19 +12,7 @@ from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, Turn, fol
 from edge_assist.answers.follow_ups import with_object
 from edge_assist.cli import main
 from edge_assist.retrieval.api import Moment
-
-DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
-# Clip level only: building the demo's memory costs no model call.
-NO_SUMMARIES = [
-    "--set",
-    "memory.extract_entities=false",
-    "--set",
-    "memory.profile=custom",
-    "--set",
-    "memory.activity_s=100000",
-    "--set",
-    "memory.session_s=100000",
-]
+from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
 
 
 @pytest.mark.parametrize(
@@ -94,13 +82,15 @@ def test_the_last_answer_counts_only_within_the_window(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("demo")
-    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *NO_SUMMARIES]) == 0
+    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *CLIP_LEVEL_ARGS]) == 0
     return data
 
 
 def _ask(data: Path, capsys: pytest.CaptureFixture[str], question: str, *more: str) -> dict:
     capsys.readouterr()
-    assert main(["ask", question, "--json", "--set", f"general.data_dir={data}", *NO_SUMMARIES, *more]) == 0
+    assert (
+        main(["ask", question, "--json", "--set", f"general.data_dir={data}", *CLIP_LEVEL_ARGS, *more]) == 0
+    )
     return json.loads(capsys.readouterr().out)
 
 
@@ -143,7 +133,7 @@ def test_and_the_cheese_asks_the_last_question_again(
 def test_a_follow_up_asked_live(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     asks = ["--ask", "290:and after that?", "--ask", "300:when did I top the cup with salsa?"]
     asks += ["--ask", "310:and after that?", "--ask", "320:how long ago?"]
-    args = ["replay", str(DEMO), "--no-progress", "--set", f"general.data_dir={tmp_path}", *NO_SUMMARIES]
+    args = ["replay", str(DEMO), "--no-progress", "--set", f"general.data_dir={tmp_path}", *CLIP_LEVEL_ARGS]
     assert main([*args, *asks]) == 0
     out = capsys.readouterr().out
     assert f"[00:04:50] ANSWER: {ABOUT_WHAT}" in out

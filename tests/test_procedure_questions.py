@@ -18,15 +18,8 @@ from edge_assist.events import UserQuery
 from edge_assist.runtime.app import Pipeline, run_sync
 from edge_assist.runtime.assembly import build_pipeline
 from edge_assist.runtime.assistant import EgoMemoAssistant
+from tests.clip_level import CLIP_LEVEL, CLIP_LEVEL_ARGS, DEMO
 
-DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
-CLIP_LEVEL = {
-    "memory.extract_entities": False,
-    "memory.profile": "custom",
-    "memory.activity_s": 100000,
-    "memory.session_s": 100000,
-}
-CLIP_LEVEL_ARGS = [a for k, v in CLIP_LEVEL.items() for a in ("--set", f"{k}={str(v).lower()}")]
 QUESTIONS = ("what's next?", "did I skip anything?", "how far am I?", "which recipe was I making?")
 ASKED_AT = (100.0, 250.0, 334.0)
 SKIPPED = "Coat a 6-oz. ramekin cup with cooking spray"

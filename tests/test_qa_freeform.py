@@ -24,21 +24,12 @@ from edge_assist.evaluation.qa_freeform_score import (
     said_no,
     score,
 )
+from tests.clip_level import CLIP_LEVEL_ARGS
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "edge_assist" / "data" / "questions"
 DATASET = ROOT / "edge_assist" / "data" / "captaincook4d"
 DEMO = "1_34"
-CLIP_LEVEL = [
-    "--set",
-    "memory.extract_entities=false",
-    "--set",
-    "memory.profile=custom",
-    "--set",
-    "memory.activity_s=100000",
-    "--set",
-    "memory.session_s=100000",
-]
 
 
 def _all() -> dict[str, list[FreeQuestion]]:
@@ -167,7 +158,7 @@ def test_a_real_run_over_the_demo_memory(tmp_path: Path, capsys: pytest.CaptureF
     f = tmp_path / "freeform-demo.jsonl"
     f.write_text("\n".join(lines) + "\n")
     out = tmp_path / "out"
-    assert main(["eval", "qa", "--questions", str(f), "--out", str(out), *CLIP_LEVEL]) == 0
+    assert main(["eval", "qa", "--questions", str(f), "--out", str(out), *CLIP_LEVEL_ARGS]) == 0
     result = json.loads((out / "results.json").read_text())
     recs = {r["id"]: r for r in result["records"]}
     assert list(recs) == [json.loads(x)["id"] for x in lines]  # file order kept

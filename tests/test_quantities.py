@@ -12,18 +12,7 @@ import pytest
 from edge_assist.answers.quantities import parse
 from edge_assist.cli import main
 from edge_assist.reasoning.answer_text import content_words
-
-DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
-CLIP_LEVEL = [
-    "--set",
-    "memory.extract_entities=false",
-    "--set",
-    "memory.profile=custom",
-    "--set",
-    "memory.activity_s=100000",
-    "--set",
-    "memory.session_s=100000",
-]
+from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
 
 
 def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> None:
@@ -49,7 +38,7 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
 @pytest.fixture(scope="module")
 def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("demo")
-    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *CLIP_LEVEL]) == 0
+    assert main(["memory", "ingest", str(DEMO), "--set", f"general.data_dir={data}", *CLIP_LEVEL_ARGS]) == 0
     return data
 
 
@@ -82,6 +71,6 @@ def test_quantities_over_the_demo_memory(
     demo_dir: Path, capsys: pytest.CaptureFixture[str], question: str, said: str, stage: str
 ) -> None:
     capsys.readouterr()
-    assert main(["ask", question, "--json", "--set", f"general.data_dir={demo_dir}", *CLIP_LEVEL]) == 0
+    assert main(["ask", question, "--json", "--set", f"general.data_dir={demo_dir}", *CLIP_LEVEL_ARGS]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"].startswith(said) and out["stage"] == stage
