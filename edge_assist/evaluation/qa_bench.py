@@ -301,6 +301,13 @@ def _wrong_no_row(s: dict[str, Any], rows: Sequence[str]) -> str:
     return f'| **confident wrong "No"** (truth yes) | {s[rows[0]].get("yes_questions", "")} | {cells} |'
 
 
+def settings_line(settings: dict[str, Any]) -> str:
+    """The report's line naming the settings a run changed (both question benchmarks')."""
+    return "Settings that differ from the defaults: " + (
+        ", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"
+    )
+
+
 def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) -> str:
     rows = result["rows"]
     s = result["summary"]
@@ -314,8 +321,7 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         "",
         f"```\n{command}\n```",
         "",
-        "Settings that differ from the defaults: "
-        + (", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"),
+        settings_line(settings),
         "",
         "| template | n | " + " | ".join(rows) + " |",
         "|---|---|" + "---|" * len(rows),

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from edge_assist.evaluation.qa_bench import settings_line
 from edge_assist.evaluation.qa_freeform_score import KINDS, RIGHT
 
 # Parts whose answers are not listed one by one: a held-back part is measured, never read for tuning.
@@ -48,8 +49,7 @@ def report_md(result: dict[str, Any], command: str, settings: dict[str, Any]) ->
         "",
         f"```\n{command}\n```",
         "",
-        "Settings that differ from the defaults: "
-        + (", ".join(f"`{k} = {v}`" for k, v in settings.items()) or "none"),
+        settings_line(settings),
         "",
         head,
         rule,
