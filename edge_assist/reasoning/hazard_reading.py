@@ -2,6 +2,10 @@
 what is exposed to them and how, and what guards against them, by the documented lexicon
 `edge_assist/data/hazard_lexicon.toml`; and the compositional features built from it (a source
 together with an exposure, unguarded). Pure text and numpy: no model.
+
+Relations are read, not only words: an exposure said not to happen ("never walks away") does not
+count, and a guard said absent or taken away ("not wearing gloves", "the guard removed", "no one
+watching", "not turned off") is the exposure it leaves (unprotected, unattended, still on).
 """
 
 from __future__ import annotations
