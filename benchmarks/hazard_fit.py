@@ -1,17 +1,19 @@
 """Fit the hazard detector's logistic weights (edge_assist/data/hazard_model.json) with numpy.
 
-Train on hazard_captions/train.jsonl and train2.jsonl (hazard = 1; near misses and ordinary
-lines = 0), with each train caption's text-encoder neighbours taken among the train captions of
-other kinds (see `design`). Before fitting on all of train, the same fit is cross-validated with
-whole kinds held out (5 folds of kinds), because the held-out hazards are other kinds, rooms and
-wordings: a fold's hazards are kinds the model never saw.
+Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl and ordinary_cc4d.jsonl
+(hazard = 1; near misses and ordinary lines = 0), with each train caption's text-encoder
+neighbours taken among the train captions of other kinds (see `design`). Before fitting on all
+of train, the same fit is cross-validated with whole kinds held out (5 folds of kinds), because
+the held-out hazards are other kinds, rooms and wordings: a fold's hazards are kinds the model
+never saw.
 
 The L2 strength and the threshold are chosen on val.jsonl together with those out-of-fold train
 predictions: the threshold is the lowest that keeps alerts on at most 5 % of the near misses of
-val and of the held-out train folds (165 near misses rather than val's 48, so that one or two
+val and of the held-out train folds (342 near misses rather than val's 48, so that one or two
 captions do not set it), and the L2 strength is the one with the best recall on val and the
-held-out folds at that threshold. dev.jsonl (written before the lexicon was last extended) is
-reported beside them and never chosen on; fresh.jsonl and test.jsonl are never read here.
+held-out folds at that threshold. dev.jsonl (written before the lexicon was last extended) and
+dev2.jsonl (another hand, other settings, and a spoken style) are reported beside them, per
+style, and never chosen on; fresh.jsonl and test.jsonl are never read here.
 
     .venv/bin/python -m benchmarks.hazard_fit [--write]
 """
@@ -31,6 +33,7 @@ from edge_assist.reasoning.hazard_reading import Lexicon
 from edge_assist.reasoning.hazards import CAPTIONS, EXAMPLES, MODEL_PATH
 
 NEAR_MISS_BOUND = 0.05
+STYLES = ("first_person", "captioner", "terse", "spoken")
 L2_GRID = (0.1, 0.3, 1.0)
 FOLDS = 5
 
@@ -123,9 +126,10 @@ def cross_validate(lex: Lexicon, tr: list[dict], vtr: np.ndarray, l2: float) -> 
 def show(name: str, p: np.ndarray, rs: list[dict], thr: float) -> str:
     r = rates(p, [x["label"] for x in rs], thr)
     by_style = []
-    for s in ("first_person", "captioner", "terse"):
+    for s in STYLES:
         h = [pi >= thr for pi, x in zip(p, rs, strict=True) if x["label"] == "hazard" and x["style"] == s]
-        by_style.append(f"{s} {sum(h)}/{len(h)}")
+        if h:
+            by_style.append(f"{s} {sum(h)}/{len(h)}")
     return f"{name}: " + " ".join(f"{k} {v:.3f}" for k, v in r.items()) + " | hazards " + ", ".join(by_style)
 
 
@@ -136,11 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     enc = load_text_encoder(Config())
     lex = Lexicon.load()
     tr = [r for e in EXAMPLES for r in rows(Path(e).stem)]
-    va, dev = rows("val"), rows("dev")
-    vtr, vva, vdev = (np.asarray(enc.encode([r["text"] for r in s]), dtype=np.float32) for s in (tr, va, dev))
+    va, dev, dev2 = rows("val"), rows("dev"), rows("dev2")
+    vtr, vva, vdev, vdev2 = (
+        np.asarray(enc.encode([r["text"] for r in s]), dtype=np.float32) for s in (tr, va, dev, dev2)
+    )
     y = np.array([r["label"] == "hazard" for r in tr], dtype=float)
     Xtr = design(lex, tr, vtr, tr, vtr, cross=True)
-    Xva, Xdev = design(lex, va, vva, tr, vtr, cross=False), design(lex, dev, vdev, tr, vtr, cross=False)
+    checked = ((va, vva), (dev, vdev), (dev2, vdev2))
+    Xva, Xdev, Xdev2 = (design(lex, s, v, tr, vtr, cross=False) for s, v in checked)
     pooled_labels = [r["label"] for r in tr + va]
     results = []
     for l2 in L2_GRID:
@@ -148,7 +155,12 @@ def main(argv: list[str] | None = None) -> int:
         pva = predict(m, Xva)
         thr = choose_threshold(np.concatenate([cv, pva]), pooled_labels)
         print(f"l2 {l2:g}, threshold {thr:.3f}")
-        checks = (("  train, kinds held out", cv, tr), ("  val", pva, va), ("  dev", predict(m, Xdev), dev))
+        checks = (
+            ("  train, kinds held out", cv, tr),
+            ("  val", pva, va),
+            ("  dev", predict(m, Xdev), dev),
+            ("  dev2", predict(m, Xdev2), dev2),
+        )
         for name, p, rs in checks:
             print(show(name, p, rs, thr))
         recall = rates(np.concatenate([cv, pva]), pooled_labels, thr)["hazard"]
@@ -159,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.write:
         training = {
             "command": "python -m benchmarks.hazard_fit --write",
-            "data": "hazard_captions/train.jsonl + train2.jsonl (hazard vs near_miss + ordinary)",
+            "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + ordinary_cc4d.jsonl"
+            " (hazard vs near_miss + ordinary)",
             "chosen_on": "val.jsonl and train cross-validated with whole kinds held out",
             "l2": l2,
             "near_miss_bound": NEAR_MISS_BOUND,

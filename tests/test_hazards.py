@@ -141,6 +141,30 @@ def test_a_guard_said_not_to_be_there_guards_nothing() -> None:
     assert not lex.read("I'm pruning without gloves on").guards
 
 
+def test_a_guard_said_absent_or_taken_away_is_an_exposure() -> None:
+    lex = Lexicon.load()
+    for text, guard, exposure in (
+        ("he is not wearing gloves while he pours the drain cleaner", "guarded", "unprotected"),
+        ("the router's guard removed, she pushes the board through", "guarded", "unprotected"),
+        ("nobody is watching the toddler at the paddling pool", "present", "unattended"),
+        ("the hob has not been turned off and everyone is asleep", "stopped", "active"),
+    ):
+        r = lex.read(text)
+        assert exposure in r.exposures and guard not in r.guards, (text, r)
+    assert "guarded" in lex.read("he pours the drain cleaner with gloves on").guards
+
+
+def test_an_exposure_said_not_to_happen_does_not_count() -> None:
+    lex = Lexicon.load()
+    assert "unattended" in lex.read("she walks away from the frying pan").exposures
+    assert "unattended" not in lex.read("she never walks away from the frying pan").exposures
+
+
+def test_a_spoken_shortcut_is_read_like_a_written_one() -> None:
+    r = Lexicon.load().read("gonna just clear the jammed shredder with my fingers while it's still running")
+    assert "machine" in r.sources and {"active", "body", "hurry"} <= r.exposures, r
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

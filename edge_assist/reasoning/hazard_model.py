@@ -60,6 +60,9 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "chemical_mixed": lambda r: _any(r, ("chemical",)) * _any(r, ("mixing", "container")),
     "chemical_at_face": lambda r: _any(r, ("chemical",)) * _any(r, ("body", "unprotected")),
     "water_and_electric": lambda r: _any(r, ("water",)) * _any(r, ("electric",)),
+    "electric_live_contact": lambda r: (
+        _any(r, ("electric",)) * _any(r, ("active", "unprotected")) * _any(r, ("body", "contact", "strain"))
+    ),
     "slippery_and_hurry": lambda r: _any(r, ("floor", "water")) * _any(r, ("hurry",)),
     "spill_on_floor": lambda r: _any(r, ("floor",)) * _any(r, ("happening", "water")) * float(not r.guards),
     "traffic_unprotected": lambda r: _any(r, ("traffic",)) * _any(r, ("unprotected", "hurry", "contact")),

@@ -2,6 +2,10 @@
 what is exposed to them and how, and what guards against them, by the documented lexicon
 `edge_assist/data/hazard_lexicon.toml`; and the compositional features built from it (a source
 together with an exposure, unguarded). Pure text and numpy: no model.
+
+Relations are read, not only words: an exposure said not to happen ("never walks away") does not
+count, and a guard said absent or taken away ("not wearing gloves", "the guard removed", "no one
+watching", "not turned off") is the exposure it leaves (unprotected, unattended, still on).
 """
 
 from __future__ import annotations
@@ -45,11 +49,12 @@ def _term_pattern(term: str) -> str:
         w = re.escape(word.rstrip("*")) + (r"[\w'-]*" if word.endswith("*") else "(?:'s)?")
         parts.append(w + r"\s+")
     body = "".join(parts)
-    return r"(?<![\w'-])" + body[: -len(r"\s+")] + r"(?![\w'-])" if body.endswith(r"\s+") else body
+    return body[: -len(r"\s+")] + r"(?![\w'-])" if body.endswith(r"\s+") else body
 
 
 def _compile(terms: list[str]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{_term_pattern(t)})" for t in terms))
+    # One word-start check for all terms: the alternatives are tried only where a word begins.
+    return re.compile(r"(?<![\w'-])(?:" + "|".join(f"(?:{_term_pattern(t)})" for t in terms) + ")")
 
 
 def normalise(text: str) -> str:
@@ -58,13 +63,30 @@ def normalise(text: str) -> str:
     return " ".join(re.sub(r"[^\w'\- ]+", " ", t).split())
 
 
-# A guard said not to be there ("not locked", "no lid on", "without the guard") guards nothing.
-NEGATORS = "not|no|without|never|isn't|aren't|wasn't|hasn't|haven't|don't|doesn't"
+# A reading said not to be there ("not locked", "no lid on", "without the guard", "doesn't walk
+# away") is not there; a guard said absent, or taken away after it is named ("the guard
+# removed", "gloves off"), is an exposure instead (ABSENT).
+NEGATORS = (
+    "not|no|no one|nobody|nothing|without|never|nor|isn't|aren't|wasn't|hasn't|haven't|don't|doesn't"
+    "|didn't|won't"
+)
 NEGATION = re.compile(rf"(?:^|\s)(?:{NEGATORS})\s+(?:\S+\s+)?$")
+TAKEN_AWAY = re.compile(
+    r"^\s+(?:\S+\s+)?(?:removed|missing|taken off|taken away|lifted|broken|gone|undone|disabled"
+    r"|pinned back|taped back|left open|propped open)(?![\w'-])"
+)
+# What each guard means when it is said to be absent.
+ABSENT = {"guarded": "unprotected", "stopped": "active", "present": "unattended"}
+# Exposures whose terms already say an absence ("no gloves"): a negator before them is part of them.
+SAYS_ABSENCE = frozenset({"unprotected"})
 
 
 def _affirmed(text: str, match: re.Match[str]) -> bool:
     return NEGATION.search(text[max(0, match.start() - 40) : match.start()]) is None
+
+
+def _taken_away(text: str, match: re.Match[str]) -> bool:
+    return TAKEN_AWAY.match(text[match.end() : match.end() + 40]) is not None
 
 
 @dataclass(frozen=True)
@@ -118,14 +140,22 @@ class Lexicon:
 
     def read(self, text: str) -> Reading:
         t = normalise(text)
-        found = {
-            role: frozenset(n for n, pat in cs.items() if pat.search(t)) for role, cs in self.concepts.items()
+        sources = frozenset(n for n, pat in self.concepts["source"].items() if pat.search(t))
+        exposures = {
+            n
+            for n, pat in self.concepts["exposure"].items()
+            if any(n in SAYS_ABSENCE or _affirmed(t, m) for m in pat.finditer(t))
         }
-        guard_patterns = self.concepts.get("guard", {}).items()
-        guards = frozenset(n for n, pat in guard_patterns if any(_affirmed(t, m) for m in pat.finditer(t)))
+        guards = set()
+        for n, pat in self.concepts.get("guard", {}).items():
+            for m in pat.finditer(t):
+                if _affirmed(t, m) and not (n == "guarded" and _taken_away(t, m)):
+                    guards.add(n)
+                elif n in ABSENT:
+                    exposures.add(ABSENT[n])
         return Reading(
-            found["source"],
-            found["exposure"],
-            guards,
+            sources,
+            frozenset(exposures),
+            frozenset(guards),
             max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0),
         )
