@@ -1,6 +1,7 @@
 """Fit the hazard detector's logistic weights (edge_assist/data/hazard_model.json) with numpy.
 
-Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl and ordinary_cc4d.jsonl
+Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl, ordinary_cc4d.jsonl and
+ordinary_goalstep.jsonl
 (hazard = 1; near misses and ordinary lines = 0), with each train caption's text-encoder
 neighbours taken among the train captions of other kinds (see `design`). Before fitting on all
 of train, the same fit is cross-validated with whole kinds held out (5 folds of kinds), because
@@ -172,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         training = {
             "command": "python -m benchmarks.hazard_fit --write",
             "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + ordinary_cc4d.jsonl"
-            " (hazard vs near_miss + ordinary)",
+            " + ordinary_goalstep.jsonl (hazard vs near_miss + ordinary)",
             "chosen_on": "val.jsonl and train cross-validated with whole kinds held out",
             "l2": l2,
             "near_miss_bound": NEAR_MISS_BOUND,
