@@ -62,6 +62,9 @@ _GENERIC = frozenset(
 )
 # A clause begins after these; a verb there is what the step does, not a thing.
 _CLAUSE_BREAK = frozenset("and then or to if while until by".split())
+# A bracketed aside ("Boil the water (while it boils, set out the filter)") says what may go on
+# meanwhile, not what the step works on.
+_ASIDE = re.compile(r"\([^)]*\)?")
 _TOKEN = re.compile(r"[a-z][a-z'-]*[a-z]|[0-9][0-9./-]*|[.,;:()!?/]")
 
 
@@ -117,7 +120,7 @@ def noun_phrases(text: str) -> tuple[Thing, ...]:
     out: list[Thing] = []
     run: list[str] = []
     clause_start = True
-    for n, tok in enumerate(_TOKEN.findall(text.lower())):
+    for n, tok in enumerate(_TOKEN.findall(_ASIDE.sub(" , ", text.lower()))):
         w = singular(re.sub(r"'s?$", "", tok.strip("-'")))
         brk = not w[:1].isalpha() or w in _CLAUSE_BREAK or tok in _CLAUSE_BREAK
         # The first word is the step's verb, listed or not ("Saute the onions").
