@@ -65,7 +65,7 @@ _CLAUSE_BREAK = frozenset("and then or to if while until by".split())
 # A bracketed aside ("Boil the water (while it boils, set out the filter)") says what may go on
 # meanwhile, not what the step works on.
 _ASIDE = re.compile(r"\([^)]*\)?")
-_TOKEN = re.compile(r"[a-z][a-z'-]*[a-z]|[0-9][0-9./-]*|[.,;:()!?/]")
+_TOKEN = re.compile(r"[a-z](?:[a-z'-]*[a-z])?|[0-9][0-9./-]*|[.,;:()!?/]")
 
 
 def singular(word: str) -> str:
@@ -115,29 +115,38 @@ def _phrase(run: list[str]) -> Thing | None:
     return Thing(head, kind, made)
 
 
+def _flush(run: list[str], out: list[Thing]) -> None:
+    p = _phrase(run)
+    if p is not None and p not in out:
+        out.append(p)
+
+
 def noun_phrases(text: str) -> tuple[Thing, ...]:
     """The things a step names (see the module's doc)."""
     out: list[Thing] = []
     run: list[str] = []
     clause_start = True
+    amount = False  # after a number: "2 tbsp", "1 heaped spoonful" are amounts, "the pinwheels" a thing
+    prev = ""
     for n, tok in enumerate(_TOKEN.findall(_ASIDE.sub(" , ", text.lower()))):
         w = singular(re.sub(r"'s?$", "", tok.strip("-'")))
         brk = not w[:1].isalpha() or w in _CLAUSE_BREAK or tok in _CLAUSE_BREAK
-        # The first word is the step's verb, listed or not ("Saute the onions").
-        verb = n == 0 or (clause_start and is_verb(w))
-        if brk or verb or len(w) <= 2 or w in STEP_STOP_WORDS or w in UNIT_NAMES:
-            p = _phrase(run)
-            if p is not None and p not in out:
-                out.append(p)
-            run = []
+        # The first word is the step's verb, listed or not ("Saute the onions"), and so is the
+        # word after "to" ("to create one more").
+        verb = n == 0 or (clause_start and is_verb(w)) or (prev == "to" and w not in STEP_STOP_WORDS)
+        unit = (w in UNIT_NAMES and amount) or w in _GENERIC
+        amount = not w[:1].isalpha() or (amount and unit)
+        prev = tok
+        if brk or verb or unit or len(w) <= 2 or w in STEP_STOP_WORDS:
+            if not unit:
+                _flush(run, out)
+                run = []
             # A clause has one verb; grammar words before it ("then carefully remove") keep it due.
             clause_start = brk or (clause_start and not verb and w in STEP_STOP_WORDS)
             continue
         clause_start = False
         run.append(w)
-    p = _phrase(run)
-    if p is not None and p not in out:
-        out.append(p)
+    _flush(run, out)
     return tuple(out)
 
 
@@ -169,8 +178,10 @@ class _Use:
 
 def _uses(text: str, phrases: tuple[Thing, ...], current: str) -> list[_Use]:
     words = _TOKEN.findall(text.lower())
-    first = (text.lower().split() or [""])[0]  # "A pinch of salt ...": no verb, a thing put in
-    works = is_verb(first) and first not in _PUTTING
+    lead = [w for w in words if w not in STEP_STOP_WORDS or w in _PUTTING]
+    first = lead[0] if lead else ""
+    # "1/2 tsp salt to the bowl", "A pinch of salt ...": no verb, a thing put in.
+    works = first[:1].isalpha() and first not in _PUTTING and first not in UNIT_NAMES | _GENERIC
     vessels = list(dict.fromkeys(p.head for p in phrases if p.vessel))
     if not vessels and current:
         said = {singular(w) for w in words}
