@@ -57,11 +57,16 @@ _GENERIC = frozenset(
     covered uncovered small large big fresh hot cold warm cool lukewarm frozen chilled medium
     heat power flame piece pieces strip strips slice slices cube cubes chunk chunks round rounds
     half halves quarter quarters wedge wedges bit bits side sides whole heaped level
-    minute minutes second seconds hour hours pinch dash splash handful spoonful spoonfuls drop
-    drops""".split()
+    minute minutes second seconds hour hours old new spare used back pinch dash splash handful
+    spoonful spoonfuls drop drops""".split()
 )
+_PLACES = frozenset("top bottom side back end edge middle center centre".split())
 # A clause begins after these; a verb there is what the step does, not a thing.
 _CLAUSE_BREAK = frozenset("and then or to if while until by".split())
+# Words of place between two things ("the air out of the tube through the valve").
+_BETWEEN = frozenset(
+    "through inside outside around against without across along behind beside near toward towards".split()
+)
 # A bracketed aside ("Boil the water (while it boils, set out the filter)") says what may go on
 # meanwhile, not what the step works on.
 _ASIDE = re.compile(r"\([^)]*\)?")
@@ -105,14 +110,14 @@ def _made(w: str) -> bool:
 
 
 def _phrase(run: list[str]) -> Thing | None:
-    words = [w for w in run if w not in _GENERIC]
-    if not words or _made(words[-1]) or words[-1].endswith("ly"):
+    # The head is the last word that can be one ("the tortilla roll's top" -> roll).
+    at = next((i for i in range(len(run) - 1, -1, -1) if run[i] not in _GENERIC), -1)
+    if at < 0 or _made(run[at]) or run[at].endswith("ly"):
         return None
-    head = words[-1]
-    mods = words[:-1]
+    # Words of size and state tell nothing apart ("medium onion"); of place they do ("top panel").
+    mods = [w for w in run[:at] if w not in _GENERIC or w in _PLACES]
     kind = frozenset(w for w in mods if not (w.endswith("ed") and _made(w)))
-    made = frozenset(w for w in mods if w not in kind)
-    return Thing(head, kind, made)
+    return Thing(run[at], kind, frozenset(mods) - kind)
 
 
 def _flush(run: list[str], out: list[Thing]) -> None:
@@ -134,10 +139,10 @@ def noun_phrases(text: str) -> tuple[Thing, ...]:
         # The first word is the step's verb, listed or not ("Saute the onions"), and so is the
         # word after "to" ("to create one more").
         verb = n == 0 or (clause_start and is_verb(w)) or (prev == "to" and w not in STEP_STOP_WORDS)
-        unit = (w in UNIT_NAMES and amount) or w in _GENERIC
-        amount = not w[:1].isalpha() or (amount and unit)
+        unit = w in UNIT_NAMES and amount
+        amount = not w[:1].isalpha() or (amount and (unit or w in _GENERIC))
         prev = tok
-        if brk or verb or unit or len(w) <= 2 or w in STEP_STOP_WORDS:
+        if brk or verb or unit or len(w) <= 2 or w in STEP_STOP_WORDS or w in _BETWEEN:
             if not unit:
                 _flush(run, out)
                 run = []
