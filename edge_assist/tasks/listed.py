@@ -9,26 +9,33 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
 "Share" is read from the step texts, without a model, the same for every task:
 
 - a step's things are the noun phrases it names, without the verbs that begin its clauses
-  ("Boil the water" -> water; "Measure and add the flour" -> flour), singular, and without
-  grammar words, units, amounts, settings and words of size or shape ("1/4 medium onion into
-  pieces" -> onion): what it works on, with and for (tools too: "Clean the knife" and "Use
-  the knife to scoop jelly" share the knife);
+  ("Boil the water" -> water; "Measure and add the flour" -> flour; "to create a pinwheel"
+  -> pinwheel), singular, and without grammar words, amounts ("2 tbsp", "a pinch") and words
+  of size or state ("1/4 medium onion into pieces" -> onion; "the new tube" is "the old
+  tube"): what it works on, with and for (tools too: "Clean the knife" and "Use the knife to
+  scoop jelly" share the knife). A bracketed aside names nothing of its step;
 - a phrase is its last word (the head) with the words before it: "baking powder" and "cumin
-  powder" are two things, "black pepper" and "bell pepper" too, while "pepper" alone may be
-  either; "garlic" is the garlic of "garlic cloves", and "tomato" that of "tomato slices";
+  powder" are two things, "black pepper" and "bell pepper", "side panel" and "top panel"
+  too, while "pepper" alone may be either; "garlic" is the garlic of "garlic cloves";
 - how a thing was made ("minced garlic", "the peeled cloves", "whisked eggs") qualifies it
   but never tells two things apart, and is no thing alone;
-- vessels and work surfaces (bowl, mug, pan, tray, board, platter, blender, ...) order
-  nothing: adding flour and adding sugar to the same bowl may come in either order;
-- a product renamed ("Whisk the eggs", then "Pour the mixture") is not linked, so its order
+- vessels and work surfaces (bowl, mug, pan, tray, tube, platter, blender, ...) are no thing
+  shared. Steps that put something into one (add, pour, sprinkle; or a step with no verb,
+  "1/2 tsp salt to the bowl") may come in any order among themselves; a step that works on
+  what it holds (whisk, heat, microwave, spin; "Whisk the mixture", "Cook, mixing
+  everything", "Remove from heat": the vessel last in use) comes after everything put in
+  before it, and what is put in after comes after it. Adding flour and adding sugar to the
+  bowl may be swapped; whisking before the sugar is in may not;
+- a product renamed ("Whisk the eggs", then "Pour the custard") is not linked, so its order
   is not enforced: a miss, never a false alarm.
 
-Each step is after the latest earlier step that names each of its things; the order of the
-rest is free. A step begun without one it shares a thing with reports the earlier one as
-skipped ("Did you skip ...?", while it can still be done); the earlier one done after all,
-after it, is an order error, as in a graph: the two name the same thing, so the list's
-order between them is what the writer meant. A TOML task's `after` is the way to state a
-hard order the words do not show.
+Each step is after the latest earlier step that names each of its things, and after the
+steps a vessel orders it after; the order of the rest is free. A step begun without one it
+is after reports the earlier one as skipped ("Did you skip ...?", while it can still be
+done); the earlier one done after all, after it, is an order error, as in a graph: the two
+work on the same thing, so the list's order between them is what its writer meant. A TOML
+task's `after` is the way to state a hard order the words do not show (preparing everything
+before the pan goes on the heat, say).
 """
 
 from __future__ import annotations
