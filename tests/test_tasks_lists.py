@@ -64,7 +64,31 @@ def test_listed_steps_that_share_a_thing_keep_their_order() -> None:
     after = {s.id: s.after for s in task.steps}
     assert after["2"] == ("1",)  # boiling the water needs the water filled in
     assert after["6"] == ("3",)  # the tea bag taken out that was put in
-    assert after["3"] == () and after["5"] == ()  # the mug alone ties nothing
+    assert after["3"] == () and after["4"] == ("2",)  # two puts into the mug: either order
+    assert after["5"] == ("3", "4")  # steeping works on what the mug holds: after what was put in
+    assert after["7"] == ()  # milk shares nothing
+
+
+def test_things_are_noun_phrases_not_shared_words() -> None:
+    # "baking powder" is no "cumin powder"; how a thing was made tells nothing apart.
+    task = list_task(
+        "raita",
+        "Raita",
+        (
+            "Add 1 teaspoon of baking powder to the bowl",
+            "Add 1 teaspoon of cumin powder to the bowl",
+            "Peel 2 garlic cloves",
+            "Add 2 minced garlic cloves to the bowl",
+            "Add 1/2 tablespoon minced ginger to the bowl",
+            "Whisk the mixture",
+            "Add the chopped cilantro to the bowl",
+        ),
+    )
+    after = {s.id: s.after for s in task.steps}
+    assert after["2"] == () and after["5"] == ()
+    assert after["4"] == ("3",)  # the garlic of "garlic cloves"
+    assert after["6"] == ("1", "2", "4", "5")  # the mixture: what the bowl holds
+    assert after["7"] == ("6",)  # put in after the bowl was worked on
 
 
 def test_a_step_resumed_after_an_interruption_is_not_a_repeat_but_a_real_repeat_is(vc: VectorCache) -> None:
@@ -151,7 +175,9 @@ def test_a_stream_that_says_its_task_is_its_list_gets_the_list() -> None:
     )
 
 
-def test_a_listed_step_done_late_was_reported_skipped_and_is_no_order_error(vc: VectorCache) -> None:
+def test_a_listed_step_done_late_was_reported_skipped_and_then_out_of_order(vc: VectorCache) -> None:
+    # Pouring and boiling share the water: the list's order between them is what its writer
+    # meant, as in a graph (a swap of steps that share nothing is never flagged, above).
     states = _track(
         vc,
         [
@@ -162,4 +188,4 @@ def test_a_listed_step_done_late_was_reported_skipped_and_is_no_order_error(vc: 
         ],
     )
     assert _kinds(states)[2] == [F.PREREQUISITE] and states[2].missing == ("2",)
-    assert states[3].step_id == "2" and _kinds(states)[3] == [] and not states[3].missing
+    assert states[3].step_id == "2" and _kinds(states)[3] == [F.ORDER] and not states[3].missing

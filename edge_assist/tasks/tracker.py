@@ -279,8 +279,8 @@ class StepTracker:
                     missing=tuple(steps[i].text for i in miss),
                 )
             )
-        # A list's order is soft (listed.py): a step done late is no error there.
-        if j in self._flagged_missing and not self.task.listed:
+        # A list orders only steps that share a thing (listed.py); between those, as in a graph.
+        if j in self._flagged_missing:
             later = self._flagged_missing.pop(j)
             findings.append(
                 Finding(
