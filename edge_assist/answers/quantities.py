@@ -20,11 +20,13 @@ import math
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers.meaning import verb_base
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
+from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, same_act
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
@@ -61,6 +63,7 @@ class QuantityQuestion:
     which: str  # "first", "second", "last" or "all"
     times: bool  # "how many times": the matching moments are counted, not their amounts
     said_thing: str  # the thing as asked, for the answer ("eggs")
+    verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
 
 
 def _which(rest: str) -> str:
@@ -98,9 +101,31 @@ def parse(question: str) -> QuantityQuestion | None:
         dims, thing = ("time",), ""
     thing = thing or others
     action = frozenset(w for v in verbs for w in answer_text.content_words(v))
+    bases = [b for v in verbs if (b := verb_base(v)) is not None]
+    if how == "long":
+        # "how long was it in the microwave?": the act the place is for.
+        bases += [APPLIANCE_ACTS[w] for w in _in_place.findall(rest) if w in APPLIANCE_ACTS]
     said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
-    return QuantityQuestion(dims, thing_words, action, which, times, said)
+    thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
+    return QuantityQuestion(dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)))
+
+
+_in_place = re.compile(r"\b(?:in|into|on|inside)\s+(?:the\s+|a\s+|my\s+)?(\w+)")
+
+
+def tells_act(q: QuantityQuestion, text: str) -> bool:
+    """Whether a caption tells the question's action, in its words or in others of the same act
+    ("how long did I nuke it?" and "microwave for 30 seconds")."""
+    if q.action & answer_text.content_words(text):
+        return True
+    # Counting the times of a general act ("how many times did I add salt?") by meaning would
+    # count every caption that names salt: only a specific verb is matched by meaning there.
+    verbs = [v for v in q.verbs if not (q.times and v in BROAD)]
+    if not verbs:
+        return False
+    told = {b for w in re.findall(r"[a-z]+", text.lower()) if (b := verb_base(w)) is not None}
+    return any(same_act(v, t) for v in verbs for t in told)
 
 
 @dataclass(frozen=True)
@@ -125,7 +150,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
     for c in clips:
         words = answer_text.content_words(c.text)
         has_thing = bool(q.thing) and q.thing <= words
-        has_action = bool(q.action & words)
+        has_action = tells_act(q, c.text)
         named = named or has_thing or has_action
         if q.times:
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):
