@@ -97,8 +97,7 @@ def _ask(args: argparse.Namespace) -> int:
     from edge_assist.answers.conversation import FILE_NAME, Conversation
 
     # The wearer's conversation, in the wearer's data folder whatever the recording asked.
-    kept = cfg.data_path(FILE_NAME)
-    log = cfg.data_path(cfg.output.decision_log)
+    kept, log = cfg.data_path(FILE_NAME), cfg.data_path(cfg.output.decision_log)
     conversation = Conversation.load(kept) if args.continue_ else Conversation(path=kept)
     with tempfile.TemporaryDirectory(prefix="edge-assist-ask-") as tmp:
         if args.recording:
@@ -131,8 +130,7 @@ def _ask(args: argparse.Namespace) -> int:
         out = asyncio.run(
             _answer(cfg, question, choices, build, args.session, not args.only_session, conversation)
         )
-    conversation.save()
-    log_question(log, out)
+    _keep(conversation, log, out)
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
@@ -231,6 +229,12 @@ def _output(question: str, session: str | None, ans: Answer) -> dict[str, Any]:
         "timings_s": {k: round(v, 3) for k, v in ans.timings_s.items()},
         "trace": ans.trace,
     }
+
+
+def _keep(conversation: Conversation, log: Path, out: dict[str, Any]) -> None:
+    """The turn kept for `--continue`, and the question logged with its answer."""
+    conversation.save()
+    log_question(log, out)
 
 
 def log_question(path: Path, out: dict[str, Any]) -> None:
