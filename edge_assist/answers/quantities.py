@@ -26,7 +26,7 @@ from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
-from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, same_act
+from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
@@ -74,6 +74,12 @@ def _which(rest: str) -> str:
     return "last" if _LAST.search(rest) else "all"
 
 
+def _is_act(word: str) -> bool:
+    """A verb, or a form of one the action families know ("nuke", "zapping")."""
+    base = verb_base(word)
+    return is_verb(word) or (base is not None and known(base))
+
+
 def parse(question: str) -> QuantityQuestion | None:
     """ "How many eggs did I use?", "how much flour went in?", "how long did the eggs
     microwave?", "how long was the bowl in the microwave the first time?"; None for others."""
@@ -89,7 +95,7 @@ def parse(question: str) -> QuantityQuestion | None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
     words = [w for w in tail.split() if w not in _SUBJECTS]
-    verbs = [w for w in words if is_verb(w) and w not in _LIGHT_VERBS]
+    verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
     dims = _DIMS[how]
     times = how == "many" and lead in ("times", "time")
