@@ -26,6 +26,7 @@ from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
@@ -127,7 +128,9 @@ def tells_act(q: QuantityQuestion, text: str) -> bool:
         return True
     # Counting the times of a general act ("how many times did I add salt?") by meaning would
     # count every caption that names salt: only a specific verb is matched by meaning there.
-    verbs = [v for v in q.verbs if not (q.times and v in BROAD)]
+    # A verb that also names a material ("salt", "butter", "oil") is matched by its own word only:
+    # "how many times did I add salt?" is about the salt, not every way of sprinkling.
+    verbs = [v for v in q.verbs if not (q.times and v in BROAD) and lexical_kind(v) != MATERIAL]
     if not verbs:
         return False
     told = {b for w in re.findall(r"[a-z]+", text.lower()) if (b := verb_base(w)) is not None}
