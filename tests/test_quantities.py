@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.quantities import parse
+from edge_assist.answers.quantities import bounded, parse
 from edge_assist.cli import main
+from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning.answer_text import content_words
 from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
 
@@ -30,7 +31,13 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
     q = parse("how long was the bowl in the microwave the first time?")
     assert q is not None and (q.thing, q.action, q.which) == ({"bowl"}, microwave, "first")
     q = parse("how long did the pancakes cook before I flipped them?")  # not the flipping
-    assert q is not None and q.action == content_words("cook")
+    assert q is not None and q.action == content_words("cook") and q.bound == ("before", "flip")
+    clips = [
+        CaptionRecord("s", 0, 0.0, 10.0, "Cook for 2 minutes"),
+        CaptionRecord("s", 1, 10.0, 20.0, "Flip the pancakes with a fork"),
+        CaptionRecord("s", 2, 20.0, 30.0, "Cook for 20-30 seconds more"),
+    ]
+    assert [c.clip_index for c in bounded(q, clips)] == [0]  # the cooking after the flip is not counted
     # The act by its meaning: another verb of the same act, or the appliance it was in.
     q = parse("how long did I nuke the egg the second time?")
     assert q is not None and (q.verbs, q.which) == (("nuke",), "second")

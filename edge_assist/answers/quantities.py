@@ -65,6 +65,8 @@ class QuantityQuestion:
     times: bool  # "how many times": the matching moments are counted, not their amounts
     said_thing: str  # the thing as asked, for the answer ("eggs")
     verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
+    # "before I flipped them": only the moments before (or after) the first that tells this act
+    bound: tuple[str, str] = ("", "")
 
 
 def _which(rest: str) -> str:
@@ -95,6 +97,7 @@ def parse(question: str) -> QuantityQuestion | None:
     if verb_at is None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
+    bound = _bound(rest[verb_at.end() :])
     words = [w for w in tail.split() if w not in _SUBJECTS]
     verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
@@ -115,7 +118,30 @@ def parse(question: str) -> QuantityQuestion | None:
     said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
     thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
-    return QuantityQuestion(dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)))
+    return QuantityQuestion(dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)), bound)
+
+
+_BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
+
+
+def _bound(tail: str) -> tuple[str, str]:
+    """ "before I flipped them" -> ("before", "flip"); ("", "") when no such clause."""
+    m = _BOUND.search(tail)
+    base = verb_base(m.group(2)) if m else None
+    return (m.group(1), base) if m and base else ("", "")
+
+
+def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionRecord]:
+    """The clips before (or after) the first that tells the bounding act; all when none tells it."""
+    word, verb = q.bound
+    if not verb:
+        return clips
+    at = next(
+        (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
+    )
+    if at is None:
+        return clips
+    return [c for c in clips if (c.t0 < at.t0 if word == "before" else c.t0 > at.t0)]
 
 
 _in_place = re.compile(r"\b(?:in|into|on|inside)\s+(?:the\s+|a\s+|my\s+)?(\w+)")
@@ -266,7 +292,7 @@ class QuantityAnswers:
             [c for c in clips if c.t1 <= before_t + 1e-6] + [c for c in in_view if c.clip_index not in seen],
             key=lambda c: (c.t0, c.clip_index),
         )
-        found, named = matches(q, clips)
+        found, named = matches(q, bounded(q, clips))
         trace: dict[str, object] = {
             "dims": list(q.dims),
             "thing": sorted(q.thing),
