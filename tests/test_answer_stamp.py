@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from edge_assist.cli import main
+from edge_assist.evaluation.annotations import read_predictions
 from edge_assist.events import Caption, Decision, UserQuery
 from edge_assist.outputs.console import format_decision
 from edge_assist.reasoning.api import StepContext
 from edge_assist.runtime.steps.questions import QuestionStep, asked_stream_t
+from tests.clip_level import CLIP_LEVEL_ARGS
 
 DEMO = Path(__file__).parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
 CAPTION = Caption(t=196.0, session_id="s", index=4, t0=164.2, t1=194.1, text="Line the muffin with lettuce")
@@ -61,3 +63,25 @@ def test_the_demo_answer_is_logged_with_its_question_at_the_time_asked(
     (answer,) = [r for r in lines if r.get("trigger") == "query"]
     assert answer["question"] == question and answer["t"] == 200.0 and answer["t1"] == 200.0
     assert all("question" not in r for r in lines if r.get("trigger") == "proactive")
+
+
+@pytest.mark.slow  # memory and answers use the offline text encoder
+@pytest.mark.timeout(300)
+def test_a_question_asked_with_ask_is_logged_with_its_answer_and_when(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    questions = ("when did I add the cheese?", "did I add salsa?")
+    said = []
+    for question in questions:
+        args = ["ask", question, "--recording", str(DEMO), "--json", "--set", f"general.data_dir={tmp_path}"]
+        assert main([*args, *CLIP_LEVEL_ARGS]) == 0
+        said.append(json.loads(capsys.readouterr().out))
+    log = tmp_path / "decisions.jsonl"
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert [(r["type"], r["question"], r["text"]) for r in lines] == [
+        ("question", q, out["answer"]) for q, out in zip(questions, said, strict=True)
+    ]
+    assert lines[0]["asked_at"] == said[0]["asked_at"] and lines[0]["t"] > 0 and lines[0]["trigger"] == "ask"
+    # Readers of the spoken decisions pass over them.
+    loaded = read_predictions(log)
+    assert not loaded.predictions and not loaded.problems

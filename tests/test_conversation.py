@@ -10,6 +10,7 @@ import pytest
 
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, Turn, follow_up
 from edge_assist.answers.follow_ups import with_object
+from edge_assist.answers.places import place_in
 from edge_assist.cli import main
 from edge_assist.retrieval.api import Moment
 from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
@@ -140,3 +141,22 @@ def test_a_follow_up_asked_live(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "[00:05:00] ANSWER: At 3:39 you topped cup with 1 tablespoon of salsa." in out
     assert "[00:05:10] ANSWER: Right after that: at 4:16 you sprinkled 1 tablespoon of cheese on cup." in out
     assert "[00:05:20] ANSWER: About 1 minute ago, at 4:16." in out
+
+
+def test_a_place_is_read_from_a_caption() -> None:
+    assert place_in("On a serving dish, I'm setting tomatoes.") == "on the serving dish"
+    assert (
+        place_in("Heat 1 tbsp olive oil in a large skillet over medium-high heat") == "in the large skillet"
+    )
+    assert place_in("I cooked the tomatoes until soft") is None
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_where_was_that_tells_the_place_the_memory_holds(
+    demo_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "0:01" in _ask(demo_dir, capsys, "when did I pour the egg?")["answer"]
+    where = _ask(demo_dir, capsys, "where was that?", "--continue")
+    assert where["answer"].startswith("Into the ramekin cup: at 0:01 you poured 1 egg")
+    assert where["trace"]["outcome"] == "where the last moment was"

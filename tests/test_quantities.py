@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.quantities import parse
+from edge_assist.answers.quantities import bounded, parse
 from edge_assist.cli import main
+from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning.answer_text import content_words
 from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
 
@@ -30,7 +31,18 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
     q = parse("how long was the bowl in the microwave the first time?")
     assert q is not None and (q.thing, q.action, q.which) == ({"bowl"}, microwave, "first")
     q = parse("how long did the pancakes cook before I flipped them?")  # not the flipping
-    assert q is not None and q.action == content_words("cook")
+    assert q is not None and q.action == content_words("cook") and q.bound == ("before", "flip")
+    clips = [
+        CaptionRecord("s", 0, 0.0, 10.0, "Cook for 2 minutes"),
+        CaptionRecord("s", 1, 10.0, 20.0, "Flip the pancakes with a fork"),
+        CaptionRecord("s", 2, 20.0, 30.0, "Cook for 20-30 seconds more"),
+    ]
+    assert [c.clip_index for c in bounded(q, clips)] == [0]  # the cooking after the flip is not counted
+    # The act by its meaning: another verb of the same act, or the appliance it was in.
+    q = parse("how long did I nuke the egg the second time?")
+    assert q is not None and (q.verbs, q.which) == (("nuke",), "second")
+    q = parse("how long was the first round in the microwave?")
+    assert q is not None and (q.verbs, q.thing, q.which) == (("microwave",), frozenset(), "first")
     assert parse("how long ago was that?") is None
     assert parse("when did I add the salt?") is None
 
@@ -63,6 +75,10 @@ def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ),
         ("how much cheese did I sprinkle?", "1 tablespoon. At 4:16 you sprinkled", "quantities"),
         ("how many times did I microwave it?", "3 times: at 1:27, 2:44, 4:47.", "quantities"),
+        # Other words for the act ("zap", "heat up"), and the appliance named instead of the act
+        ("how long did I zap the egg at first?", "30 seconds. At 1:27", "quantities"),
+        ("how long did I heat it up the second time?", "15-30 more seconds. At 2:44", "quantities"),
+        ("how long was it in the microwave the first time?", "30 seconds. At 1:27", "quantities"),
         # Nothing names salt: no number is made up.
         ("how much salt did I add?", "I don't remember you doing that.", "quantities"),
     ],

@@ -2,8 +2,8 @@
 
 "and after that?" and "and before that?" step to the clip next to the moment the last
 answer rested on; "how much?" and "for how long?" read the amount that moment's caption
-says; "where was that?" tells that moment again (a caption names the place when anything
-does); "how long ago?" measures from it to the time asked about; "and the salt?" asks the
+says; "where was that?" tells the place its caption or the clips next to it name
+(answers/places.py); "how long ago?" measures from it to the time asked about; "and the salt?" asks the
 last question again about the new thing, and is answered like any question. A follow-up
 with no last answer to lean on (none within the conversation's window) is answered "About
 what? Ask the whole question."; one after an answer that rested on no moment ("I don't
@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers import places
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
@@ -144,6 +145,7 @@ async def resolve(
         told = m if text != answer_text.DONT_REMEMBER else None
         return Resolved(frame, follow, text, told, outcome="the last moment's amount")
     if follow.kind == "where":
-        return Resolved(frame, follow, answer_text.tell(m.text, m.t0, m.note), m, "the last moment again")
+        said = await places.where(m, recall, clock, before_t)
+        return Resolved(frame, follow, said, m, "where the last moment was")
     said = await _ago(last, m, before_t, recall, clock)
     return Resolved(frame, follow, said, m, outcome="the last moment's age")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from edge_assist.answers.support import is_content
 from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
-from edge_assist.text.action_families import covers_act, known, related_act
+from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
 from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import (
@@ -244,6 +244,15 @@ class Reading:
     other_act: bool  # the caption names the thing but tells only other acts on it
 
 
+# A caption with no verb that puts its thing somewhere: "1 egg to a blender".
+_SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
+
+
+def _adds(verb: str) -> bool:
+    """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
+    return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
+
+
 def read(focus: str, caption: str) -> Reading:
     """The focus restated in the caption's words when the caption tells the same act about the
     same thing ("add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"),
@@ -264,6 +273,11 @@ def read(focus: str, caption: str) -> Reading:
         out[asked.thing_at] = named
     if asked.verb:
         verbs = caption_verbs(caption)
+        if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
+            # "1 egg to a blender", "1/4 cup mayonnaise to the bowl": a recipe's shorthand for
+            # adding the thing, told by no verb; the focus without its verb is what it says.
+            del out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)]
+            return Reading(" ".join(out) or None, False)
         told = [base for _, base in verbs]
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares

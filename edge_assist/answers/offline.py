@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import follow_ups
+from edge_assist.answers import follow_ups, skipped_step
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.answers.procedure import ProcedureAnswers
@@ -27,7 +27,7 @@ from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
 from edge_assist.outputs.trace_format import TRACE_VERSION
-from edge_assist.reasoning import prompts, schemas
+from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.retrieval.api import Moment, TextHit
 from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
 from edge_assist.retrieval.recall import Recall
@@ -146,7 +146,8 @@ class OfflineAnswerer:
             if told is not None:
                 return told
         if self.cfg.reasoner.answerer == "grounded":
-            return await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
+            ans = await self._grounded_answer(question, choices, before_t, session_id, past_sessions, trace)
+            return await self._step_no(asked, ans) if ans.moment is None and not choices else ans
         n_tokens = max(self.cfg.reasoner.max_tokens, OFFLINE_MAX_TOKENS)
         if self.cfg.retrieval.multiscale:
             coarse = await self._coarse_answer(
@@ -185,6 +186,26 @@ class OfflineAnswerer:
         trace.update(task_answer=text, procedure=why, outcome="task tracker")
         timings = {"tracker": time.perf_counter() - started}
         return Answer(text, None, "", "task tracker", RetrievedContext(), timings, trace)
+
+    async def _step_no(self, asked: Asked, ans: Answer) -> Answer:
+        """A yes/no question no moment answered: the tracker's "No" when a step it names was
+        skipped or is still to come (answers/skipped_step.py)."""
+        if ans.trace.get("kind") != "yesno" or ans.text != answer_text.DONT_REMEMBER:
+            return ans
+        said, why = await skipped_step.answer(
+            self.procedure,
+            self.recall,
+            self.clock,
+            asked.question,
+            session_id=asked.session_id,
+            before_t=asked.before_t,
+            task=asked.task or self.cfg.reasoner.task,
+            task_context=asked.task_context or self.cfg.reasoner.task_context,
+        )
+        ans.trace.update(why)
+        if said is not None:
+            ans.text = said
+        return ans
 
     async def _quantity(self, asked: Asked, trace: dict[str, Any]) -> Answer | None:
         """How many, how much, how long: from the amounts the matching captions say."""

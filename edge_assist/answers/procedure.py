@@ -24,7 +24,9 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import names_past_day
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.library import TaskLibrary
+from edge_assist.tasks.model import Task
 from edge_assist.tasks.session import INTENT_MARGIN, INTENTS, TaskSession
 from edge_assist.tasks.tracker import VectorCache
 
@@ -145,6 +147,17 @@ class ProcedureAnswers:
             "task_source": session.last.source if session.last is not None else "",
         }
         return text, trace
+
+    async def steps(
+        self, session_id: str, before_t: float, task: str = "", task_context: str = ""
+    ) -> tuple[Task, TrackerState] | None:
+        """The task the replayed tracker follows as at `before_t` and its state, or None when it
+        follows none."""
+        session, _ = await self._replayed(session_id, before_t, task, task_context)
+        current = session.current_task
+        if current is None or session.last is None:
+            return None
+        return current, session.last.state
 
     async def _replayed(
         self, session_id: str, before_t: float, task: str, task_context: str

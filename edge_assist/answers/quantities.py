@@ -20,11 +20,14 @@ import math
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers.meaning import verb_base
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
@@ -61,6 +64,9 @@ class QuantityQuestion:
     which: str  # "first", "second", "last" or "all"
     times: bool  # "how many times": the matching moments are counted, not their amounts
     said_thing: str  # the thing as asked, for the answer ("eggs")
+    verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
+    # "before I flipped them": only the moments before (or after) the first that tells this act
+    bound: tuple[str, str] = ("", "")
 
 
 def _which(rest: str) -> str:
@@ -69,6 +75,12 @@ def _which(rest: str) -> str:
     if _AGAIN.search(rest):
         return "second"
     return "last" if _LAST.search(rest) else "all"
+
+
+def _is_act(word: str) -> bool:
+    """A verb, or a form of one the action families know ("nuke", "zapping")."""
+    base = verb_base(word)
+    return is_verb(word) or (base is not None and known(base))
 
 
 def parse(question: str) -> QuantityQuestion | None:
@@ -85,8 +97,9 @@ def parse(question: str) -> QuantityQuestion | None:
     if verb_at is None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
+    bound = _bound(rest[verb_at.end() :])
     words = [w for w in tail.split() if w not in _SUBJECTS]
-    verbs = [w for w in words if is_verb(w) and w not in _LIGHT_VERBS]
+    verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
     dims = _DIMS[how]
     times = how == "many" and lead in ("times", "time")
@@ -98,9 +111,56 @@ def parse(question: str) -> QuantityQuestion | None:
         dims, thing = ("time",), ""
     thing = thing or others
     action = frozenset(w for v in verbs for w in answer_text.content_words(v))
+    bases = [b for v in verbs if (b := verb_base(v)) is not None]
+    if how == "long":
+        # "how long was it in the microwave?": the act the place is for.
+        bases += [APPLIANCE_ACTS[w] for w in _in_place.findall(rest) if w in APPLIANCE_ACTS]
     said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
-    return QuantityQuestion(dims, thing_words, action, which, times, said)
+    thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
+    return QuantityQuestion(dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)), bound)
+
+
+_BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
+
+
+def _bound(tail: str) -> tuple[str, str]:
+    """ "before I flipped them" -> ("before", "flip"); ("", "") when no such clause."""
+    m = _BOUND.search(tail)
+    base = verb_base(m.group(2)) if m else None
+    return (m.group(1), base) if m and base else ("", "")
+
+
+def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionRecord]:
+    """The clips before (or after) the first that tells the bounding act; all when none tells it."""
+    word, verb = q.bound
+    if not verb:
+        return clips
+    at = next(
+        (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
+    )
+    if at is None:
+        return clips
+    return [c for c in clips if (c.t0 < at.t0 if word == "before" else c.t0 > at.t0)]
+
+
+_in_place = re.compile(r"\b(?:in|into|on|inside)\s+(?:the\s+|a\s+|my\s+)?(\w+)")
+
+
+def tells_act(q: QuantityQuestion, text: str) -> bool:
+    """Whether a caption tells the question's action, in its words or in others of the same act
+    ("how long did I nuke it?" and "microwave for 30 seconds")."""
+    if q.action & answer_text.content_words(text):
+        return True
+    # Counting the times of a general act ("how many times did I add salt?") by meaning would
+    # count every caption that names salt: only a specific verb is matched by meaning there.
+    # A verb that also names a material ("salt", "butter", "oil") is matched by its own word only:
+    # "how many times did I add salt?" is about the salt, not every way of sprinkling.
+    verbs = [v for v in q.verbs if not (q.times and v in BROAD) and lexical_kind(v) != MATERIAL]
+    if not verbs:
+        return False
+    told = {b for w in re.findall(r"[a-z]+", text.lower()) if (b := verb_base(w)) is not None}
+    return any(same_act(v, t) for v in verbs for t in told)
 
 
 @dataclass(frozen=True)
@@ -125,7 +185,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
     for c in clips:
         words = answer_text.content_words(c.text)
         has_thing = bool(q.thing) and q.thing <= words
-        has_action = bool(q.action & words)
+        has_action = tells_act(q, c.text)
         named = named or has_thing or has_action
         if q.times:
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):
@@ -232,7 +292,7 @@ class QuantityAnswers:
             [c for c in clips if c.t1 <= before_t + 1e-6] + [c for c in in_view if c.clip_index not in seen],
             key=lambda c: (c.t0, c.clip_index),
         )
-        found, named = matches(q, clips)
+        found, named = matches(q, bounded(q, clips))
         trace: dict[str, object] = {
             "dims": list(q.dims),
             "thing": sorted(q.thing),

@@ -97,7 +97,7 @@ def _ask(args: argparse.Namespace) -> int:
     from edge_assist.answers.conversation import FILE_NAME, Conversation
 
     # The wearer's conversation, in the wearer's data folder whatever the recording asked.
-    kept = cfg.data_path(FILE_NAME)
+    kept, log = cfg.data_path(FILE_NAME), cfg.data_path(cfg.output.decision_log)
     conversation = Conversation.load(kept) if args.continue_ else Conversation(path=kept)
     with tempfile.TemporaryDirectory(prefix="edge-assist-ask-") as tmp:
         if args.recording:
@@ -130,7 +130,7 @@ def _ask(args: argparse.Namespace) -> int:
         out = asyncio.run(
             _answer(cfg, question, choices, build, args.session, not args.only_session, conversation)
         )
-    conversation.save()
+    _keep(conversation, log, out)
     if args.json:
         print(json.dumps(out, ensure_ascii=False, indent=2, default=str))
     else:
@@ -229,6 +229,42 @@ def _output(question: str, session: str | None, ans: Answer) -> dict[str, Any]:
         "timings_s": {k: round(v, 3) for k, v in ans.timings_s.items()},
         "trace": ans.trace,
     }
+
+
+def _keep(conversation: Conversation, log: Path, out: dict[str, Any]) -> None:
+    """The turn kept for `--continue`, and the question logged with its answer."""
+    conversation.save()
+    log_question(log, out)
+
+
+def log_question(path: Path, out: dict[str, Any]) -> None:
+    """The question and its answer appended to the wearer's decision log, as live questions are
+    (a line of its own type, so readers of spoken decisions pass over it), stamped with when it
+    was asked."""
+    from datetime import datetime
+
+    from edge_assist.outputs.decision_log import DecisionLog
+
+    asked = out["asked_at"]
+    record = {
+        "type": "question",
+        "t": None if asked is None else round(datetime.fromisoformat(asked).timestamp(), 3),
+        "asked_at": asked,
+        "session_id": out["session"],
+        "question": out["question"],
+        "text": out["answer"],
+        "choice": out["choice"],
+        "citation": out["citation"],
+        "stage": out["stage"],
+        "clips": out["clips"],
+        "trigger": "ask",
+        "latency_s": out["timings_s"].get("total"),
+    }
+    sink = DecisionLog(path)
+    try:
+        sink.write_record(record)
+    finally:
+        asyncio.run(sink.close())
 
 
 def _wall(t: float | None) -> str | None:

@@ -281,7 +281,7 @@ def read_predictions(path: str | Path, *, session: str | None = None) -> Loaded:
                 raise rec
             if not isinstance(rec, dict):
                 raise ValueError("is not a JSON object")
-            if "meta" in rec or rec.get("type") == "stats":
+            if "meta" in rec or rec.get("type") in ("stats", "question"):
                 continue
             if "decision" in rec:
                 if rec["decision"] != "speak":

@@ -37,8 +37,8 @@ GROUPS = _groups(
         "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
         "peel": "peel skin strip zest pare hull core pit deseed",
         "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
-        "heat": """heat warm cook microwave zap fry saute boil simmer bake roast toast grill broil steam poach
-            sear brown reheat melt preheat blanch braise caramelize""",
+        "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil
+            steam poach sear brown reheat melt preheat blanch braise caramelize""",
         "cool": "cool chill refrigerate freeze",
         "wash": "wash rinse clean scrub wipe soak",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
@@ -59,6 +59,32 @@ BROAD: dict[str, frozenset[str]] = {
     "include": _PUT_IN,
     "use": frozenset(GROUPS),
     "cook": frozenset({"heat"}),
+}
+
+
+# Where a thing is put to undergo an act: "how long was it in the microwave?" asks how long it
+# was microwaved, "in the blender" how long it was blended.
+APPLIANCE_ACTS: dict[str, str] = {
+    "microwave": "microwave",
+    "oven": "bake",
+    "toaster": "toast",
+    "grill": "grill",
+    "pan": "cook",
+    "skillet": "cook",
+    "wok": "fry",
+    "fryer": "fry",
+    "pot": "cook",
+    "saucepan": "cook",
+    "steamer": "steam",
+    "kettle": "boil",
+    "blender": "blend",
+    "processor": "blend",
+    "mixer": "mix",
+    "fridge": "chill",
+    "refrigerator": "chill",
+    "freezer": "freeze",
+    "sink": "wash",
+    "dishwasher": "wash",
 }
 
 
