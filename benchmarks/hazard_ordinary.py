@@ -40,7 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     texts = distinct_captions(clips)
     picked = sorted(random.Random(a.seed).sample(texts, min(a.n, len(texts))))
     rows = [
-        {"text": t, "label": "ordinary", "kind": "none", "style": "captioner", "setting": "home (Ego4D Goal-Step train)"}
+        {
+            "text": t,
+            "label": "ordinary",
+            "kind": "none",
+            "style": "captioner",
+            "setting": "home (Ego4D Goal-Step train)",
+        }
         for t in picked
     ]
     OUT.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
