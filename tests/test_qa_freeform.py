@@ -33,7 +33,8 @@ DEMO = "1_34"
 
 
 def _all() -> dict[str, list[FreeQuestion]]:
-    return {p: load_questions(QUESTIONS / f"freeform-{p}.jsonl") for p in ("dev", "heldback", "heldback2")}
+    parts = ("dev", "heldback", "heldback2", "dev3", "heldback3")
+    return {p: load_questions(QUESTIONS / f"freeform-{p}.jsonl") for p in parts}
 
 
 def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
@@ -46,6 +47,14 @@ def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
     assert DEMO in recs["dev"] and len(val - {DEMO}) >= 15
     # Each held-back set is over recordings no other file uses.
     assert not (recs["dev"] & recs["heldback"]) and not (recs["heldback2"] & (recs["dev"] | recs["heldback"]))
+    for p in ("dev3", "heldback3"):  # the third pair: recordings no other file uses
+        assert not recs[p] & set().union(*(r for q, r in recs.items() if q != p)), p
+    dev3, held3 = parts["dev3"], parts["heldback3"]
+    assert len(dev3) + len(held3) >= 100 and 0.28 <= len(held3) / (len(dev3) + len(held3)) <= 0.4
+    # Its held-back set's recipes are ones neither tuning file asks about.
+    recipes = json.loads((DATASET / "manifest.json").read_text())["recordings"]
+    tuned = {recipes[r]["recipe"] for r in recs["dev"] | recs["dev3"] if r in recipes}
+    assert not {recipes[r]["recipe"] for r in recs["heldback3"]} & tuned
     for p, qs in parts.items():
         assert set(Counter(q.kind for q in qs)) == set(KINDS), p
         assert any(q.expect.about_what for q in qs) and any(q.expect.abstain for q in qs)
