@@ -29,11 +29,26 @@ def backing(
         words = list(encoder.encode_words(texts))
     n = len(found)
     said = dict(zip(extra, words[n + 1 :], strict=True))
+    # The restated focus is compared with its caption as a sentence too: the retrieval score is
+    # the question's own, in its own words.
+    near = _cosines(
+        encoder, [(r.restated, m.text) for m, r in zip(found, readings, strict=True) if r.restated]
+    )
     out: dict[Moment, float] = {}
     for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:
-            feats = features(m.score, r.restated, m.text, said[r.restated], w)
+            cosine = max(m.score, near.get((r.restated, m.text), m.score))
+            feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
         out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
     return out
+
+
+def _cosines(encoder: TextEncoder, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """Sentence cosine of each (restated focus, caption) pair, encoded in one batch."""
+    if not pairs:
+        return {}
+    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+    vecs = dict(zip(texts, encoder.encode(texts), strict=True))
+    return {(a, b): float(vecs[a] @ vecs[b]) for a, b in pairs}

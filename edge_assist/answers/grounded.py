@@ -173,9 +173,10 @@ class GroundedAnswerer:
         if told is None:
             return None
         text, moments = told
-        trace.update(kind="yesno", outcome="order of two moments", composed=text)
+        kind = "what" if asked.word == "first" else "yesno"  # "which came first" names one
+        trace.update(kind=kind, outcome="order of two moments", composed=text)
         timings = {"total": time.perf_counter() - started}
-        return GroundedAnswer(text, "yesno", moments[0], moments[0], None, moments, timings, trace)
+        return GroundedAnswer(text, kind, moments[0], moments[0], None, moments, timings, trace)
 
     async def answer(
         self,

@@ -26,7 +26,7 @@ from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
 from edge_assist.text.coordinated_verbs import ADVERBS
-from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.kinds_of_things import covers, same_thing
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
     CLAUSE_CONJUNCTIONS,
@@ -67,7 +67,25 @@ _ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS) - _PORTIONS
 _SUBJECTS = frozenset(
     """c i you he she they person wearer man woman someone i'm am is are was were i've have has had""".split()
 )
-_COORDINATORS = frozenset({"and", "then", "or"})
+_COORDINATORS = frozenset({"and", "then", "or", "plus"})
+# A verb and its particle that tell another act than the verb alone.
+_PHRASAL = {("get", "rid"): "rid", ("turn", "over"): "flip", ("go", "in"): "add", ("go", "into"): "add"}
+# Verbs that name the thing they put on ("did I sweeten it?" asks whether a sweetener went in):
+# when the question names no other thing, it asks about adding that one.
+_PUTS_ON = {
+    "sweeten": "sweetener",
+    "salt": "salt",
+    "pepper": "pepper",
+    "butter": "butter",
+    "oil": "oil",
+    "grease": "oil",
+    "season": "seasoning",
+    "sugar": "sugar",
+    "spice": "spice",
+    "flour": "flour",
+    "dress": "dressing",
+    "ice": "ice",
+}
 
 
 def verb_base(word: str) -> str | None:
@@ -120,7 +138,11 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
     start = 0
     if verb:
         start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
+        verb = _PHRASAL.get((verb, words[1].lower()), verb) if start == 2 else verb
     thing, at = _object_head(words, start)
+    if not thing:
+        # "season it with pepper": the thing the act puts on is the one asked about
+        thing, at = next(iter(_with_heads(words)), ("", -1))
     return Asked(verb, start, thing, at)
 
 
@@ -199,8 +221,10 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
         prev = words[i - 1].lower() if i else ""
         if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
             base = verb_base(w)
-            if base == "get" and i + 1 < len(words) and words[i + 1].lower() == "rid":
-                out.append((i + 1, "rid"))  # "getting rid of the filter": the act is ridding
+            nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+            if base is not None and (base, nxt) in _PHRASAL:
+                act = _PHRASAL[(base, nxt)]  # "getting rid of" is told by "rid", "turning over" by "turning"
+                out.append((i + 1 if act == "rid" else i, act))
             elif base is not None:
                 out.append((i, base))
     return out
@@ -216,10 +240,13 @@ def thing_in(thing: str, caption: str, *, general: bool = True) -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
     is a general word ("vegetable" -> "lettuce") and `general`; None when the caption does not
     name it."""
-    for w in _WORDS_OF.findall(caption):  # "microwave-safe" names the microwave, "mug's" the mug
+    words = _WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
+    for i, w in enumerate(words):
         s = singular(w.lower())
-        if s == thing or (general and covers(thing, s)):
+        if same_thing(thing, s) or (general and covers(thing, s)):
             return w
+        if i + 1 < len(words) and same_thing(thing, f"{w.lower()}-{singular(words[i + 1].lower())}"):
+            return words[i + 1]  # "spring onions" for a scallion: the head word stands for it
     return None
 
 
@@ -253,13 +280,37 @@ def _adds(verb: str) -> bool:
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
 
 
+def implied(focus: str) -> str:
+    """ "sweeten it" -> "add sweetener to it": a verb naming the thing it puts on, said with that
+    thing; any other focus as it is."""
+    words = _tokens(focus)
+    verb = (verb_base(words[0]) or words[0].lower()) if words else None
+    if verb not in _PUTS_ON or any(w.lower() == "with" for w in words):
+        return focus  # "grease the pan with butter": the thing is named
+    return " ".join(["add", _PUTS_ON[verb], "to", *words[1:]]) if len(words) > 1 else f"add {_PUTS_ON[verb]}"
+
+
 def read(focus: str, caption: str) -> Reading:
     """The focus restated in the caption's words when the caption tells the same act about the
     same thing ("add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"),
     or whether it tells only other acts on that thing ("peel the garlic" for "Chop 1 garlic clove")."""
+    said = implied(focus)
+    if said == focus:
+        return _read(focus, caption)
+    own = _read(focus, caption)  # "grease the cup" for "Coat the cup with cooking spray"
+    if own.restated is not None:
+        return own
+    put_on = _read(said, caption)
+    if put_on.restated is None and thing_in(parse(said).thing, caption) is None:
+        # "did I pepper the tuna?" of "unsealing a can of tuna": no pepper, another act on the tuna
+        return Reading(None, own.other_act or parse(focus).thing != "")
+    return put_on
+
+
+def _read(focus: str, caption: str) -> Reading:
     asked = parse(focus)
     if not asked.thing:
-        return Reading(None, False)
+        return _verb_only(focus, asked, caption)
     words = _tokens(focus)
     named = thing_in(asked.thing, caption, general=_general(words, asked.thing_at))
     if named is None:
@@ -293,8 +344,29 @@ def read(focus: str, caption: str) -> Reading:
                 )
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
+    if asked.verb and asked.verb_at > asked.thing_at >= 0:
+        # "mayonnaise put" is said as a caption says it, verb first: "put mayonnaise"
+        out = [out[asked.verb_at], *out[: asked.verb_at], *out[asked.verb_at + 1 :]]
     restated = " ".join(out)
     return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
+
+
+def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
+    """ "flip them", "stir it": a question whose object is a pronoun is about its act alone; the
+    caption's verb for that act restates it."""
+    words = _tokens(focus)
+    pronoun = len(words) > asked.verb_words and words[asked.verb_words].lower() in PRONOUNS
+    if not asked.verb or asked.verb_at != 0 or not pronoun or BROAD.get(asked.verb):
+        return Reading(None, False)
+    caption_words = _tokens(caption)
+    at = next((i for i, t in caption_verbs(caption) if covers_act(asked.verb, t)), None)
+    if at is None:
+        return Reading(None, False)
+    # the caption's verb with its particle: "turning over", not "turning"
+    told = caption_words[
+        at : at + 2 if at + 1 < len(caption_words) and caption_words[at + 1].lower() in PARTICLES else at + 1
+    ]
+    return Reading(" ".join([*told, *words[asked.verb_words :]]), False)
 
 
 def _with_heads(words: list[str]) -> list[tuple[str, int]]:

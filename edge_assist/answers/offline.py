@@ -32,6 +32,7 @@ from edge_assist.retrieval.api import Moment, TextHit
 from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
+from edge_assist.text.question_voice import as_wearers
 
 # An answer must always come back to a question (d_t = 1); when the model cannot give
 # one twice, this is what the wearer hears instead of nothing.
@@ -116,10 +117,12 @@ class OfflineAnswerer:
         if res.reply is not None:
             ans = _told(res, question, before_t)
         else:
-            asked = Asked(res.question, choices, before_t, session_id, past_sessions, task, task_context)
+            said_as = as_wearers(res.question)  # "was the butter softened?": "did I soften the butter?"
+            asked = Asked(said_as, choices, before_t, session_id, past_sessions, task, task_context)
             ans = await self._answer(asked)
             if res.follow is not None:
                 ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
+            ans.trace.update({"asked_as": said_as} if said_as != res.question else {})
         ans.timings_s.setdefault("total", time.perf_counter() - started)
         ans.asked_at = at
         if conversation is not None and res.keep:

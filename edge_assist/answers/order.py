@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from edge_assist.answers import meaning
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
+from edge_assist.text.action_families import APPLIANCE_ACTS
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
 _DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)\s+(before|after)\s+(.+)$")
@@ -27,7 +28,7 @@ _WENT = re.compile(
     r"^did\s+(?:the\s+|my\s+|some\s+)?(.+?)\s+go\s+(?:in|into|on|onto)?\s*(?:it\s+|the\s+\w+\s+)?"
     r"(before|after)\s+(?:the\s+|my\s+|some\s+)?(.+)$"
 )
-_I = re.compile(r"^(?:i|you)\s+")
+_I = re.compile(r"^(?:i|you)(?:'d|'ve|\s+had|\s+have)?\s+(?:even\s+|already\s+|just\s+)?")
 # Words that open the second act's noun phrase, never its verb ("before the cheese").
 _NOT_VERBS = frozenset({"the", "a", "an", "my", "some", "any", "it", "them"})
 
@@ -37,16 +38,41 @@ Find = Callable[[str], Awaitable[Moment | None]]
 @dataclass(frozen=True)
 class Ordered:
     first: str  # the focus of the act asked about ("add the salsa")
-    word: str  # "before" or "after"
+    word: str  # "before", "after", or "first" (which of the two came first)
     second: str  # the focus of the act it is placed against ("add the cheese")
+
+
+# "before adding the sauce, did I heat the oil", "had I X by the time I Y"
+_LEAD_CLAUSE = re.compile(r"^(before|after)\s+(.+?),?\s+(?:did|had|have)\s+(?:i|you)\s+(.+)$")
+_BY_THE_TIME = re.compile(
+    r"^(?:had|did|have)\s+(?:i|you)\s+(?:already\s+)?(.+?)\s+by the time\s+(?:i|you)\s+(.+)$"
+)
+# "which did I do first, X or Y", "what came first: X or Y", "did I X or Y first"
+_WHICH_FIRST = re.compile(
+    r"^(?:which|what)\s+(?:did\s+(?:i|you)\s+do|came|happened|went in|was)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$"
+)
+_OR_FIRST = re.compile(r"^(?:did|do)\s+(?:i|you)\s+(.+?)\s+or\s+(.+?)\s+first$")
+# A clause of the second act with the thing as subject: "the milk went in", "it was chopped".
+_THING_WENT = re.compile(
+    r"^(?:the\s+|my\s+)?(.+?)\s+(?:went|go|goes|got|was|were)\s+(in|into|on|added|put in)\b.*$"
+)
+_THING_DONE = re.compile(r"^(?:the\s+|my\s+)?(.+?)\s+(?:was|were|got)\s+([a-z]+)$")
 
 
 def parse(question: str) -> Ordered | None:
     """The two acts of an order question, each as a focus starting with its verb, or None."""
     q = " ".join(question.lower().split()).rstrip("?.! ")
+    if m := _LEAD_CLAUSE.match(q):
+        q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
+    elif m := _BY_THE_TIME.match(q):
+        q = f"did i {m.group(1)} before {m.group(2)}"
+    if m := (_WHICH_FIRST.match(q) or _OR_FIRST.match(q)):
+        first = _based(_I.sub("", m.group(1)))
+        first = first if meaning.verb_base(first.split()[0]) else f"add {first}"
+        return Ordered(first, "first", _with_verb(_I.sub("", m.group(2)), first))
     m = _DID.match(q)
     if m:
-        first, word, rest = m.group(1), m.group(2), _I.sub("", m.group(3))
+        first, word, rest = _based(m.group(1)), m.group(2), _I.sub("", m.group(3))
         return Ordered(first, word, _with_verb(rest, first))
     w = _WENT.match(q)
     if w:
@@ -54,9 +80,29 @@ def parse(question: str) -> Ordered | None:
     return None
 
 
+def _based(focus: str) -> str:
+    """The focus with its verb in the base form: "cracking the eggs" -> "crack the eggs"."""
+    words = focus.split()
+    base = meaning.verb_base(words[0]) if words else None
+    return " ".join([base, *words[1:]]) if base else focus
+
+
 def _with_verb(rest: str, first: str) -> str:
     """The second act as a focus starting with its verb: "adding the salsa" -> "add the salsa",
     "poured the egg" -> "pour the egg"; "the cheese" borrows the first act's verb ("add the cheese")."""
+    if m := _THING_WENT.match(rest):
+        thing = m.group(1)
+        if thing in ("it", "they", "them"):  # "whisk the egg before it went in the microwave"
+            thing = meaning.parse(first).thing or thing
+        where = rest[m.end(2) :].split()
+        act = APPLIANCE_ACTS.get(where[-1]) if where and m.group(2) in ("in", "into") else None
+        return f"{act or 'add'} the {thing}"
+    if (m := _THING_DONE.match(rest)) and (done := meaning.verb_base(m.group(2))):
+        thing = m.group(1)
+        if thing in ("it", "they", "them"):  # "peel the garlic before it was chopped": the same thing
+            head = meaning.parse(first).thing
+            thing = head or thing
+        return f"{done} the {thing}"
     words = rest.split()
     base = meaning.verb_base(words[0]) if words and words[0] not in _NOT_VERBS else None
     if base is not None:
@@ -71,8 +117,10 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     b = await find(asked.second)
     if a is None or b is None or (a.session_id, a.clip_index) == (b.session_id, b.clip_index):
         return None  # one moment for both: a step that says "before" itself ("drain before removing")
-    holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     early, late = sorted((a, b), key=lambda m: m.t0)
+    if asked.word == "first":
+        return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [a, b]
+    holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
 
 

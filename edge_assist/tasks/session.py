@@ -45,7 +45,14 @@ INTENTS = {
         "what should I do now",
     ),
     "missed": ("what did I miss", "did I skip a step", "did I forget anything", "what have I not done yet"),
-    "progress": ("how far am I", "how many steps are left", "how much is left to do", "am I almost done"),
+    "progress": (
+        "how far am I",
+        "how many steps are left",
+        "how much is left to do",
+        "am I almost done",
+        "what's left",
+        "what else is there to do",
+    ),
 }
 # Measured on MiniLM: progress questions score 0.6-0.96 on their intent, memory questions
 # ("where did I leave my keys?", "did I add salt?") at most 0.35; the margin keeps a
@@ -352,5 +359,7 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
         if not missed:
             return "Nothing so far: every step that should be done by now is done."
         return "Not done yet, though later steps are: " + "; ".join(missed[:3]) + "."
-    left = st.n_steps - st.k
-    return f"{st.k} of {st.n_steps} steps of {title} done; {left} to go."
+    left = [s.id for s in task.steps if s.id not in st.done]
+    said = f"{st.k} of {st.n_steps} steps of {title} done; {len(left)} to go"
+    # "am I nearly done?" wants to hear what is left when little is: the steps, by name
+    return f"{said}: " + "; ".join(st.text_of(s) for s in left) + "." if 0 < len(left) <= 3 else f"{said}."

@@ -25,7 +25,9 @@ GROUPS = _groups(
         # a liquid or a runny thing goes in: "crack an egg" is "pour 1 egg into the cup"
         "pour": "pour crack break drizzle splash tip empty squirt drip decant",
         # a loose thing is scattered over: cheese, salt, herbs
-        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake",
+        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake flavour flavor spice",
+        # a thing is turned upside down: "flip the pancakes" is "turning over the pancakes"
+        "flip": "flip invert overturn",
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
             load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble""",
@@ -33,7 +35,7 @@ GROUPS = _groups(
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
         "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
-        "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify",
+        "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl",
         "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
         "peel": "peel skin strip zest pare hull core pit deseed",
         "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
@@ -116,6 +118,8 @@ def covers_act(asked: str, told: str) -> bool:
     does not tell a specific act: "put the slices on a platter" is not "season the slices"."""
     a, t = asked.lower(), told.lower()
     t_own = _own(t)
+    if a in BROAD and t in BROAD:
+        return BROAD[t] <= BROAD[a]  # "did I put milk in?" for "I'm adding one tbsp milk"
     return a == t or bool(_own(a) & t_own) or bool(BROAD.get(a, frozenset()) & t_own)
 
 

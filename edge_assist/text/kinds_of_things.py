@@ -48,6 +48,27 @@ KINDS = _kinds(
 )
 
 
+# Names of one thing in other words: regional names ("cilantro", "coriander leaves"), short
+# forms ("mayo") and spellings ("chilli", "chili"). Each group is one thing, singular.
+_SAME = [
+    frozenset(g.split())
+    for g in """mayo mayonnaise|chili chilli chile|cilantro coriander|scallion spring-onion green-onion|
+    zucchini courgette|eggplant aubergine|yogurt yoghurt curd|capsicum bell-pepper sweet-pepper|chickpea
+    garbanzo|cornstarch cornflour|shrimp prawn|arugula rocket|ketchup catsup|fridge refrigerator|stove hob
+    cooktop|skillet frying-pan frypan|cookie biscuit|faucet tap|trash rubbish garbage|
+    plastic-wrap cling-film|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|broth stock|
+    powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
+    cellphone phone smartphone""".split("|")
+]
+_SAME_OF = {name: group for group in _SAME for name in group}
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Whether two singular names (a two-word name joined by "-") name one thing."""
+    a, b = a.lower(), b.lower()
+    return a == b or b in _SAME_OF.get(a, frozenset())
+
+
 def covers(kind: str, thing: str) -> bool:
     """Whether the general word `kind` (singular) covers `thing` (singular), through at most one
     kind nested in it ("seasoning" -> "spice" -> "cumin")."""

@@ -1,0 +1,156 @@
+"""Questions about a thing, turned into questions about what the wearer did with it.
+
+People ask with the thing as the subject as often as with themselves: "was the butter
+softened?", "did the honey go in?", "when did the chilli go into the pan?", "how much mayo went
+in?". Memory tells acts ("I added a third of a teaspoon of honey"), and the answerer looks up a
+question's act and thing (answers/meaning.py). So these forms are said again with the wearer
+as subject and the act as a verb: "did I soften the butter?", "did I add the honey?", "when
+did I add the chilli into the pan?", "how much mayo did I add?". A thing that goes in, on or
+into something is added; a thing that "gets" or "was" done to was done to by the wearer
+(who else is in a wearer's own memory). Anything else is left as asked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge_assist.text.action_families import known
+from edge_assist.text.verb_forms import IRREGULAR_PAST, is_verb
+
+# Past participles that are not past tenses too ("beaten", not "beat").
+_PARTICIPLES = {
+    "beaten": "beat",
+    "broken": "break",
+    "frozen": "freeze",
+    "taken": "take",
+    "shaken": "shake",
+    "thrown": "throw",
+    "eaten": "eat",
+    "given": "give",
+    "done": "do",
+    "gone": "go",
+    "gotten": "get",
+    "ground": "grind",
+    "written": "write",
+    "torn": "tear",
+    "drawn": "draw",
+    "stolen": "steal",
+    "chosen": "choose",
+    "hidden": "hide",
+    "woken": "wake",
+    "worn": "wear",
+    "spun": "spin",
+    "thawn": "thaw",
+}
+_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
+_DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
+# The thing: one to four words, none of them an auxiliary, a particle or a preposition.
+_NOT_THING = r"(?!(?:go|goes|went|gone|get|gets|got|gotten|was|were|been|in|into|on|onto|before|after)\b)"
+_THING = rf"({_NOT_THING}[\w'-]+(?:\s+{_NOT_THING}[\w'-]+){{0,3}}?)"
+_INTO = r"(in|into|on|onto|on top)\b"
+# A past participle: "-ed", "-en", or one of the common irregular ones.
+_PART = (
+    r"([a-z]{2,}(?:ed|en)|cut|put|set|split|spread|shut|ground|made|left|kept|thrown|torn|spun|shred|done)"
+)
+_ADVERB = r"(?:(?:already|ever|actually|really|properly|all|both|just|even)\s+)?"
+
+_DID_GO_IN = re.compile(
+    rf"^(did|has|have|had)\s+{_DET}{_THING}\s+(?:go|gone|get|got|gotten)\s+{_INTO}\s*(.*)$"
+)
+_WHEN_GO_IN = re.compile(
+    rf"^(when|what time)\s+(?:did|does|has|have)\s+{_DET}{_THING}\s+(?:go|get|gone|got)\s+{_INTO}\s*(.*)$"
+)
+_HOW_MUCH_WENT_IN = re.compile(
+    rf"^how (much|many)\s+{_THING}\s+(?:went|go|goes|got|gone|have gone|has gone|did i put|did i use)\s+"
+    rf"{_INTO}\s*(.*)$"
+)
+_PASSIVE = re.compile(
+    rf"^(was|were|has been|have been|had been|did|has|have)\s+{_DET}{_THING}\s+(?:been\s+|get\s+|got\s+)?"
+    rf"{_ADVERB}{_PART}\b\s*(.*)$"
+)
+_WHEN_PASSIVE = re.compile(
+    rf"^(when|what time)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
+)
+_HOW_MUCH_PASSIVE = re.compile(
+    rf"^how (much|many)\s+{_THING}\s+(?:was|were|got)\s+{_ADVERB}{_PART}\b\s*(.*)$"
+)
+
+
+def participle_base(word: str) -> str | None:
+    """The base of a past participle we know for a verb ("softened" -> soften, "beaten" -> beat)."""
+    w = word.lower()
+    if w in _PARTICIPLES:
+        return _PARTICIPLES[w]
+    if w in _PAST_TO_BASE:
+        return _PAST_TO_BASE[w]
+    if w in IRREGULAR_PAST and IRREGULAR_PAST[w] == w:
+        return w  # "cut", "put", "set"
+    if not w.endswith("ed") or len(w) < 4:
+        return None
+    for stem in (w[:-2], w[:-1], w[:-3], w[:-3] + "y"):
+        if is_verb(stem) or known(stem):
+            return stem
+    # A verb no list knows ("softened"): a word after "was the butter" ending in -ed is its
+    # participle; its base drops the -ed, and a doubled last consonant ("zipped").
+    stem = w[:-2]
+    return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls" else stem
+
+
+def _thing(det_and_thing: str) -> str:
+    return " ".join(det_and_thing.split())
+
+
+def _tail(rest: str) -> str:
+    return f" {rest}" if rest else ""
+
+
+# Words said around a question that ask nothing: "um, when did I ...", "... , right?"
+_FILLER_START = re.compile(r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+)+", re.I)
+_FILLER_END = re.compile(r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all)$", re.I)
+# "is there any hot sauce in the tuna?", "any sugar in it?": was the thing put in
+_ANY_IN = re.compile(
+    r"^(?:is there|are there|was there|were there)?\s*(?:any|some)\s+(.+?)\s+(?:in|on)\s+(.+)$"
+)
+_YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
+
+
+def as_wearers(question: str) -> str:
+    """The question with the wearer as subject when it asks about a thing's fate, else unchanged
+    (bar fillers around it)."""
+    raw = " ".join(question.split())
+    end = raw[len(raw.rstrip("?.! ")) :]
+    q = _FILLER_END.sub("", _FILLER_START.sub("", raw.rstrip("?.! ")))
+    said = _as_wearers(q, end)
+    return said if said is not None else (f"{q}{end}" if q != raw.rstrip("?.! ") else question)
+
+
+def _as_wearers(q: str, end: str) -> str | None:
+    low = q.lower()
+    if m := _ANY_IN.match(low):
+        where = "" if m.group(2) in ("it", "them", "there", "that") else f" to the {_thing(m.group(2))}"
+        return f"did I add {_thing(m.group(1))}{where.replace('the the ', 'the ')}{end}"
+    if m := _YESNO_FIRST.match(low):
+        return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
+    if m := _DID_GO_IN.match(low):
+        return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
+    if m := _WHEN_GO_IN.match(low):
+        return f"{m.group(1)} did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
+    if m := _HOW_MUCH_WENT_IN.match(low):
+        return f"how {m.group(1)} {_thing(m.group(2))} did I add{_tail(_where(m.group(3), m.group(4)))}{end}"
+    if (m := _WHEN_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
+        return f"{m.group(1)} did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
+    if (m := _HOW_MUCH_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
+        return f"how {m.group(1)} {_thing(m.group(2))} did I {base}{_tail(m.group(4))}{end}"
+    if (m := _PASSIVE.match(low)) and not low.startswith(("did i ", "did you ", "have i ", "has i ")):
+        base = participle_base(m.group(3))
+        if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there"):
+            return f"did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
+    return None
+
+
+def _where(particle: str, rest: str) -> str:
+    """Where the thing went, kept: "into the pan", "on the toast"; a bare "in" says nothing, and
+    what follows may be a clause of its own ("before I mixed it")."""
+    if not rest or rest.split()[0] in ("before", "after", "yet", "already", "first"):
+        return rest
+    return f"{particle} {rest}"

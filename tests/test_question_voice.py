@@ -1,0 +1,102 @@
+"""Questions in the shapes people use: the thing as subject ("was the butter softened?"), a
+pronoun for the thing ("when did I flip them?"), a verb that names what it puts on ("did I
+sweeten it?"), other names of one thing ("mayo"), and "which came first". Rules only, no model."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_assist.answers import meaning, order
+from edge_assist.text.action_families import covers_act
+from edge_assist.text.kinds_of_things import same_thing
+from edge_assist.text.question_voice import as_wearers, participle_base
+
+
+@pytest.mark.parametrize(
+    ("asked", "said_as"),
+    [
+        ("was the butter softened?", "did I soften the butter?"),
+        ("did the honey go in?", "did I add the honey?"),
+        ("when did the chilli go into the pan?", "when did I add the chilli into the pan?"),
+        ("how much mayo went in?", "how much mayo did I add?"),
+        ("how much salt was used?", "how much salt did I use?"),
+        ("did the eggs get whisked?", "did I whisk the eggs?"),
+        ("has the rice been rinsed?", "did I rinse the rice?"),
+        ("when was the oven preheated?", "when did I preheat the oven?"),
+        ("did the olive oil get heated first?", "did I heat the olive oil first?"),
+        ("did the salt go in before the milk?", "did I add the salt before the milk?"),
+    ],
+)
+def test_a_question_about_a_thing_is_asked_about_the_wearer_s_act(asked: str, said_as: str) -> None:
+    assert as_wearers(asked) == said_as
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["did I add salt?", "was it burnt?", "was the pan hot?", "did the timer go off?", "were you tired?"],
+)
+def test_questions_that_are_not_about_a_thing_s_fate_are_left_as_asked(asked: str) -> None:
+    assert as_wearers(asked) == asked
+
+
+def test_participles_regular_irregular_and_unknown_verbs() -> None:
+    assert participle_base("beaten") == "beat" and participle_base("cut") == "cut"
+    assert participle_base("chopped") == "chop" and participle_base("softened") == "soften"
+    assert participle_base("hot") is None
+
+
+def test_other_names_of_one_thing() -> None:
+    assert same_thing("mayo", "mayonnaise") and same_thing("scallion", "spring-onion")
+    assert not same_thing("salt", "salsa")
+    assert meaning.thing_in("scallion", "Now I am dicing two spring onions.") == "onions"
+    assert meaning.thing_in("mayo", "I put in a quarter mug mayonnaise to the dish.") == "mayonnaise"
+
+
+def test_general_verbs_cover_each_other_but_not_specific_acts() -> None:
+    assert covers_act("put", "add") and covers_act("use", "add")
+    assert not covers_act("pour", "add")  # a caption's "add" does not say how
+    assert meaning.restate("put milk in", "To the bowl, I'm adding one tbsp milk.") == "adding milk in"
+
+
+def test_a_pronoun_object_is_matched_by_its_act_alone() -> None:
+    assert meaning.restate("flip them", "Now I am turning over the pancakes.") == "turning over them"
+    assert meaning.restate("stir it", "Now I am turning over the pancakes.") is None
+    assert meaning.restate("use it", "Now I am turning over the pancakes.") is None  # too general
+
+
+def test_a_verb_that_names_what_it_puts_on_asks_about_that_thing() -> None:
+    assert meaning.implied("sweeten it") == "add sweetener to it"
+    assert meaning.restate("sweeten it", "Now I am putting in one tbsp of white sugar to the cup.")
+    assert meaning.restate("sweeten it", "Now I am putting in one tbsp of salt to the cup.") is None
+    assert meaning.implied("salt the pan") == "add salt to the pan"
+    assert meaning.restate("salt the pan", "To the pan, I'm tipping in a pinch of salt.")
+    # the verb's own act still counts; another act on the thing, with none of the material, is other
+    assert meaning.restate("grease the cup", "Coat a 6-oz. ramekin cup with cooking spray.") == "Coat the cup"
+    assert meaning.read("pepper the tuna", "Now I am unsealing a can of tuna.").other_act
+    assert meaning.implied("season it with pepper") == "season it with pepper"
+    assert meaning.parse("season it with pepper").thing == "pepper"
+
+
+def test_a_noun_first_focus_is_restated_verb_first() -> None:
+    assert meaning.restate("mayo add", "I put in a quarter mug mayonnaise to the dish.") == "put mayonnaise"
+
+
+def test_order_questions_in_other_shapes() -> None:
+    assert order.parse("before adding the sauce, did I heat the oil?") == order.Ordered(
+        "heat the oil", "before", "add the sauce"
+    )
+    assert order.parse("which did I do first, the salt or the pepper?") == order.Ordered(
+        "add the salt", "first", "add the pepper"
+    )
+    assert order.parse("what came first, cracking the eggs or heating the pan?") == order.Ordered(
+        "crack the eggs", "first", "heat the pan"
+    )
+    assert order.parse("did I peel the garlic before it was chopped?") == order.Ordered(
+        "peel the garlic", "before", "chop the garlic"
+    )
+    assert order.parse(as_wearers("were the eggs beaten before the milk went in?")) == order.Ordered(
+        "beat the eggs", "before", "add the milk"
+    )
+    assert order.parse("had I preheated the oven by the time I mixed the batter?") == order.Ordered(
+        "preheat the oven", "before", "mix the batter"
+    )
