@@ -100,3 +100,10 @@ def test_order_questions_in_other_shapes() -> None:
     assert order.parse("had I preheated the oven by the time I mixed the batter?") == order.Ordered(
         "preheat the oven", "before", "mix the batter"
     )
+
+
+@pytest.mark.parametrize(
+    "asked", ["when did I put cheese on it?", "did I put the salt in?", "how many eggs did I crack?"]
+)
+def test_a_question_about_the_wearer_is_never_turned(asked: str) -> None:
+    assert as_wearers(asked) == asked

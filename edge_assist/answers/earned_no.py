@@ -67,7 +67,8 @@ def asked_things(focus: str) -> list[str]:
     """The things a yes/no question names (`meaning.things`), its first word taken for its verb,
     tools left out: a caption names the same bowl a dish, a basin or a pan, so a tool named
     nowhere does not show that the act did not happen."""
-    return [t for t in meaning.things(focus, verb_first=True) if lexical_kind(t) != TOOL]
+    said = meaning.implied(focus)  # "pepper the tuna" names the pepper too
+    return [t for t in meaning.things(said, verb_first=said == focus) if lexical_kind(t) != TOOL]
 
 
 def unseen(

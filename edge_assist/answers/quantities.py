@@ -20,14 +20,16 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers.meaning import verb_base
+from edge_assist.answers.meaning import thing_in, verb_base
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
+from edge_assist.tasks.listed import singular
 from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
+from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
@@ -169,13 +171,20 @@ class Found:
     amounts: tuple[Amount, ...]  # of the dimension asked, naming the thing
 
 
-def _near_thing(text: str, a: Amount, thing: frozenset[str]) -> bool:
+def _near_thing(text: str, a: Amount, thing: frozenset[str], said: str = "") -> bool:
     """The amount counts the thing: the thing is named in it or in the few words after it."""
     at = text.lower().find(a.text.lower())
     if at < 0:
         return False
     window = text[at : at + len(a.text) + 40]
-    return bool(thing & answer_text.content_words(window))
+    return bool(thing & answer_text.content_words(window)) or (bool(said) and names(said, window))
+
+
+def names(said: str, text: str) -> bool:
+    """Whether `text` names every word of the thing as asked, in any number, by another name of it,
+    or as a member of it ("mayo" for "mayonnaise", "dairy" for "milk")."""
+    words = [w for w in re.findall(r"[a-z]+", said.lower()) if w not in ANSWER_STOP_WORDS]
+    return bool(words) and all(thing_in(singular(w), text) is not None for w in words)
 
 
 def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found], bool]:
@@ -184,7 +193,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
     named = False
     for c in clips:
         words = answer_text.content_words(c.text)
-        has_thing = bool(q.thing) and q.thing <= words
+        has_thing = bool(q.thing) and (q.thing <= words or names(q.said_thing, c.text))
         has_action = tells_act(q, c.text)
         named = named or has_thing or has_action
         if q.times:
@@ -197,14 +206,20 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
         if q.dims == ("time",):
             ok = has_action or (not q.action and has_thing)
         else:
-            amounts = [a for a in amounts if _near_thing(c.text, a, q.thing)] if q.thing else amounts
+            amounts = (
+                [a for a in amounts if _near_thing(c.text, a, q.thing, q.said_thing)] if q.thing else amounts
+            )
             ok = bool(amounts) and (has_thing or not q.thing)
         if ok:
             found.append(Found(c, tuple(amounts)))
     if q.dims == ("time",) and q.which == "all" and q.thing:
         # "How long did I microwave the cheese?": the moments that name the cheese, when any
         # do. With "the first time" the wearer counts the times of the action itself.
-        named_too = [f for f in found if q.thing <= answer_text.content_words(f.moment.text)]
+        named_too = [
+            f
+            for f in found
+            if q.thing <= answer_text.content_words(f.moment.text) or names(q.said_thing, f.moment.text)
+        ]
         found = named_too or found
     return found, named
 

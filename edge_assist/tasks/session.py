@@ -361,5 +361,8 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
         return "Not done yet, though later steps are: " + "; ".join(missed[:3]) + "."
     left = [s.id for s in task.steps if s.id not in st.done]
     said = f"{st.k} of {st.n_steps} steps of {title} done; {len(left)} to go"
-    # "am I nearly done?" wants to hear what is left when little is: the steps, by name
-    return f"{said}: " + "; ".join(st.text_of(s) for s in left) + "." if 0 < len(left) <= 3 else f"{said}."
+    if not left:
+        return f"{said}."
+    # "am I nearly done?", "what's left?": the steps to go, by name, the first few of many
+    more = f"; and {len(left) - 3} more" if len(left) > 3 else ""
+    return f"{said}: " + "; ".join(st.text_of(s) for s in left[:3]) + more + "."

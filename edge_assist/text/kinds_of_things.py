@@ -34,8 +34,8 @@ KINDS = _kinds(
             ginger curry masala oregano""",
         "herb": "basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage",
         "seasoning": "salt pepper spice herb sugar",
-        "condiment": "ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing",
-        "sauce": "salsa ketchup pesto gravy dressing mayonnaise mayo soy",
+        "condiment": "ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing sriracha tabasco",
+        "sauce": "salsa ketchup pesto gravy dressing mayonnaise mayo soy sriracha tabasco marinara",
         "sweetener": "sugar honey syrup stevia",
         "nut": "almond walnut peanut cashew pecan hazelnut pistachio",
         "grain": "rice oat wheat quinoa barley couscous pasta noodle flour",
@@ -49,16 +49,18 @@ KINDS = _kinds(
 
 
 # Names of one thing in other words: regional names ("cilantro", "coriander leaves"), short
-# forms ("mayo") and spellings ("chilli", "chili"). Each group is one thing, singular.
+# forms ("mayo") and spellings ("chilli", "chili"), and the vessels one kitchen calls by two
+# names (a captioner says "basin" or "dish" for the bowl). Each group is one thing, singular.
 _SAME = [
     frozenset(g.split())
     for g in """mayo mayonnaise|chili chilli chile|cilantro coriander|scallion spring-onion green-onion|
     zucchini courgette|eggplant aubergine|yogurt yoghurt curd|capsicum bell-pepper sweet-pepper|chickpea
     garbanzo|cornstarch cornflour|shrimp prawn|arugula rocket|ketchup catsup|fridge refrigerator|stove hob
-    cooktop|skillet frying-pan frypan|cookie biscuit|faucet tap|trash rubbish garbage|
+    cooktop|cookie biscuit|faucet tap|trash rubbish garbage|
     plastic-wrap cling-film|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|broth stock|
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
-    cellphone phone smartphone""".split("|")
+    cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan|
+    pot saucepan""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 

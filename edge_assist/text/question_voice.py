@@ -45,7 +45,11 @@ _PARTICIPLES = {
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
 # The thing: one to four words, none of them an auxiliary, a particle or a preposition.
-_NOT_THING = r"(?!(?:go|goes|went|gone|get|gets|got|gotten|was|were|been|in|into|on|onto|before|after)\b)"
+# The thing is never a person: "when did I put cheese on it?" is the wearer's question already.
+_NOT_THING = (
+    r"(?!(?:i|you|we|he|she|they|it|go|goes|went|gone|get|gets|got|gotten|was|were|been|in|into|on|onto"
+    r"|before|after)\b)"
+)
 _THING = rf"({_NOT_THING}[\w'-]+(?:\s+{_NOT_THING}[\w'-]+){{0,3}}?)"
 _INTO = r"(in|into|on|onto|on top)\b"
 # A past participle: "-ed", "-en", or one of the common irregular ones.
@@ -127,8 +131,8 @@ def as_wearers(question: str) -> str:
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
     if m := _ANY_IN.match(low):
-        where = "" if m.group(2) in ("it", "them", "there", "that") else f" to the {_thing(m.group(2))}"
-        return f"did I add {_thing(m.group(1))}{where.replace('the the ', 'the ')}{end}"
+        # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
+        return f"did I add {_thing(m.group(1))}{end}"
     if m := _YESNO_FIRST.match(low):
         return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
     if m := _DID_GO_IN.match(low):
