@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, Turn, follow_up
+from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.answers.follow_ups import with_object
 from edge_assist.answers.places import place_in
 from edge_assist.cli import main
@@ -51,7 +51,6 @@ def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) ->
         "how long did I microwave the egg?",
         "when did I add the salsa?",
         "and did I add the salt?",
-        "what about it?",
         "did I skip anything?",
         "how many eggs did I use?",
         "what was I doing before I left?",
@@ -59,6 +58,13 @@ def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) ->
 )
 def test_an_ordinary_question_is_never_a_follow_up(question: str) -> None:
     assert follow_up(question) is None
+
+
+def test_a_pointer_to_nothing_named_and_a_thing_named_then_asked_about() -> None:
+    assert follow_up("what about that one?") == FollowUp("vague")
+    assert follow_up("what about it?") == FollowUp("vague")
+    assert follow_up("and the egg, is that in yet?") == FollowUp("named", "is the egg in yet?")
+    assert follow_up("how much did I use?") == FollowUp("amount", "much")
 
 
 def test_the_last_question_is_asked_again_about_the_new_thing() -> None:

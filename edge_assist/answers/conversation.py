@@ -36,7 +36,7 @@ KEEP = 6
 FILE_NAME = "conversation.json"
 ABOUT_WHAT = "About what? Ask the whole question."
 
-KINDS = ("after", "before", "amount", "where", "ago", "object")
+KINDS = ("after", "before", "amount", "where", "ago", "object", "named", "vague")
 
 _THAT = r"(?:that|this|it|then)"
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -57,7 +57,12 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "how much?", "for how long?", "how many was that?": the amount the last moment says.
     (
         "amount",
-        re.compile(rf"^(?:for\s+)?how\s+(?:much|many|long)(?:\s+(?:was|is|were)\s+{_THAT})?(?:\s+for)?"),
+        re.compile(
+            rf"^(?:for\s+)?how\s+(?:much|many|long)(?:\s+(?:was|is|were)\s+{_THAT})?(?:\s+for)?"
+            r"(?:\s+of\s+(?:it|that|them|those|this))?"
+            # "how much did I use?": no thing of its own, so the last one's
+            r"(?:\s+did\s+(?:i|you)\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take|cook|heat)(?:\s+for)?)?"
+        ),
     ),
     (
         "where",
@@ -72,6 +77,13 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 _LEAD = re.compile(r"^(?:and|so|ok(?:ay)?|oh|um|then)\s*,?\s+")
+# "what about that one?": a pointer with nothing it points to in words
+_VAGUE = re.compile(
+    r"^(?:and\s+)?(?:what|how)\s+about\s+(?:that|this|it|them|those|these)(?:\s+one)?$|^and\s+that\s+one$"
+)
+# "and the egg, is that in yet?": a thing named, then a question about it by a pronoun
+_NAMED_THEN = re.compile(r"^(?:and|what about|how about)\s+(?P<obj>[a-z][a-z' -]*?)\s*,\s*(?P<rest>.+)$")
+_POINTER = re.compile(r"\b(?:that|it|they|them|this)\b")
 _OBJECT = re.compile(r"^(?:and\s+what\s+about|and\s+how\s+about|what\s+about|how\s+about|and)\s+(?P<obj>.+)$")
 # Words that make "and ..." a question or a clause of its own, not a bare thing.
 _NOT_THING = frozenset(
@@ -92,6 +104,12 @@ class FollowUp:
 def follow_up(question: str) -> FollowUp | None:
     """The follow-up `question` is by its form, or None for an ordinary question."""
     q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
+    if _VAGUE.match(q):
+        return FollowUp("vague")
+    named = _NAMED_THEN.match(q)
+    if named is not None and _POINTER.search(named.group("rest")) and len(named.group("obj").split()) <= 4:
+        # the whole question is here: "is the egg in yet?"
+        return FollowUp("named", _POINTER.sub(named.group("obj"), named.group("rest"), count=1) + "?")
     m = _OBJECT.match(q)
     if m is not None:
         obj = m.group("obj").strip()

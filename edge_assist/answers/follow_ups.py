@@ -115,7 +115,11 @@ async def resolve(
     follow = follow_up(question)
     if follow is None:
         return Resolved(question)
+    if follow.kind == "named":
+        return Resolved(follow.obj, follow, outcome="a thing named, then asked about")
     last = conversation.last(at) if conversation is not None else None
+    if follow.kind == "vague":
+        return Resolved(question, follow, ABOUT_WHAT, outcome="a pointer to nothing named", keep=False)
     if last is None:
         return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
     if follow.kind == "object":
