@@ -107,3 +107,25 @@ def test_order_questions_in_other_shapes() -> None:
 )
 def test_a_question_about_the_wearer_is_never_turned(asked: str) -> None:
     assert as_wearers(asked) == asked
+
+
+def test_amounts_find_their_thing_by_another_name_or_a_kind() -> None:
+    from edge_assist.answers import quantities
+    from edge_assist.retrieval.api import CaptionRecord
+
+    said = [
+        "I tipped in half a cup mayonnaise to the dish.",
+        "To the dish, I'm tipping in one can drained tuna.",
+        "I added 2 eggs and 1 tablespoon of milk.",
+    ]
+    clips = [CaptionRecord("s", i, 10.0 * i, 10.0 * i + 5, t) for i, t in enumerate(said)]
+
+    def found(question: str) -> list[str]:
+        asked = quantities.parse(question)
+        assert asked is not None
+        return [f.moment.text for f in quantities.matches(asked, clips)[0]]
+
+    assert found("how much mayo did I add?") == [said[0]]
+    assert found("how many cans of tuna did I add?") == [said[1]]
+    assert found("how much dairy did I add?") == [said[2]]
+    assert found("how much ketchup did I add?") == []
