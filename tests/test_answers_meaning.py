@@ -152,8 +152,11 @@ async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoM
     assert said_no(salt.text) and "salsa" in salt.text and "add salt" in salt.text, salt.text
     assert salt.trace["no"].startswith("earned")
     # memory names the muffin: toasting it is not shown, but not shown absent either
-    muffin = await demo.answer("did I butter the muffin?", session_id=sid)
+    muffin = await demo.answer("did I toast the muffin?", session_id=sid)
     assert not said_yes(muffin.text) and not said_no(muffin.text), muffin.text
+    # buttering puts butter on it, and butter is named nowhere: that No is earned
+    butter = await demo.answer("did I butter the muffin?", session_id=sid)
+    assert said_no(butter.text) and "butter the muffin" in butter.text, butter.text
     # the order of two acts, each found by meaning, both told in time order
     before = await demo.answer("did I add the salsa before the cheese?", session_id=sid)
     assert before.text.startswith("Yes: at 3:39") and "then at 4:16" in before.text, before.text
@@ -162,3 +165,12 @@ async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoM
     # a day the session does not cover is never answered "No"
     yesterday = await demo.answer("did I add bacon yesterday?", session_id=sid)
     assert yesterday.text == DONT_REMEMBER
+
+
+@pytest.mark.slow
+async def test_did_i_forget_is_answered_from_the_same_evidence_turned_round(demo: EgoMemoAssistant) -> None:
+    sid = demo_stream()[0]["session_id"]
+    cheese = await demo.answer("did I forget to add the cheese?", session_id=sid)
+    assert cheese.text.startswith("No, you didn't forget") and "4:16" in cheese.text, cheese.text
+    salt = await demo.answer("did I forget the salt?", session_id=sid)
+    assert salt.text.startswith("Yes, it looks like it") and "add the salt" in salt.text, salt.text

@@ -129,3 +129,16 @@ def test_amounts_find_their_thing_by_another_name_or_a_kind() -> None:
     assert found("how many cans of tuna did I add?") == [said[1]]
     assert found("how much dairy did I add?") == [said[2]]
     assert found("how much ketchup did I add?") == []
+
+
+def test_did_i_forget_asks_about_the_act_and_turns_the_answer() -> None:
+    from edge_assist.answers import forgot
+
+    assert forgot.inner("did I forget to add the salt?") == "did I add the salt?"
+    assert forgot.inner("did I forget the salt?") == "did I add the salt?"
+    assert forgot.inner("did I forget to turn off the stove?") == "did I turn off the stove?"
+    assert forgot.inner("did I forget anything?") is None  # the task tracker's question
+    assert forgot.inner("did I forget the oven?") is None  # no act to ask about
+    assert forgot.turned("Yes. At 3:10 you added salt.") == "No, you didn't forget: at 3:10 you added salt."
+    assert forgot.turned("No: you skipped the step Coat the cup.").startswith("Yes, it looks like it: you")
+    assert forgot.turned("I don't remember you doing that.") == "I don't remember you doing that."

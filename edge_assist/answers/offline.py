@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import follow_ups, skipped_step
+from edge_assist.answers import follow_ups, forgot, skipped_step
+from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
 from edge_assist.answers.procedure import ProcedureAnswers
@@ -29,7 +30,7 @@ from edge_assist.inference.llm_call import call_json
 from edge_assist.outputs.trace_format import TRACE_VERSION
 from edge_assist.reasoning import answer_text, prompts, schemas
 from edge_assist.retrieval.api import Moment, TextHit
-from edge_assist.retrieval.fusion import CitedClip, RetrievedContext
+from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
 from edge_assist.text.question_voice import as_wearers
@@ -118,8 +119,11 @@ class OfflineAnswerer:
             ans = _told(res, question, before_t)
         else:
             said_as = as_wearers(res.question)  # "was the butter softened?": "did I soften the butter?"
-            asked = Asked(said_as, choices, before_t, session_id, past_sessions, task, task_context)
+            left = forgot.inner(said_as)  # "did I forget to add salt?": "did I add salt?", turned round
+            asked = Asked(left or said_as, choices, before_t, session_id, past_sessions, task, task_context)
             ans = await self._answer(asked)
+            if left is not None:
+                ans.text, ans.trace["forgot"] = forgot.turned(ans.text), left
             if res.follow is not None:
                 ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
             ans.trace.update({"asked_as": said_as} if said_as != res.question else {})
@@ -280,7 +284,7 @@ class OfflineAnswerer:
         t = time.perf_counter()
         summaries = await self._summaries(question, before_t=before_t, session_id=session_id)
         timings["summaries"] = time.perf_counter() - t
-        coarse = _summary_context(summaries, self.cfg.retrieval.context_chars)
+        coarse = summary_context(summaries, self.cfg.retrieval.context_chars)
         trace["coarse"] = {
             "summaries": [[h.level, round(h.t0, 2), round(h.t1, 2), h.text] for h in summaries]
         }
@@ -352,16 +356,6 @@ class OfflineAnswerer:
         return choices[int(np.argmax(sims))]
 
 
-def moment_context(m: Moment | None) -> RetrievedContext:
-    if m is None:
-        return RetrievedContext()
-    return RetrievedContext(
-        text=m.text,
-        clips=[CitedClip(m.session_id, m.clip_index, m.t0, m.t1, ("moment",))],
-        spans=[(m.t0, m.t1, "clip")],
-    )
-
-
 def _told(res: follow_ups.Resolved, question: str, before_t: float) -> Answer:
     """A follow-up answered from the conversation alone."""
     trace: dict[str, Any] = {
@@ -385,16 +379,3 @@ def nonempty(text: str) -> str:
     if not text:
         raise schemas.AnswerFormatError("empty answer")
     return text
-
-
-def _summary_context(hits: list[TextHit], max_chars: int) -> RetrievedContext:
-    order = {"session": 0, "activity": 1}
-    ordered = sorted(hits, key=lambda h: (order.get(h.level, 2), h.session_id, h.t0))
-    lines = [
-        f"[{h.level} {prompts.clip_time(h.t0, h.t1)}] {prompts.clip(h.text, prompts.LINE_CHARS)}"
-        for h in ordered
-    ]
-    text = "\n".join(lines)
-    if len(text) > max_chars:
-        text = text[: max_chars - 1] + "…"
-    return RetrievedContext(text=text, spans=[(h.t0, h.t1, h.level) for h in ordered])
