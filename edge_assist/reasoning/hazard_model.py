@@ -86,7 +86,6 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "combo_near": lambda r: _kind_combo(r) * float(r.near),
     "combo_near_unguarded": lambda r: _kind_combo(r) * float(r.near) * float(not r.guard_near),
     "guard_near": lambda r: float(r.guard_near),
-    "source_count": lambda r: min(len(r.sources), 6) / 3.0,
     "guarded": lambda r: float("guarded" in r.guards),
     "stopped": lambda r: float("stopped" in r.guards),
     "attended": lambda r: float("present" in r.guards),
@@ -106,7 +105,6 @@ NOT_KIND = (
     "combo_near",
     "combo_near_unguarded",
     "guard_near",
-    "source_count",
 )
 KIND_COMBOS = tuple(n for n in COMBOS if n not in NOT_KIND)
 
