@@ -1,16 +1,16 @@
 """Fit the hazard detector's logistic weights (edge_assist/data/hazard_model.json) with numpy.
 
-Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl, ordinary_cc4d.jsonl and
-ordinary_goalstep.jsonl
+Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl, train4.jsonl, ordinary_cc4d.jsonl
+and ordinary_goalstep.jsonl
 (hazard = 1; near misses and ordinary lines = 0), with each train caption's text-encoder
-neighbours taken among the train captions of other kinds (see `design`). Before fitting on all
+neighbours taken among the train captions of other kinds or files (see `design`). Before fitting on all
 of train, the same fit is cross-validated with whole kinds held out (5 folds of kinds), because
 the held-out hazards are other kinds, rooms and wordings: a fold's hazards are kinds the model
 never saw.
 
 The L2 strength and the threshold are chosen on val.jsonl together with those out-of-fold train
 predictions: the threshold is the lowest that keeps alerts on at most 5 % of the near misses of
-val and of the held-out train folds (342 near misses rather than val's 48, so that one or two
+val and of the held-out train folds (456 near misses rather than val's 48, so that one or two
 captions do not set it), and the L2 strength is the one with the best recall on val and the
 held-out folds at that threshold. dev.jsonl (written before the lexicon was last extended) and
 dev2.jsonl (another hand, other settings, and a spoken style) are reported beside them, per
@@ -49,14 +49,18 @@ def design(
     lex: Lexicon, rs: list[dict], vecs: np.ndarray, ex: list[dict], ex_vecs: np.ndarray, cross: bool
 ) -> np.ndarray:
     """Feature rows. `cross`: the rows are the examples themselves (train); each then takes its
-    neighbours among the examples of *other* kinds, because train was written in pairs (a hazard
-    and its near miss share their objects), and a caption's own pair would make "near a written
-    hazard" mean the opposite of what it means for a new caption."""
+    neighbours among the examples of other kinds or of other files, because each file was written
+    in pairs (a hazard and its near miss share their objects), and a caption's own pair would
+    make "near a written hazard" mean the opposite of what it means for a new caption. The same
+    kind written by another hand in another file stays: a new caption has those too."""
     is_h = np.array([e["label"] == "hazard" for e in ex])
     kinds = np.array([e["kind"] for e in ex])
+    files = np.array([e.get("file", "") for e in ex])
     out = []
     for r, v in zip(rs, vecs, strict=True):
-        keep = kinds != r["kind"] if cross else np.ones(len(ex), dtype=bool)
+        keep = (
+            ~((kinds == r["kind"]) & (files == r.get("file", ""))) if cross else np.ones(len(ex), dtype=bool)
+        )
         sim = similarity_features(v, ex_vecs[keep & is_h], ex_vecs[keep & ~is_h])
         out.append(feature_vector(lex.read(r["text"]), sim))
     return np.array(out)
@@ -140,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     enc = load_text_encoder(Config())
     lex = Lexicon.load()
-    tr = [r for e in EXAMPLES for r in rows(Path(e).stem)]
+    tr = [{**r, "file": e} for e in EXAMPLES for r in rows(Path(e).stem)]
     va, dev, dev2 = rows("val"), rows("dev"), rows("dev2")
     vtr, vva, vdev, vdev2 = (
         np.asarray(enc.encode([r["text"] for r in s]), dtype=np.float32) for s in (tr, va, dev, dev2)
@@ -172,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.write:
         training = {
             "command": "python -m benchmarks.hazard_fit --write",
-            "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + ordinary_cc4d.jsonl"
-            " + ordinary_goalstep.jsonl (hazard vs near_miss + ordinary)",
+            "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + train4.jsonl"
+            " + ordinary_cc4d.jsonl + ordinary_goalstep.jsonl (hazard vs near_miss + ordinary)",
             "chosen_on": "val.jsonl and train cross-validated with whole kinds held out",
             "l2": l2,
             "near_miss_bound": NEAR_MISS_BOUND,

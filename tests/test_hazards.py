@@ -165,6 +165,23 @@ def test_a_spoken_shortcut_is_read_like_a_written_one() -> None:
     assert "machine" in r.sources and {"active", "body", "hurry"} <= r.exposures, r
 
 
+def test_a_captioners_framing_is_not_read_as_the_scene() -> None:
+    lex = Lexicon.load()
+    framed = lex.read("The frame shows a person who appears to be stacking planks in a shed.")
+    assert framed == lex.read("A person stacking planks in a shed.")
+    assert "pinch_point" not in framed.sources
+
+
+def test_a_relation_next_to_its_source_is_read_apart_from_one_across_the_scene() -> None:
+    lex = Lexicon.load()
+    assert lex.read("fingers right at the spinning blade").near
+    far = lex.read(
+        "A knife sits on the board by the window at the far end of the long kitchen counter, and"
+        " across the room a man puts his hand on the cover of a book."
+    )
+    assert not far.near
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

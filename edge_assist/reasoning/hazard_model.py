@@ -82,6 +82,10 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
     "active_source_at_body": lambda r: (
         float(bool(r.sources)) * _any(r, ("active",)) * _any(r, ("body", "contact"))
     ),
+    "source_near_relation": lambda r: float(r.near),
+    "combo_near": lambda r: _kind_combo(r) * float(r.near),
+    "combo_near_unguarded": lambda r: _kind_combo(r) * float(r.near) * float(not r.guard_near),
+    "guard_near": lambda r: float(r.guard_near),
     "guarded": lambda r: float("guarded" in r.guards),
     "stopped": lambda r: float("stopped" in r.guards),
     "attended": lambda r: float("present" in r.guards),
@@ -91,7 +95,18 @@ COMBOS: dict[str, Callable[[Reading], float]] = {
 # Pooled over kinds: any kind's own combination, so that a kind with few written examples
 # still counts as one.
 GENERIC = ("source_and_relation", "source_relation_unguarded", "body_in_contact", "guarded", "stopped")
-KIND_COMBOS = tuple(n for n in COMBOS if n not in (*GENERIC, "attended", "relation_count", "intensity"))
+# Read-wide counts and the nearness features are not a kind's own combination.
+NOT_KIND = (
+    *GENERIC,
+    "attended",
+    "relation_count",
+    "intensity",
+    "source_near_relation",
+    "combo_near",
+    "combo_near_unguarded",
+    "guard_near",
+)
+KIND_COMBOS = tuple(n for n in COMBOS if n not in NOT_KIND)
 
 
 def _kind_combo(r: Reading) -> float:

@@ -6,6 +6,9 @@ together with an exposure, unguarded). Pure text and numpy: no model.
 Relations are read, not only words: an exposure said not to happen ("never walks away") does not
 count, and a guard said absent or taken away ("not wearing gloves", "the guard removed", "no one
 watching", "not turned off") is the exposure it leaves (unprotected, unattended, still on).
+Where they are named counts too: a relation or body part within a few words of a source ("the
+cable ... in a puddle") is read apart from one somewhere else in a long scene description, and so
+is a guard next to the source or exposure rather than elsewhere in the scene.
 """
 
 from __future__ import annotations
@@ -57,10 +60,27 @@ def _compile(terms: list[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![\w'-])(?:" + "|".join(f"(?:{_term_pattern(t)})" for t in terms) + ")")
 
 
+# A vision-language captioner frames and hedges what it sees ("The frame shows...", "It looks like
+# a person appears to be..."). Those words say nothing about the scene, and some are lexicon terms
+# ("frame" is a pinch point), so they are read as nothing.
+FRAMING = re.compile(
+    r"(?<![\w'-])(?:(?:the|this) (?:first-person |egocentric )?"
+    r"(?:image|frame|picture|photo|scene|footage|view|shot|video|clip|camera) "
+    r"(?:shows|depicts|captures|pans around|pans across|pans over|is showing|reveals)"
+    r"|in (?:this|the) (?:first-person |egocentric )?"
+    r"(?:image|frame|picture|photo|scene|footage|view|shot|video|clip)"
+    r"|(?:it|this) (?:looks|appears|seems) (?:like|that|as if|as though)"
+    r"|what (?:looks|appears|seems) (?:like|to be)"
+    r"|(?:appears|seems|appear|seem) to(?: be)?|apparently|possibly|presumably)(?![\w'-])"
+)
+
+
 def normalise(text: str) -> str:
-    """Lower case, curly quotes straight, punctuation to spaces (apostrophes and hyphens kept)."""
+    """Lower case, curly quotes straight, punctuation to spaces (apostrophes and hyphens kept), a
+    captioner's framing and hedges dropped."""
     t = text.lower().replace("\u2019", "'").replace("\u2018", "'")
-    return " ".join(re.sub(r"[^\w'\- ]+", " ", t).split())
+    t = " ".join(re.sub(r"[^\w'\- ]+", " ", t).split())
+    return " ".join(FRAMING.sub(" ", t).split())
 
 
 # A reading said not to be there ("not locked", "no lid on", "without the guard", "doesn't walk
@@ -95,6 +115,11 @@ class Reading:
     exposures: frozenset[str]
     guards: frozenset[str]
     intensity: int  # the stage of worsening named (0 none, 1 smoke, 2 thick smoke, 3 flames or an alarm)
+    # A relation or body part named within a few words of a source ("the cable ... lies in a
+    # puddle", "fingers at the rollers"), rather than somewhere else in a long scene description.
+    near: bool = False
+    # A guard named within a few words of a source or exposure, rather than elsewhere in the scene.
+    guard_near: bool = False
 
     def has(self, *names: str) -> bool:
         return any(n in self.sources or n in self.exposures or n in self.guards for n in names)
@@ -140,22 +165,43 @@ class Lexicon:
 
     def read(self, text: str) -> Reading:
         t = normalise(text)
+        source_at = [
+            (m.start(), m.end()) for pat in self.concepts["source"].values() for m in pat.finditer(t)
+        ]
         sources = frozenset(n for n, pat in self.concepts["source"].items() if pat.search(t))
-        exposures = {
-            n
-            for n, pat in self.concepts["exposure"].items()
-            if any(n in SAYS_ABSENCE or _affirmed(t, m) for m in pat.finditer(t))
-        }
+        exposures: set[str] = set()
+        related_at: list[tuple[int, int]] = []
+        for n, pat in self.concepts["exposure"].items():
+            for m in pat.finditer(t):
+                if n in SAYS_ABSENCE or _affirmed(t, m):
+                    exposures.add(n)
+                    if n in RELATIONS or n == "body":
+                        related_at.append((m.start(), m.end()))
         guards = set()
+        guard_at = []
         for n, pat in self.concepts.get("guard", {}).items():
             for m in pat.finditer(t):
                 if _affirmed(t, m) and not (n == "guarded" and _taken_away(t, m)):
                     guards.add(n)
+                    guard_at.append((m.start(), m.end()))
                 elif n in ABSENT:
                     exposures.add(ABSENT[n])
+                    related_at.append((m.start(), m.end()))
+        intensity = max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0)
         return Reading(
             sources,
             frozenset(exposures),
             frozenset(guards),
-            max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0),
+            intensity,
+            # a fire under way (smoke, flames, an alarm) needs no one near it
+            _close(source_at, related_at) or ("fire" in sources and intensity > 0),
+            _close(guard_at, source_at + related_at),
         )
+
+
+NEAR_CHARS = 40  # about seven words
+
+
+def _close(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> bool:
+    """Whether a span of `a` and a span of `b` are within NEAR_CHARS of each other (or overlap)."""
+    return any(max(s1, s2) - min(e1, e2) <= NEAR_CHARS for s1, e1 in a for s2, e2 in b)

@@ -31,7 +31,14 @@ from edge_assist.tasks.vector_file import VectorFile, Wanted, digest
 CAPTIONS = Path(__file__).resolve().parents[1] / "data" / "hazard_captions"
 # The examples the similarity features compare with: the written train captions and ordinary
 # CaptainCook4D train captions.
-EXAMPLES = ("train.jsonl", "train2.jsonl", "train3.jsonl", "ordinary_cc4d.jsonl", "ordinary_goalstep.jsonl")
+EXAMPLES = (
+    "train.jsonl",
+    "train2.jsonl",
+    "train3.jsonl",
+    "train4.jsonl",
+    "ordinary_cc4d.jsonl",
+    "ordinary_goalstep.jsonl",
+)
 MODEL_PATH = MODEL
 
 # Which kind a reading is, the most specific combination first (lexicon source names).
