@@ -25,7 +25,19 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
   what it holds (whisk, heat, microwave, spin; "Whisk the mixture", "Cook, mixing
   everything", "Remove from heat": the vessel last in use) comes after everything put in
   before it, and what is put in after comes after it. Adding flour and adding sugar to the
-  bowl may be swapped; whisking before the sugar is in may not;
+  bowl may be swapped; whisking before the sugar is in may not. A step that works on a thing
+  put into a vessel works on what the vessel holds ("Add the onions to the pan", "Saute the
+  onions": after the salt put in before, and before the garlic put in after);
+- a thing something is put into or onto is, for those steps, as a vessel ("Tap the dowels
+  into the side panels", "Screw the bolts into the side panels"; "Season the tomato slices
+  with salt", "Sprinkle the cheese on the tomato"): they may come in any order, after the step
+  that made it ready, and a step that then works on it is after them all;
+- cookware heated on a hob (pan, skillet, wok, pot: "Heat the oil in the pan", "Melt the
+  butter in the pan") does not wait once hot: heating it comes after the earlier steps that
+  make ready what goes into it later ("Mince the garlic", then "Add the garlic to the pan";
+  "Whisk the eggs in the bowl", then "Pour the eggs into the pan"). A step that names no
+  vessel is read as into the one in use for this only. An oven or a water bath is left out:
+  people start those first, whatever order the list has;
 - a product renamed ("Whisk the eggs", then "Pour the custard") is not linked, so its order
   is not enforced: a miss, never a false alarm.
 
@@ -40,11 +52,13 @@ before the pan goes on the heat, say).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edge_assist.tasks.model import Task, make_step
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 from edge_assist.text.verb_forms import is_verb
@@ -72,7 +86,8 @@ _PLACES = frozenset("top bottom side back end edge middle center centre".split()
 _CLAUSE_BREAK = frozenset("and then or to if while until by".split())
 # Words of place between two things ("the air out of the tube through the valve").
 _BETWEEN = frozenset(
-    "through inside outside around against without across along behind beside near toward towards".split()
+    """through throughout inside outside around against without across along behind beside near
+    toward towards""".split()
 )
 # A bracketed aside ("Boil the water (while it boils, set out the filter)") says what may go on
 # meanwhile, not what the step works on.
@@ -177,50 +192,175 @@ _PUTTING = frozenset(
 _SETUP = frozenset("turn switch preheat plug set wait".split())
 # What a vessel holds once things are in it.
 _PRODUCTS = frozenset("mixture batter dough contents everything ingredients".split())
+# A step may open with where or when it happens ("In a bowl, add ...", "Once the pan is hot,
+# add ..."): its verb is after the comma.
+_OPENERS = frozenset("in into on onto once when while after before if as using with at".split())
+# Where a thing goes: after these whatever the verb ("Tap the dowels into the panels"); after
+# these when the step puts ("Sprinkle the cheese over the tomato").
+_INTO = frozenset("into onto".split())
+_TO = frozenset("in on over to inside".split())
+# "Season the slices with salt": the slices are where the salt goes.
+_COATING = frozenset("season top garnish dress coat sprinkle drizzle brush dust spread rub".split())
+# Heating cookware on a hob: what goes into it once it is hot must be ready by then.
+_HEATING = frozenset("heat warm melt".split())
+HOT_VESSELS = frozenset("pan skillet wok pot saucepan griddle".split())
+
+
+def _verb(words: Sequence[str]) -> str:
+    """The word that says what a step does (see `_OPENERS`)."""
+    if words and words[0] in _OPENERS and "," in words:
+        words = words[words.index(",") + 1 :]
+    lead = [w for w in words if w not in STEP_STOP_WORDS or w in _PUTTING]
+    return lead[0] if lead else ""
+
+
+def destinations(text: str) -> frozenset[str]:
+    """The heads of the things a step puts something into or onto ("Spread jelly over the nut
+    butter" -> butter): steps that put onto one thing may come in any order among themselves,
+    like steps that put into one vessel."""
+    words = _TOKEN.findall(text.lower())
+    verb = _verb(words)
+    putting = verb in _PUTTING or verb in _COATING
+    out: set[str] = set()
+    for k, w in enumerate(words):
+        # ("to create a pinwheel" says what for, not where.)
+        if (w in _INTO or (putting and w in _TO)) and not (
+            w == "to" and is_verb(words[min(k + 1, len(words) - 1)])
+        ):
+            rest = list(
+                itertools.takewhile(lambda x: x[:1].isalpha() and x not in _CLAUSE_BREAK, words[k + 1 :])
+            )
+            where = noun_phrases(" ".join(["put", *rest]))
+            out.update(p.head for p in where[:1])
+    if verb in _COATING and "with" in words:
+        at = words.index(verb) if verb in words else 0
+        what = noun_phrases(" ".join(["put", *words[at + 1 : words.index("with")]]))
+        out.update(p.head for p in what[:1])
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
 class _Use:
     """How a step uses a vessel: puts something in (any order among such), or works on what
-    it holds (after everything put in before, and before anything put in after)."""
+    it holds (after everything put in before, and before anything put in after). A use
+    `guessed` (a step naming no vessel, read as into the vessel in use) orders nothing by
+    itself: only what goes into hot cookware (`_heat_order`)."""
 
     vessel: str
     works: bool
+    guessed: bool = False
 
 
-def _uses(text: str, phrases: tuple[Thing, ...], current: str) -> list[_Use]:
+def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, str]) -> list[_Use]:
     words = _TOKEN.findall(text.lower())
-    lead = [w for w in words if w not in STEP_STOP_WORDS or w in _PUTTING]
-    first = lead[0] if lead else ""
-    # "1/2 tsp salt to the bowl", "A pinch of salt ...": no verb, a thing put in.
-    works = first[:1].isalpha() and first not in _PUTTING and first not in UNIT_NAMES | _GENERIC
+    first = _verb(words)
+    # "1/2 tsp salt to the bowl", "A pinch of salt ...", "Pepper on the pan": no verb, a thing put in.
+    works = (
+        first[:1].isalpha()
+        and first not in _PUTTING | UNIT_NAMES | _GENERIC
+        and lexical_kind(first) != MATERIAL
+    )
     vessels = list(dict.fromkeys(p.head for p in phrases if p.vessel))
-    if not vessels and current:
-        said = {singular(w) for w in words}
-        bare = not any(not p.vessel for p in phrases) and first not in _SETUP
-        # "Whisk the batter", "Cook, mixing everything", "Remove from the heat": what the vessel
-        # in use holds. ("Add the noodles" may go anywhere: read as into the vessel in use, it
-        # orders swaps people make freely, 0.3 more false alarms/h on train for 0.4 F1.)
-        if said & _PRODUCTS or bare:
-            vessels = [current]
-    return [_Use(v, works) for v in vessels]
+    if vessels:
+        return [_Use(v, works) for v in vessels]
+    named = [p for p in phrases if not p.vessel]
+    said = {singular(w) for w in words}
+    # "Whisk the batter", "Cook, mixing everything", "Remove from the heat": what the vessel in
+    # use holds. ("Add the noodles" may go anywhere: read as into the vessel in use, it orders
+    # swaps people make freely, 0.3 more false alarms/h on train for 0.4 F1.)
+    if current and (said & _PRODUCTS or (not named and first not in _SETUP)):
+        return [_Use(current, works)]
+    # "Saute the onions" after "Add the onions to the pan": works on what the pan holds.
+    inside = {held[p.head] for p in named if p.head in held}
+    if works and len(inside) == 1:
+        return [_Use(inside.pop(), True)]
+    return [_Use(current, works, guessed=True)] if current and named else []
 
 
-def _vessel_order(texts: Sequence[str], named: list[tuple[Thing, ...]]) -> list[set[int]]:
-    """For each step, the earlier steps it must follow through a vessel they share (above)."""
-    after: list[set[int]] = [set() for _ in texts]
-    put: dict[str, list[int]] = {}  # vessel -> steps that put into it since it was last worked on
-    worked: dict[str, int] = {}  # vessel -> the last step that worked on what it holds
+def _vessel_uses(texts: Sequence[str], named: list[tuple[Thing, ...]]) -> list[list[_Use]]:
+    out: list[list[_Use]] = []
+    held: dict[str, str] = {}  # thing -> the vessel it was last put into
     current = ""
     for j, text in enumerate(texts):
-        for u in _uses(text, named[j], current):
+        uses = _uses(text, named[j], current, held)
+        for u in uses:
+            if not u.works and not u.guessed:
+                held.update((p.head, u.vessel) for p in named[j] if not p.vessel)
+            current = u.vessel
+        out.append(uses)
+    return out
+
+
+def _vessel_order(uses: list[list[_Use]]) -> list[set[int]]:
+    """For each step, the earlier steps it must follow through a vessel they share (above)."""
+    after: list[set[int]] = [set() for _ in uses]
+    put: dict[str, list[int]] = {}  # vessel -> steps that put into it since it was last worked on
+    worked: dict[str, int] = {}  # vessel -> the last step that worked on what it holds
+    for j, us in enumerate(uses):
+        for u in (u for u in us if not u.guessed):
             after[j].update([worked[u.vessel]] if u.vessel in worked else [])
             if u.works:
                 after[j].update(put.pop(u.vessel, []))
                 worked[u.vessel] = j
             else:
                 put.setdefault(u.vessel, []).append(j)
-            current = u.vessel
+    return after
+
+
+def _latest(named: list[tuple[Thing, ...]], p: Thing, before: int) -> int | None:
+    return next(
+        (i for i in range(before - 1, -1, -1) if any(p.same(q) for q in named[i] if not q.vessel)), None
+    )
+
+
+def _ready_from(i: int, heated: int, vessel: str, uses: list[list[_Use]]) -> int | None:
+    """The step before `heated` that made ready what step `i` names: `i` itself, or, when `i`
+    put it into another vessel, the last step before `heated` that worked on that vessel (the
+    whisked eggs); None when it went into the hot vessel already or into a vessel never worked."""
+    into = [u.vessel for u in uses[i] if not u.works and not u.guessed]
+    if not into:
+        return i
+    if vessel in into:
+        return None
+    works = [k for k in range(i + 1, heated) if any(u.works and u.vessel in into for u in uses[k])]
+    return works[-1] if works else None
+
+
+def _heat_order(named: list[tuple[Thing, ...]], uses: list[list[_Use]], verbs: list[str]) -> list[set[int]]:
+    """Heating cookware ("Heat the oil in the pan") comes after the earlier steps that make
+    ready what goes into it later ("Mince the garlic", then "Add the garlic"): once it is hot,
+    what it cooks will not wait."""
+    after: list[set[int]] = [set() for _ in named]
+    for s, us in enumerate(uses):
+        hot = {u.vessel for u in us if u.vessel in HOT_VESSELS} if verbs[s] in _HEATING else set()
+        for vessel in hot:
+            for t in range(s + 1, len(named)):
+                if not any(u.vessel == vessel for u in uses[t]):
+                    continue
+                for p in (p for p in named[t] if not p.vessel):
+                    i = _latest(named, p, s)
+                    ready = _ready_from(i, s, vessel, uses) if i is not None else None
+                    after[s].update([ready] if ready is not None else [])
+    return after
+
+
+def _thing_order(named: list[tuple[Thing, ...]], into: list[frozenset[str]]) -> list[set[int]]:
+    """Each step after the latest earlier one that names each of its things; a step that puts
+    onto a thing is not after another that put onto it too (either may come first), and a step
+    that works on the thing is after all of those."""
+    after: list[set[int]] = [set() for _ in named]
+    for j, phrases in enumerate(named):
+        for p in (p for p in phrases if not p.vessel):
+            onto = p.head in into[j]
+            for i in range(j - 1, -1, -1):
+                hits = [q for q in named[i] if not q.vessel and p.same(q)]
+                if not hits:
+                    continue
+                if all(q.head in into[i] for q in hits):
+                    after[j].update([] if onto else [i])
+                    continue
+                after[j].add(i)
+                break
     return after
 
 
@@ -229,15 +369,15 @@ def list_task(
 ) -> Task:
     """A task from listed step texts (ids "1", "2", ...), ordered only where steps share a thing."""
     named = [noun_phrases(t) for t in texts]
-    by_vessel = _vessel_order(texts, named)
+    uses = _vessel_uses(texts, named)
+    verbs = [_verb(_TOKEN.findall(t.lower())) for t in texts]
+    orders = [
+        _vessel_order(uses),
+        _thing_order(named, [destinations(t) for t in texts]),
+        _heat_order(named, uses, verbs),
+    ]
     steps = []
     for j, text in enumerate(texts):
-        after = {i + 1 for i in by_vessel[j]}
-        for p in (p for p in named[j] if not p.vessel):
-            last = next(
-                (i for i in range(j - 1, -1, -1) if any(p.same(q) for q in named[i] if not q.vessel)), None
-            )
-            if last is not None:
-                after.add(last + 1)
+        after = {i + 1 for o in orders for i in o[j]}
         steps.append(make_step(str(j + 1), text, [str(i) for i in sorted(after)]))
     return Task.build(name, title, steps, source=source, kind=kind, where=where, listed=True)
