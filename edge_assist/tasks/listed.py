@@ -36,8 +36,11 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
   butter in the pan") does not wait once hot: heating it comes after the earlier steps that
   make ready what goes into it later ("Mince the garlic", then "Add the garlic to the pan";
   "Whisk the eggs in the bowl", then "Pour the eggs into the pan"). A step that names no
-  vessel is read as into the one in use for this only. An oven or a water bath is left out:
-  people start those first, whatever order the list has;
+  vessel is read as into the one in use for this, and as put in before the next step that
+  works on that vessel ("Season with salt", then "Cook for 2 minutes or until done": what a
+  step waits for, after "until", is not what it works on). An oven or a water bath is left
+  out: people start those first, whatever order the list has. A "skillet" is "the pan" a
+  step later;
 - a product renamed ("Whisk the eggs", then "Pour the custard") is not linked, so its order
   is not enforced: a miss, never a false alarm.
 
@@ -58,7 +61,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edge_assist.tasks.model import Task, make_step
-from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 from edge_assist.text.verb_forms import is_verb
@@ -131,10 +134,16 @@ def _made(w: str) -> bool:
     return len(w) > 4 and (w.endswith("ing") or (w.endswith("ed") and not w.endswith("eed")))
 
 
+def _manner(w: str) -> bool:
+    """A word of manner ("roughly", "evenly"), not a thing ending so ("jelly")."""
+    return len(w) > 4 and w.endswith("ly") and lexical_kind(w) not in (MATERIAL, TOOL)
+
+
 def _phrase(run: list[str]) -> Thing | None:
+    run = [w for w in run if not _manner(w)]
     # The head is the last word that can be one ("the tortilla roll's top" -> roll).
     at = next((i for i in range(len(run) - 1, -1, -1) if run[i] not in _GENERIC), -1)
-    if at < 0 or _made(run[at]) or run[at].endswith("ly"):
+    if at < 0 or _made(run[at]):
         return None
     # Words of size and state tell nothing apart ("medium onion"); of place they do ("top panel").
     mods = [w for w in run[:at] if w not in _GENERIC or w in _PLACES]
@@ -188,6 +197,8 @@ _PUTTING = frozenset(
     arrange insert load pipette dispense fill squeeze drizzle grate break mince chop garnish dress
     dust""".split()
 )
+# Putting verbs that ready a thing where it is rather than add it to what a vessel holds.
+_READYING = frozenset("chop mince grate break measure crack fill load".split())
 # Setting up a tool or an appliance ("Turn on the heat") works on no vessel's contents.
 _SETUP = frozenset("turn switch preheat plug set wait".split())
 # What a vessel holds once things are in it.
@@ -203,7 +214,12 @@ _TO = frozenset("in on over to inside".split())
 _COATING = frozenset("season top garnish dress coat sprinkle drizzle brush dust spread rub".split())
 # Heating cookware on a hob: what goes into it once it is hot must be ready by then.
 _HEATING = frozenset("heat warm melt".split())
-HOT_VESSELS = frozenset("pan skillet wok pot saucepan griddle".split())
+HOT_VESSELS = frozenset("pan pot".split())
+# A recipe's "skillet" is "the pan" a step later.
+_SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
+# What a step names after these is what it waits for ("Cook until the sauce thickens"), not
+# what it works on.
+_CONDITION = re.compile(r"\b(?:until|till|unless)\b")
 
 
 def _verb(words: Sequence[str]) -> str:
@@ -249,6 +265,7 @@ class _Use:
     vessel: str
     works: bool
     guessed: bool = False
+    adds: bool = False  # a guessed use that adds a thing ("Season with salt"), not readies it ("Chop")
 
 
 def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, str]) -> list[_Use]:
@@ -260,10 +277,10 @@ def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, s
         and first not in _PUTTING | UNIT_NAMES | _GENERIC
         and lexical_kind(first) != MATERIAL
     )
-    vessels = list(dict.fromkeys(p.head for p in phrases if p.vessel))
+    vessels = list(dict.fromkeys(_SAME_VESSEL.get(p.head, p.head) for p in phrases if p.vessel))
     if vessels:
         return [_Use(v, works) for v in vessels]
-    named = [p for p in phrases if not p.vessel]
+    named = [p for p in noun_phrases(_CONDITION.split(text.lower())[0]) if not p.vessel]
     said = {singular(w) for w in words}
     # "Whisk the batter", "Cook, mixing everything", "Remove from the heat": what the vessel in
     # use holds. ("Add the noodles" may go anywhere: read as into the vessel in use, it orders
@@ -274,7 +291,16 @@ def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, s
     inside = {held[p.head] for p in named if p.head in held}
     if works and len(inside) == 1:
         return [_Use(inside.pop(), True)]
-    return [_Use(current, works, guessed=True)] if current and named else []
+    return [_Use(current, works, guessed=True, adds=_adds(words))] if current and named else []
+
+
+def _adds(words: Sequence[str]) -> bool:
+    """A step that adds a thing ("Add the noodles", "Season with salt", "1/2 cup parmesan",
+    "Pepper to taste"), not one that readies it ("Chop 1 tomato", "Take a tomato")."""
+    if words and words[0] in _OPENERS and "," in words:
+        words = words[words.index(",") + 1 :]
+    w = words[0] if words else ""
+    return w in _PUTTING - _READYING or w[:1].isdigit() or lexical_kind(w) == MATERIAL
 
 
 def _vessel_uses(texts: Sequence[str], named: list[tuple[Thing, ...]]) -> list[list[_Use]]:
@@ -297,6 +323,10 @@ def _vessel_order(uses: list[list[_Use]]) -> list[set[int]]:
     put: dict[str, list[int]] = {}  # vessel -> steps that put into it since it was last worked on
     worked: dict[str, int] = {}  # vessel -> the last step that worked on what it holds
     for j, us in enumerate(uses):
+        # "Season with salt", then "Cook for 2 minutes": what went into the vessel in use is
+        # cooked by the next step that works on it (though it may go in before or after others).
+        for u in (u for u in us if u.guessed and u.adds and not u.works):
+            put.setdefault(u.vessel, []).append(j)
         for u in (u for u in us if not u.guessed):
             after[j].update([worked[u.vessel]] if u.vessel in worked else [])
             if u.works:
