@@ -27,15 +27,20 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
   before it, and what is put in after comes after it. Adding flour and adding sugar to the
   bowl may be swapped; whisking before the sugar is in may not. A step that works on a thing
   put into a vessel works on what the vessel holds ("Add the onions to the pan", "Saute the
-  onions": after the salt put in before, and before the garlic put in after);
-- a thing something is put into or onto is, for those steps, as a vessel ("Tap the dowels
-  into the side panels", "Screw the bolts into the side panels"; "Season the tomato slices
-  with salt", "Sprinkle the cheese on the tomato"): they may come in any order, after the step
-  that made it ready, and a step that then works on it is after them all;
+  onions": after the salt put in before, and before the garlic put in after). A step that
+  readies a vessel itself ("Label the tubes", "Line the mug") comes before what is put in
+  after it, and after nothing (an empty vessel, maybe another of the same name); what a
+  vessel yields ("the mixture", "the supernatant") is taken from the one in use;
+- a thing something is put into, onto or joined to is, for those steps, as a vessel ("Tap
+  the dowels into the side panels", "Screw the bolts into the side panels"; "Season the
+  tomato slices with salt", "Sprinkle the cheese on the tomato"; "Attach the backrest to the
+  seat"): they may come in any order, after the step that made it ready, and a step that then
+  works on it is after them all;
 - cookware heated on a hob (pan, skillet, wok, pot: "Heat the oil in the pan", "Melt the
   butter in the pan") does not wait once hot: heating it comes after the earlier steps that
   make ready what goes into it later ("Mince the garlic", then "Add the garlic to the pan";
-  "Whisk the eggs in the bowl", then "Pour the eggs into the pan"). A step that names no
+  "Whisk the eggs in the bowl", then "Pour the eggs into the pan"), but not after a step
+  that cooks (the lentils may simmer in their pot while the pan heats). A step that names no
   vessel is read as into the one in use for this, and as put in before the next step that
   works on that vessel ("Season with salt", then "Cook for 2 minutes or until done": what a
   step waits for, after "until", is not what it works on). An oven or a water bath is left
@@ -49,8 +54,8 @@ steps a vessel orders it after; the order of the rest is free. A step begun with
 is after reports the earlier one as skipped ("Did you skip ...?", while it can still be
 done); the earlier one done after all, after it, is an order error, as in a graph: the two
 work on the same thing, so the list's order between them is what its writer meant. A TOML
-task's `after` is the way to state a hard order the words do not show (preparing everything
-before the pan goes on the heat, say).
+task's `after` is the way to state a hard order the words do not show (preparing what goes
+into the oven before preheating it, say).
 """
 
 from __future__ import annotations
@@ -75,7 +80,7 @@ VESSELS = frozenset(
     jug beaker flask bottle basin bucket""".split()
 )
 _GENERIC = frozenset(
-    """mixture contents ingredients everything rest remaining end ends edge edges top bottom
+    """mixture contents ingredients everything rest remaining end ends edge edges top bottom underside
     middle center centre inch inches layer layers amount until together about each every between
     enough almost apart halfway direction opposite length shape thick thin tight loose high low
     covered uncovered small large big fresh hot cold warm cool lukewarm frozen chilled medium
@@ -84,7 +89,7 @@ _GENERIC = frozenset(
     minute minutes second seconds hour hours old new spare used back pinch dash splash handful
     spoonful spoonfuls drop drops""".split()
 )
-_PLACES = frozenset("top bottom side back end edge middle center centre".split())
+_PLACES = frozenset("top bottom underside side back end edge middle center centre".split())
 # A clause begins after these; a verb there is what the step does, not a thing.
 _CLAUSE_BREAK = frozenset("and then or to if while until by".split())
 # Words of place between two things ("the air out of the tube through the valve").
@@ -202,7 +207,9 @@ _READYING = frozenset("chop mince grate break measure crack fill load".split())
 # Setting up a tool or an appliance ("Turn on the heat") works on no vessel's contents.
 _SETUP = frozenset("turn switch preheat plug set wait".split())
 # What a vessel holds once things are in it.
-_PRODUCTS = frozenset("mixture batter dough contents everything ingredients".split())
+_PRODUCTS = frozenset(
+    "mixture batter dough contents everything ingredients supernatant lysate filtrate".split()
+)
 # A step may open with where or when it happens ("In a bowl, add ...", "Once the pan is hot,
 # add ..."): its verb is after the comma.
 _OPENERS = frozenset("in into on onto once when while after before if as using with at".split())
@@ -212,9 +219,18 @@ _INTO = frozenset("into onto".split())
 _TO = frozenset("in on over to inside".split())
 # "Season the slices with salt": the slices are where the salt goes.
 _COATING = frozenset("season top garnish dress coat sprinkle drizzle brush dust spread rub".split())
+# "Attach the backrest to the seat", "Screw the armrests onto the seat": the seat is where they go.
+_JOINING = frozenset("attach fix fasten mount connect bolt screw glue nail clip tape tie".split())
 # Heating cookware on a hob: what goes into it once it is hot must be ready by then.
 _HEATING = frozenset("heat warm melt".split())
 HOT_VESSELS = frozenset("pan pot".split())
+# Steps that cook a thing: they may go on while the pan heats.
+_COOKING = frozenset(
+    """cook boil simmer bake roast fry saute steam pressure microwave heat warm melt toast grill
+    soak marinate""".split()
+)
+# Verbs that work on a vessel itself, not on what it holds ("Label the tubes", "Line the mug").
+_ON_VESSEL = frozenset("label clean wash wipe dry line grease mark".split())
 # A recipe's "skillet" is "the pan" a step later.
 _SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
 # What a step names after these is what it waits for ("Cook until the sauce thickens"), not
@@ -236,7 +252,7 @@ def destinations(text: str) -> frozenset[str]:
     like steps that put into one vessel."""
     words = _TOKEN.findall(text.lower())
     verb = _verb(words)
-    putting = verb in _PUTTING or verb in _COATING
+    putting = verb in _PUTTING | _COATING | _JOINING
     out: set[str] = set()
     for k, w in enumerate(words):
         # ("to create a pinwheel" says what for, not where.)
@@ -265,6 +281,7 @@ class _Use:
     vessel: str
     works: bool
     guessed: bool = False
+    readies: bool = False  # readies the vessel itself ("Label the tubes"): before what goes in after
     adds: bool = False  # a guessed use that adds a thing ("Season with salt"), not readies it ("Chop")
 
 
@@ -279,7 +296,7 @@ def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, s
     )
     vessels = list(dict.fromkeys(_SAME_VESSEL.get(p.head, p.head) for p in phrases if p.vessel))
     if vessels:
-        return [_Use(v, works) for v in vessels]
+        return [_Use(v, works, readies=first in _ON_VESSEL) for v in vessels]
     named = [p for p in noun_phrases(_CONDITION.split(text.lower())[0]) if not p.vessel]
     said = {singular(w) for w in words}
     # "Whisk the batter", "Cook, mixing everything", "Remove from the heat": what the vessel in
@@ -328,8 +345,11 @@ def _vessel_order(uses: list[list[_Use]]) -> list[set[int]]:
         for u in (u for u in us if u.guessed and u.adds and not u.works):
             put.setdefault(u.vessel, []).append(j)
         for u in (u for u in us if not u.guessed):
-            after[j].update([worked[u.vessel]] if u.vessel in worked else [])
-            if u.works:
+            # A vessel readied is an empty one, maybe another of the same name: after nothing.
+            after[j].update([worked[u.vessel]] if u.vessel in worked and not u.readies else [])
+            if u.readies:
+                worked[u.vessel] = j
+            elif u.works:
                 after[j].update(put.pop(u.vessel, []))
                 worked[u.vessel] = j
             else:
@@ -343,10 +363,13 @@ def _latest(named: list[tuple[Thing, ...]], p: Thing, before: int) -> int | None
     )
 
 
-def _ready_from(i: int, heated: int, vessel: str, uses: list[list[_Use]]) -> int | None:
+def _ready_from(i: int, heated: int, vessel: str, uses: list[list[_Use]], verb: str) -> int | None:
     """The step before `heated` that made ready what step `i` names: `i` itself, or, when `i`
     put it into another vessel, the last step before `heated` that worked on that vessel (the
-    whisked eggs); None when it went into the hot vessel already or into a vessel never worked."""
+    whisked eggs); None when it went into the hot vessel already or into a vessel never worked,
+    or when it cooks (a pot of lentils may simmer while the pan heats)."""
+    if verb in _COOKING:
+        return None
     into = [u.vessel for u in uses[i] if not u.works and not u.guessed]
     if not into:
         return i
@@ -369,7 +392,7 @@ def _heat_order(named: list[tuple[Thing, ...]], uses: list[list[_Use]], verbs: l
                     continue
                 for p in (p for p in named[t] if not p.vessel):
                     i = _latest(named, p, s)
-                    ready = _ready_from(i, s, vessel, uses) if i is not None else None
+                    ready = _ready_from(i, s, vessel, uses, verbs[i]) if i is not None else None
                     after[s].update([ready] if ready is not None else [])
     return after
 
