@@ -260,10 +260,12 @@ def _heat_order(named: list[tuple[Thing, ...]], uses: list[list[_Use]], verbs: l
     ready what goes into it later ("Mince the garlic", then "Add the garlic"): once it is hot,
     what it cooks will not wait."""
     after: list[set[int]] = [set() for _ in named]
-    for s, us in enumerate(uses):
-        hot = {u.vessel for u in us if u.vessel in HOT_VESSELS} if verbs[s] in _HEATING else set()
-        for vessel in hot:
+    hot = [[u for u in us if u.vessel in HOT_VESSELS and verbs[s] in _HEATING] for s, us in enumerate(uses)]
+    for s in range(len(named)):
+        for vessel in {u.vessel for u in hot[s]}:
             for t in range(s + 1, len(named)):
+                if any(u.vessel == vessel and not u.guessed for u in hot[t]):
+                    break  # heated again ("Heat the pan" once more): what goes in after waits for that
                 if not any(u.vessel == vessel for u in uses[t]):
                     continue
                 for p in (p for p in named[t] if not p.vessel):
