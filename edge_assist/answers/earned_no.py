@@ -30,7 +30,7 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import names_past_day, tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
-from edge_assist.tasks.listed import singular
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import same_act
 

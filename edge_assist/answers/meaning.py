@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers.support import is_content
-from edge_assist.tasks.listed import singular
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
 from edge_assist.text.coordinated_verbs import ADVERBS

@@ -17,7 +17,7 @@ from edge_assist.clock import Clock
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
-from edge_assist.tasks.listed import singular
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.stream_time import stream_clock
 
