@@ -26,7 +26,7 @@ from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
-from edge_assist.tasks.listed import singular
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
