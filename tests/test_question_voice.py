@@ -142,3 +142,10 @@ def test_did_i_forget_asks_about_the_act_and_turns_the_answer() -> None:
     assert forgot.turned("Yes. At 3:10 you added salt.") == "No, you didn't forget: at 3:10 you added salt."
     assert forgot.turned("No: you skipped the step Coat the cup.").startswith("Yes, it looks like it: you")
     assert forgot.turned("I don't remember you doing that.") == "I don't remember you doing that."
+
+
+def test_tossing_a_thing_in_adds_it_and_does_not_mix() -> None:
+    caption = "I tossed in one tsp of pepper powder to the basin."
+    assert meaning.caption_verbs(caption) == [(1, "add")]
+    assert meaning.restate("stir the bowl", caption) is None
+    assert meaning.read("stir the bowl", caption).other_act

@@ -69,7 +69,16 @@ _SUBJECTS = frozenset(
 )
 _COORDINATORS = frozenset({"and", "then", "or", "plus"})
 # A verb and its particle that tell another act than the verb alone.
-_PHRASAL = {("get", "rid"): "rid", ("turn", "over"): "flip", ("go", "in"): "add", ("go", "into"): "add"}
+_PHRASAL = {
+    ("get", "rid"): "rid",
+    ("turn", "over"): "flip",
+    ("go", "in"): "add",
+    ("go", "into"): "add",
+    # "tossed in the pepper" adds it; "tossed the salad" mixes it
+    ("toss", "in"): "add",
+    ("toss", "into"): "add",
+    ("throw", "in"): "add",
+}
 # Verbs that name the thing they put on ("did I sweeten it?" asks whether a sweetener went in):
 # when the question names no other thing, it asks about adding that one.
 _PUTS_ON = {
