@@ -149,3 +149,18 @@ def test_tossing_a_thing_in_adds_it_and_does_not_mix() -> None:
     assert meaning.caption_verbs(caption) == [(1, "add")]
     assert meaning.restate("stir the bowl", caption) is None
     assert meaning.read("stir the bowl", caption).other_act
+
+
+def test_a_setting_the_moment_names_otherwise_is_a_no_with_what_was_seen() -> None:
+    from edge_assist.answers import contradicted
+    from edge_assist.retrieval.api import Moment
+
+    caption = "In a nonstick skillet on low heat, I'm heating three tablespoon oil."
+    assert as_wearers("was the oil on medium heat?") == "did I heat the oil on medium heat?"
+    d = contradicted.difference("heat the oil on medium heat", caption)
+    assert d is not None and (d.expected, d.observed) == ("medium", "low")
+    assert contradicted.difference("heat the oil on low heat", caption) is None
+    assert contradicted.difference("microwave it on high", "Microwave the mug on full power.") is None
+    assert contradicted.difference("add 2 eggs", "I added one egg.") is None  # amounts may add up
+    said = contradicted.compose(d, Moment("s", 0, 4.0, 60.0, caption, 0.9))
+    assert said.startswith("No: at 0:04") and said.endswith("(low, not medium).")

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import follow_ups, forgot, skipped_step
+from edge_assist.answers import contradicted, follow_ups, forgot, skipped_step
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
@@ -325,6 +325,10 @@ class OfflineAnswerer:
         if choices:
             trace["evidence"] = ga.text  # the option is the answer; the sentence says why
         text = (ga.choice or ga.text) if choices else ga.text
+        if ga.kind == "yesno" and ga.moment is not None and "order" not in trace and text.startswith("Yes"):
+            # the moment asked about, done at another setting than asked: "No", with what was seen
+            if (d := contradicted.difference(trace.get("focus", question), ga.moment.text)) is not None:
+                text, trace["contradicted"] = contradicted.compose(d, ga.moment), d.to_json()
         return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace, ga.moment)
 
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:

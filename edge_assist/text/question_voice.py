@@ -115,6 +115,10 @@ _FILLER_END = re.compile(r",?\s+(?:right|roughly|exactly|do you know|again pleas
 _ANY_IN = re.compile(
     r"^(?:is there|are there|was there|were there)?\s*(?:any|some)\s+(.+?)\s+(?:in|on)\s+(.+)$"
 )
+# "was the oil on medium heat?": the heat it was put over
+_ON_HEAT = re.compile(
+    rf"^(?:was|were|is|are)\s+{_DET}{_THING}\s+((?:on|over|at)\s+\S+(?:\s+\S+)?\s+(?:heat|flame))$"
+)
 _IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+in(?:\s+yet|\s+already)?$")
 _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
 
@@ -134,6 +138,8 @@ def _as_wearers(q: str, end: str) -> str | None:
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
         return f"did I add {_thing(m.group(1))}{end}"
+    if m := _ON_HEAT.match(low):
+        return f"did I heat the {_thing(m.group(1))} {m.group(2)}{end}"
     if m := _IS_IN.match(low):
         return f"did I add the {_thing(m.group(1))}{end}"  # "is the egg in yet?"
     if m := _YESNO_FIRST.match(low):
