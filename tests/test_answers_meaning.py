@@ -174,3 +174,15 @@ async def test_did_i_forget_is_answered_from_the_same_evidence_turned_round(demo
     assert cheese.text.startswith("No, you didn't forget") and "4:16" in cheese.text, cheese.text
     salt = await demo.answer("did I forget the salt?", session_id=sid)
     assert salt.text.startswith("Yes, it looks like it") and "add the salt" in salt.text, salt.text
+
+
+@pytest.mark.slow
+async def test_a_setting_asked_otherwise_than_done_is_a_no_resting_on_the_moment(
+    demo: EgoMemoAssistant,
+) -> None:
+    sid = demo_stream()[0]["session_id"]
+    low = await demo.answer("did I microwave the cup on low power?", session_id=sid)
+    assert low.text.startswith("No: at") and low.text.endswith("(high, not low)."), low.text
+    assert low.moment is not None and low.trace["contradicted"]["observed"] == "high"
+    high = await demo.answer("did I microwave the cup on high?", session_id=sid)
+    assert said_yes(high.text), high.text

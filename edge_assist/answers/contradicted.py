@@ -11,12 +11,31 @@ what was asked ("did I add 2 eggs?" over two moments of one egg).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from edge_assist.answers.backing import backing
+from edge_assist.answers.support import AnswerGate
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.details import Difference, parse_details, value_differences
 
+if TYPE_CHECKING:
+    from edge_assist.answers.grounded import GroundedAnswer
+
 # The differences that say the act was done otherwise: a setting or a temperature word.
 _KINDS = ("setting", "temperature")
+# A setting as a question says it: "on medium heat", "at full power", "over a high flame", "on low".
+_SETTING = re.compile(
+    r"\s*\b(?:on|at|over|with)\s+(?:a\s+|the\s+)?(?:\S+\s+)?(?:heat|flame|power|setting)\b"
+    r"|\s*\b(?:on|at)\s+(?:high|low|medium|full|max|maximum|minimum)\b",
+    re.I,
+)
+# How many of the closest moments are read for the act without its setting.
+NEAREST = 3
 
 
 def difference(focus: str, caption: str) -> Difference | None:
@@ -32,3 +51,37 @@ def compose(d: Difference, m: Moment) -> str:
     """ "No: at 0:04 you were heating three tablespoon oil on low heat (low, not medium)." """
     told = tell(m.text, m.t0, m.note).rstrip(".")
     return f"No: {told[0].lower()}{told[1:]} ({d.observed}, not {d.expected})."
+
+
+def without_setting(focus: str) -> str:
+    """ "heat the oil on medium heat" -> "heat the oil"."""
+    return " ".join(_SETTING.sub("", focus).split())
+
+
+def no_by_setting(
+    gate: AnswerGate, encoder: TextEncoder, focus: str, ranked: Sequence[Moment], threshold: float
+) -> tuple[str, Difference, Moment] | None:
+    """A yes/no question no moment answered as asked: when one of the closest moments tells the
+    act asked about once the setting is left out ("heat the oil") and names another setting, the
+    "No" that moment earns; else None."""
+    bare = without_setting(focus)
+    if bare == focus or not parse_details(focus).levels and not parse_details(focus).temperatures:
+        return None
+    near = list(ranked[:NEAREST])
+    p = backing(gate, encoder, bare, near)
+    for m in sorted(near, key=lambda m: -p[m]):
+        if p[m] >= threshold and (d := difference(focus, m.text)) is not None:
+            return compose(d, m), d, m
+    return None
+
+
+async def checked(
+    ga: GroundedAnswer, focus: str, gate: AnswerGate, encoder: TextEncoder, clock: Clock, threshold: float
+) -> tuple[str, Moment, dict[str, Any]] | None:
+    """The No a setting earns for a grounded yes/no answer (its text, the moment it rests on and
+    the difference for the trace), or None when the answer stands."""
+    if ga.moment is not None:
+        d = difference(focus, ga.moment.text) if ga.text.startswith("Yes") else None
+        return None if d is None else (compose(d, ga.moment), ga.moment, d.to_json())
+    said = await clock.run_blocking(no_by_setting, gate, encoder, focus, ga.candidates, threshold)
+    return None if said is None else (said[0], said[2], said[1].to_json())

@@ -339,9 +339,13 @@ def _read(focus: str, caption: str) -> Reading:
             del out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)]
             return Reading(" ".join(out) or None, False)
         told = [base for _, base in verbs]
+        # a phrasal verb tells the act in other words ("tossing in" adds): those words are compared
+        caption_words = _tokens(caption)
+        own = [i for i, t in verbs if t == asked.verb and verb_base(caption_words[i]) != asked.verb]
+        if own and not any(verb_base(caption_words[i]) == asked.verb for i, _ in verbs):
+            told = [t for t in told if t != asked.verb]
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares
-            caption_words = _tokens(caption)
             match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb

@@ -321,15 +321,20 @@ class OfflineAnswerer:
         )
         trace.update(ga.trace)
         trace["cited_clips"] = cited_clips(ga)
-        context = moment_context(ga.moment)
         if choices:
             trace["evidence"] = ga.text  # the option is the answer; the sentence says why
-        text = (ga.choice or ga.text) if choices else ga.text
-        if ga.kind == "yesno" and ga.moment is not None and "order" not in trace and text.startswith("Yes"):
-            # the moment asked about, done at another setting than asked: "No", with what was seen
-            if (d := contradicted.difference(trace.get("focus", question), ga.moment.text)) is not None:
-                text, trace["contradicted"] = contradicted.compose(d, ga.moment), d.to_json()
-        return Answer(text, ga.choice, cited(ga.moment), "moments", context, ga.timings_s, trace, ga.moment)
+        text, rests_on = (ga.choice or ga.text) if choices else ga.text, ga.moment
+        if ga.kind == "yesno" and not choices and "order" not in trace:
+            # "was the oil on medium heat?" over "on low heat, I'm heating the oil": No, and why
+            g = self.grounded.gate
+            th = self.cfg.reasoner.answer_min_score or g.threshold
+            said = await contradicted.checked(
+                ga, trace.get("focus", question), g, self.text_encoder, self.clock, th
+            )
+            if said is not None:
+                text, rests_on, trace["contradicted"] = said
+        context = moment_context(rests_on)
+        return Answer(text, ga.choice, cited(rests_on), "moments", context, ga.timings_s, trace, rests_on)
 
     async def _summaries(self, question: str, *, before_t: float, session_id: str | None) -> list[TextHit]:
         hits: list[TextHit] = []
