@@ -26,8 +26,8 @@ from edge_assist.tasks.details import Difference, parse_details, value_differenc
 if TYPE_CHECKING:
     from edge_assist.answers.grounded import GroundedAnswer
 
-# The differences that say the act was done otherwise: a setting or a temperature word.
-_KINDS = ("setting", "temperature")
+# How many steps apart (tasks/details.py: low 1 ... high 5) two settings are to be told apart.
+MIN_GAP = 2
 # A setting as a question says it: "on medium heat", "at full power", "over a high flame", "on low".
 _SETTING = re.compile(
     r"\s*\b(?:on|at|over|with)\s+(?:a\s+|the\s+)?(?:\S+\s+)?(?:heat|flame|power|setting)\b"
@@ -39,12 +39,17 @@ NEAREST = 3
 
 
 def difference(focus: str, caption: str) -> Difference | None:
-    """The setting the question names that the caption names otherwise, or None."""
+    """The setting the question names that the caption names otherwise, or None. Settings a step
+    apart are not told apart ("medium-high" asked, "medium high heat" said): a "No" needs them at
+    least two steps apart (low against medium, medium against high)."""
     asked = parse_details(focus)
     if not asked.levels and not asked.temperatures:
         return None
     told = parse_details(caption)
-    return next((d for d in value_differences(asked, told) if d.kind in _KINDS), None)
+    if asked.levels and told.levels:
+        gap = min(abs(a - c) for _, a in asked.levels for _, c in told.levels)
+        return Difference("setting", asked.levels[0][0], told.levels[0][0]) if gap >= MIN_GAP else None
+    return next((d for d in value_differences(asked, told) if d.kind == "temperature"), None)
 
 
 def compose(d: Difference, m: Moment) -> str:

@@ -92,8 +92,6 @@ _PUTS_ON = {
     "sugar": "sugar",
     "spice": "spice",
     "flour": "flour",
-    "dress": "dressing",
-    "ice": "ice",
 }
 
 
