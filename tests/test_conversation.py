@@ -53,6 +53,7 @@ def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) ->
         "and did I add the salt?",
         "did I skip anything?",
         "how many eggs did I use?",
+        "how long did I cook?",
         "what was I doing before I left?",
     ],
 )

@@ -164,3 +164,21 @@ def test_a_setting_the_moment_names_otherwise_is_a_no_with_what_was_seen() -> No
     assert contradicted.difference("add 2 eggs", "I added one egg.") is None  # amounts may add up
     said = contradicted.compose(d, Moment("s", 0, 4.0, 60.0, caption, 0.9))
     assert said.startswith("No: at 0:04") and said.endswith("(low, not medium).")
+
+
+async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
+    from edge_assist.retrieval.api import Moment
+
+    salt_late = Moment("s", 5, 300.0, 310.0, "Add salt to the pan", 0.9)
+    salt_early = Moment("s", 1, 20.0, 30.0, "Sprinkle salt on the eggs", 0.8)
+    pepper = Moment("s", 3, 100.0, 110.0, "Add pepper to the pan", 0.9)
+    found = {"add the salt": [salt_late], "add the pepper": [pepper]}
+
+    async def find(focus: str) -> list[Moment]:
+        return found[focus]
+
+    asked = order.Ordered("add the salt", "before", "add the pepper")
+    told = await order.answer(asked, find)
+    assert told is not None and told[0].startswith("No: at 1:40")
+    found["add the salt"] = [salt_late, salt_early]  # salt went in twice: no No, no guess
+    assert await order.answer(asked, find) is None

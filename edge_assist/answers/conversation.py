@@ -60,8 +60,9 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"^(?:for\s+)?how\s+(?:much|many|long)(?:\s+(?:was|is|were)\s+{_THAT})?(?:\s+for)?"
             r"(?:\s+of\s+(?:it|that|them|those|this))?"
-            # "how much did I use?": no thing of its own, so the last one's
-            r"(?:\s+did\s+(?:i|you)\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take|cook|heat)(?:\s+for)?)?"
+            # "how much did I use?" names no thing, so it asks of the last one; "how long did I
+            # cook?" names its act and is a question of its own
+            r"|^how\s+(?:much|many)\s+did\s+(?:i|you)\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take)"
         ),
     ),
     (

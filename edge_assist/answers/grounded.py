@@ -155,7 +155,7 @@ class GroundedAnswerer:
     ) -> GroundedAnswer | None:
         """Whether one act came before (or after) another: both found, their times compared."""
 
-        async def find(focus: str) -> Moment | None:
+        async def find(focus: str) -> list[Moment]:
             _, offered = await self._offered(
                 focus,
                 focus,
@@ -166,7 +166,7 @@ class GroundedAnswerer:
                 timings={},
                 trace={},
             )
-            return offered[0] if offered else None
+            return offered
 
         told = await order.answer(asked, find)
         trace["order"] = [asked.first, asked.word, asked.second, "found" if told else "not both found"]

@@ -32,7 +32,7 @@ _I = re.compile(r"^(?:i|you)(?:'d|'ve|\s+had|\s+have)?\s+(?:even\s+|already\s+|j
 # Words that open the second act's noun phrase, never its verb ("before the cheese").
 _NOT_VERBS = frozenset({"the", "a", "an", "my", "some", "any", "it", "them"})
 
-Find = Callable[[str], Awaitable[Moment | None]]
+Find = Callable[[str], Awaitable[list[Moment]]]  # the moments that tell an act, best first
 
 
 @dataclass(frozen=True)
@@ -112,16 +112,27 @@ def _with_verb(rest: str, first: str) -> str:
 
 
 async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
-    """The answer and the two moments it rests on, or None when either act is not found."""
-    a = await find(asked.first)
-    b = await find(asked.second)
-    if a is None or b is None or (a.session_id, a.clip_index) == (b.session_id, b.clip_index):
+    """The answer and the two moments it rests on, or None when either act is not found, or when
+    the moments that tell the acts do not agree on their order (an act done twice, a moment
+    that may be either): a "No" then could be wrong, and a "Yes" rests on a guess."""
+    firsts, seconds = await find(asked.first), await find(asked.second)
+    if not firsts or not seconds:
+        return None
+    a, b = firsts[0], seconds[0]
+    if _key(a) == _key(b):
         return None  # one moment for both: a step that says "before" itself ("drain before removing")
+    pairs = [(x.t0, y.t0) for x in firsts for y in seconds if _key(x) != _key(y)]
+    if len({x < y for x, y in pairs}) > 1:
+        return None
     early, late = sorted((a, b), key=lambda m: m.t0)
     if asked.word == "first":
         return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [a, b]
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def _key(m: Moment) -> tuple[str, int]:
+    return (m.session_id, m.clip_index)
 
 
 def _told(m: Moment) -> str:
