@@ -70,7 +70,8 @@ def no_by_setting(
     act asked about once the setting is left out ("heat the oil") and names another setting, the
     "No" that moment earns; else None."""
     bare = without_setting(focus)
-    if bare == focus or not parse_details(focus).levels and not parse_details(focus).temperatures:
+    asked = parse_details(focus)
+    if bare == focus or not asked.levels and not asked.temperatures:
         return None
     near = list(ranked[:NEAREST])
     p = backing(gate, encoder, bare, near)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.reasoning.answer_text import DONT_REMEMBER
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.verb_forms import is_verb
 
@@ -35,7 +36,7 @@ def inner(question: str) -> str | None:
         return f"did I {rest}?"
     head = re.sub(r"[^a-z]", "", words[-1].lower())
     # "did I forget the salt?": an ingredient is added; any other thing is not asked about here
-    material = MATERIAL in (lexical_kind(head), lexical_kind(head[:-1]))
+    material = MATERIAL in (lexical_kind(head), lexical_kind(singular(head)))
     return f"did I add {rest}?" if material else None
 
 

@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from edge_assist.clock import Clock
+from edge_assist.clock import Clock, VirtualClock
 from edge_assist.events import Caption, Decision, StreamEnd, UserQuery
 from edge_assist.memory.api import MemoryReader
 from edge_assist.outputs.api import OutputSink
@@ -227,7 +227,13 @@ class ReasonerStage:
 
     def _launch(self, ctx: StepContext, *, deferred: bool = False) -> None:
         self._seq += 1
-        task = asyncio.create_task(self._step(ctx, deferred=deferred), name=f"step-{self._seq}")
+        step = self._step(ctx, deferred=deferred)
+        if self.memory_lockstep and isinstance(self.clock, VirtualClock):
+            # A step takes no stream time in replay (its cost is latency_s): stream time stays
+            # still until its decision is out, so no await inside it that is not a model call
+            # (a lock, a sink) lets the next caption in first and moves its timestamp.
+            step = self.clock.wait_busy(step)
+        task = asyncio.create_task(step, name=f"step-{self._seq}")
         self._in_flight.add(task)
         task.add_done_callback(self._step_done)
 
