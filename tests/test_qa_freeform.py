@@ -33,7 +33,7 @@ DEMO = "1_34"
 
 
 def _all() -> dict[str, list[FreeQuestion]]:
-    parts = ("dev", "heldback", "heldback2", "dev3", "heldback3")
+    parts = ("dev", "heldback", "heldback2", "dev3", "heldback3", "dev4", "heldback4")
     return {p: load_questions(QUESTIONS / f"freeform-{p}.jsonl") for p in parts}
 
 
@@ -47,14 +47,15 @@ def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
     assert DEMO in recs["dev"] and len(val - {DEMO}) >= 15
     # Each held-back set is over recordings no other file uses.
     assert not (recs["dev"] & recs["heldback"]) and not (recs["heldback2"] & (recs["dev"] | recs["heldback"]))
-    for p in ("dev3", "heldback3"):  # the third pair: recordings no other file uses
+    for p in ("dev3", "heldback3", "dev4", "heldback4"):  # later pairs: recordings no other file uses
         assert not recs[p] & set().union(*(r for q, r in recs.items() if q != p)), p
-    dev3, held3 = parts["dev3"], parts["heldback3"]
-    assert len(dev3) + len(held3) >= 100 and 0.28 <= len(held3) / (len(dev3) + len(held3)) <= 0.4
-    # Its held-back set's recipes are ones neither tuning file asks about.
     recipes = json.loads((DATASET / "manifest.json").read_text())["recordings"]
-    tuned = {recipes[r]["recipe"] for r in recs["dev"] | recs["dev3"] if r in recipes}
-    assert not {recipes[r]["recipe"] for r in recs["heldback3"]} & tuned
+    tuned = {recipes[r]["recipe"] for r in recs["dev"] | recs["dev3"] | recs["dev4"] if r in recipes}
+    for tune, held in (("dev3", "heldback3"), ("dev4", "heldback4")):
+        n, m = len(parts[tune]), len(parts[held])
+        assert n + m >= 100 and 0.28 <= m / (n + m) <= 0.45, held
+        # Its held-back set's recipes are ones no tuning file asks about.
+        assert not {recipes[r]["recipe"] for r in recs[held]} & tuned, held
     for p, qs in parts.items():
         assert set(Counter(q.kind for q in qs)) == set(KINDS), p
         assert any(q.expect.about_what for q in qs) and any(q.expect.abstain for q in qs)
@@ -107,6 +108,20 @@ def test_a_no_to_something_that_happened_is_a_confident_wrong_no() -> None:
     assert score(skipped, "No, you did every step.", 335.8).wrong_no
     assert score(skipped, "You skipped: coat the ramekin cup with cooking spray.", 335.8).outcome == RIGHT
     assert said_no("You didn't add salsa.") and said_no("Not yet.") and not said_no("Nothing is left: done.")
+
+
+def test_a_question_about_leaving_an_act_out_is_scored_by_whether_the_act_happened() -> None:
+    salt_went_in = FreeQuestion(
+        "x", DEMO, None, "I didn't forget the salt, did I?", "yesno", parse_expect({"yes": True})
+    )
+    v = score(salt_went_in, "No, you didn't forget: at 1:00 you added a pinch of salt.", 600)
+    assert v.outcome == RIGHT and not v.wrong_no
+    assert (
+        score(salt_went_in, "Yes, it looks like it: nothing shows you adding the salt.", 600).outcome == WRONG
+    )
+    forgot = FreeQuestion("x", DEMO, None, "did I forget the vanilla?", "yesno", parse_expect({"yes": False}))
+    assert score(forgot, "Yes, it looks like it: nothing shows the vanilla.", 600).outcome == RIGHT
+    assert score(forgot, "I don't remember you doing that.", 600).outcome == ABSTAINED
 
 
 def test_an_earned_no_and_abstentions() -> None:

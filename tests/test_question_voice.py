@@ -73,8 +73,23 @@ def test_a_verb_that_names_what_it_puts_on_asks_about_that_thing() -> None:
     # the verb's own act still counts; another act on the thing, with none of the material, is other
     assert meaning.restate("grease the cup", "Coat a 6-oz. ramekin cup with cooking spray.") == "Coat the cup"
     assert meaning.read("pepper the tuna", "Now I am unsealing a can of tuna.").other_act
-    assert meaning.implied("season it with pepper") == "season it with pepper"
     assert meaning.parse("season it with pepper").thing == "pepper"
+
+
+def test_what_a_with_phrase_puts_on_is_asked_about() -> None:
+    # "top the cup with salsa" puts salsa on the cup, either way round
+    assert meaning.implied("season it with pepper") == "add pepper to it"
+    assert meaning.implied("top the cup with salsa") == "add salsa to the cup"
+    assert meaning.implied("brush it with a brush") == "brush it with a brush"  # a tool, not a thing put on
+    assert meaning.implied("stir it with a spoon") == "stir it with a spoon"  # stirring puts nothing on
+    pepper = "Half a teaspoon, I'm grinding black pepper to the dish."
+    assert meaning.restate("season it with pepper", pepper)
+    assert meaning.restate("season it with salt", pepper) is None
+
+
+def test_a_verb_of_its_own_manner_adds_what_it_puts_into_a_vessel_or_a_food() -> None:
+    assert meaning.restate("add lemon", "squeezing a lemon into the bowl of batter") == "squeezing lemon"
+    assert meaning.restate("add the milk", "I am carrying the milk to the table.") is None
 
 
 def test_a_noun_first_focus_is_restated_verb_first() -> None:
@@ -166,6 +181,27 @@ def test_a_setting_the_moment_names_otherwise_is_a_no_with_what_was_seen() -> No
     assert said.startswith("No: at 0:04") and said.endswith("(low, not medium).")
 
 
+def test_a_tool_the_moment_names_otherwise_is_a_no_unless_a_moment_names_the_one_asked() -> None:
+    from edge_assist.answers import contradicted
+    from edge_assist.answers.support import AnswerGate
+    from edge_assist.retrieval.api import Moment
+
+    spoon = "I'm whisking the two eggs with a spoon in the bowl."
+    d = contradicted.difference("whisk the eggs with a fork", spoon)
+    assert d is not None and (d.kind, d.expected, d.observed) == ("tool", "fork", "spoon")
+    assert contradicted.without_setting("whisk the eggs with a fork") == "whisk the eggs"
+    assert contradicted.difference("whisk the eggs with a spoon", spoon) is None
+    assert contradicted.difference("whisk them with a fork", "whisking with a fork and a spoon") is None
+    assert contradicted.difference("top it with cheese", "topping it with salsa") is None  # no tool
+    assert contradicted.difference("whisk the eggs", spoon) is None  # no tool asked
+    # a moment naming the asked tool anywhere among those found: no "No" by another moment's tool
+    fork = Moment("s", 4, 80.0, 90.0, "Beating the eggs again, now with a fork.", 0.7)
+    found = [Moment("s", 2, 40.0, 50.0, spoon, 0.8), fork]
+    assert (
+        contradicted.no_by_setting(AnswerGate.load(), None, "whisk the eggs with a fork", found, 0.0) is None
+    )  # type: ignore[arg-type]
+
+
 async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
     from edge_assist.retrieval.api import Moment
 
@@ -182,3 +218,19 @@ async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
     assert told is not None and told[0].startswith("No: at 1:40")
     found["add the salt"] = [salt_late, salt_early]  # salt went in twice: no No, no guess
     assert await order.answer(asked, find) is None
+
+
+def test_a_statement_asked_back_is_the_question_it_asks() -> None:
+    assert as_wearers("I didn't forget the salt, did I?") == "did I forget the salt?"
+    assert (
+        as_wearers("I used a knife to split the muffin, didn't I?")
+        == "did I use a knife to split the muffin?"
+    )
+    assert as_wearers("I've added the sugar, haven't I?") == "did I add the sugar?"
+    assert as_wearers("pepper went in before the salt, right?") == "did I add the pepper before the salt?"
+    assert as_wearers("the butter was softened, wasn't it?") == "did I soften the butter?"
+    assert as_wearers("the oil was on medium heat, right?") == "did I heat the oil on medium heat?"
+    assert as_wearers("I put the lid on, yeah?") == "did I put the lid on?"
+    # a question already, or no statement before the tag: left as asked
+    assert as_wearers("did I add the salt, right?") == "did I add the salt?"
+    assert as_wearers("how long did I cook it, roughly?") == "how long did I cook it?"

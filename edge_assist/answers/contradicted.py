@@ -1,5 +1,7 @@
 """A yes/no question whose setting the remembered moment contradicts: "did I cook it on medium
-heat?" over "I'm heating the oil on low heat" is a "No", said with what was seen.
+heat?" over "I'm heating the oil on low heat" is a "No", said with what was seen; so is a
+question whose tool the moment names otherwise: "did I whisk with a fork?" over "whisking the
+eggs with a spoon".
 
 The moment that answers tells the same act on the same thing, so it is the moment asked
 about; when the question names a heat or power setting (or a temperature word) and that
@@ -22,6 +24,9 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.details import Difference, parse_details, value_differences
+from edge_assist.tasks.step_phrases import singular
+from edge_assist.tasks.word_kinds import TOOL, lexical_kind
+from edge_assist.text.kinds_of_things import same_thing
 
 if TYPE_CHECKING:
     from edge_assist.answers.grounded import GroundedAnswer
@@ -34,8 +39,40 @@ _SETTING = re.compile(
     r"|\s*\b(?:on|at)\s+(?:high|low|medium|full|max|maximum|minimum)\b",
     re.I,
 )
+# A tool as a question or a caption names it: "with a fork", "using the big whisk".
+_WITH = re.compile(r"\b(?:with|using)\s+((?:[a-z-]+\s+){0,3}[a-z-]+)", re.I)
+_LEAD = frozenset("a an the my your his her their some one two".split())
 # How many of the closest moments are read for the act without its setting.
 NEAREST = 3
+
+
+def tool_named(text: str) -> tuple[str, tuple[int, int]] | None:
+    """The tool a "with"/"using" phrase names (singular) and the phrase's span, or None: "with a
+    fork" names one, "with cheese" does not (an ingredient)."""
+    for m in _WITH.finditer(text):
+        words = m.group(1).lower().split()
+        at = 0
+        while at < len(words) - 1 and words[at] in _LEAD:
+            at += 1
+        # the first word that is a tool, after at most two describing words ("the big wooden spoon")
+        for i, w in enumerate(words[at : at + 3]):
+            if lexical_kind(w) == TOOL:
+                end = m.start(1) + len(" ".join(m.group(1).split()[: at + i + 1]))
+                return singular(w), (m.start(), end)
+    return None
+
+
+def _names(text: str, tool: str) -> bool:
+    return any(same_thing(tool, singular(w)) for w in re.findall(r"[a-z-]+", text.lower()))
+
+
+def tool_difference(focus: str, caption: str) -> Difference | None:
+    """The tool the question names that the caption names otherwise (and never names as asked)."""
+    asked = tool_named(focus)
+    told = tool_named(caption)
+    if asked is None or told is None or same_thing(asked[0], told[0]) or _names(caption, asked[0]):
+        return None
+    return Difference("tool", asked[0], told[0])
 
 
 def difference(focus: str, caption: str) -> Difference | None:
@@ -44,7 +81,7 @@ def difference(focus: str, caption: str) -> Difference | None:
     least two steps apart (low against medium, medium against high)."""
     asked = parse_details(focus)
     if not asked.levels and not asked.temperatures:
-        return None
+        return tool_difference(focus, caption)
     told = parse_details(caption)
     if asked.levels and told.levels:
         gap = min(abs(a - c) for _, a in asked.levels for _, c in told.levels)
@@ -59,8 +96,13 @@ def compose(d: Difference, m: Moment) -> str:
 
 
 def without_setting(focus: str) -> str:
-    """ "heat the oil on medium heat" -> "heat the oil"."""
-    return " ".join(_SETTING.sub("", focus).split())
+    """ "heat the oil on medium heat" -> "heat the oil"; "whisk it with a fork" -> "whisk it"."""
+    bare = _SETTING.sub("", focus)
+    tool = tool_named(bare)
+    if tool is not None:
+        start, end = tool[1]
+        bare = bare[:start] + bare[end:]
+    return " ".join(bare.split())
 
 
 def no_by_setting(
@@ -71,9 +113,12 @@ def no_by_setting(
     "No" that moment earns; else None."""
     bare = without_setting(focus)
     asked = parse_details(focus)
-    if bare == focus or not asked.levels and not asked.temperatures:
+    if bare == focus or not asked.levels and not asked.temperatures and tool_named(focus) is None:
         return None
     near = list(ranked[:NEAREST])
+    tool = tool_named(focus)
+    if tool is not None and any(_names(m.text, tool[0]) for m in ranked):
+        return None  # a moment names the tool asked about: no "No" by another
     p = backing(gate, encoder, bare, near)
     for m in sorted(near, key=lambda m: -p[m]):
         if p[m] >= threshold and (d := difference(focus, m.text)) is not None:
@@ -88,6 +133,8 @@ async def checked(
     the difference for the trace), or None when the answer stands."""
     if ga.moment is not None:
         d = difference(focus, ga.moment.text) if ga.text.startswith("Yes") else None
+        if d is not None and d.kind == "tool" and any(_names(m.text, d.expected) for m in ga.candidates):
+            d = None  # another moment names the tool asked about
         return None if d is None else (compose(d, ga.moment), ga.moment, d.to_json())
     said = await clock.run_blocking(no_by_setting, gate, encoder, focus, ga.candidates, threshold)
     return None if said is None else (said[0], said[2], said[1].to_json())

@@ -27,6 +27,7 @@ from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
 from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import covers, same_thing
+from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
     CLAUSE_CONJUNCTIONS,
@@ -69,30 +70,6 @@ _SUBJECTS = frozenset(
 )
 _COORDINATORS = frozenset({"and", "then", "or", "plus"})
 # A verb and its particle that tell another act than the verb alone.
-_PHRASAL = {
-    ("get", "rid"): "rid",
-    ("turn", "over"): "flip",
-    ("go", "in"): "add",
-    ("go", "into"): "add",
-    # "tossed in the pepper" adds it; "tossed the salad" mixes it
-    ("toss", "in"): "add",
-    ("toss", "into"): "add",
-    ("throw", "in"): "add",
-}
-# Verbs that name the thing they put on ("did I sweeten it?" asks whether a sweetener went in):
-# when the question names no other thing, it asks about adding that one.
-_PUTS_ON = {
-    "sweeten": "sweetener",
-    "salt": "salt",
-    "pepper": "pepper",
-    "butter": "butter",
-    "oil": "oil",
-    "grease": "oil",
-    "season": "seasoning",
-    "sugar": "sugar",
-    "spice": "spice",
-    "flour": "flour",
-}
 
 
 def verb_base(word: str) -> str | None:
@@ -145,7 +122,7 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
     start = 0
     if verb:
         start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
-        verb = _PHRASAL.get((verb, words[1].lower()), verb) if start == 2 else verb
+        verb = PHRASAL.get((verb, words[1].lower()), verb) if start == 2 else verb
     thing, at = _object_head(words, start)
     if not thing:
         # "season it with pepper": the thing the act puts on is the one asked about
@@ -229,8 +206,8 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
         if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
             base = verb_base(w)
             nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-            if base is not None and (base, nxt) in _PHRASAL:
-                act = _PHRASAL[(base, nxt)]  # "getting rid of" is told by "rid", "turning over" by "turning"
+            if base is not None and (base, nxt) in PHRASAL:
+                act = PHRASAL[(base, nxt)]  # "getting rid of" is told by "rid", "turning over" by "turning"
                 out.append((i + 1 if act == "rid" else i, act))
             elif base is not None:
                 out.append((i, base))
@@ -282,6 +259,17 @@ class Reading:
 _SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
 
 
+# Where a caption puts its thing: "to the dish", "into a bowl", "onto the warm toast".
+_INTO = re.compile(
+    r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my|his|her|their)\s+([a-z-]+)(?:\s+([a-z-]+))?", re.I
+)
+
+
+def _puts_into(caption: str) -> bool:
+    """Whether the caption puts something into or onto a vessel or a food (not "to the table")."""
+    return any(lexical_kind(w) in (TOOL, MATERIAL) for m in _INTO.finditer(caption) for w in m.groups() if w)
+
+
 def _adds(verb: str) -> bool:
     """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
@@ -289,12 +277,21 @@ def _adds(verb: str) -> bool:
 
 def implied(focus: str) -> str:
     """ "sweeten it" -> "add sweetener to it": a verb naming the thing it puts on, said with that
-    thing; any other focus as it is."""
+    thing; "top the cup with salsa" -> "add salsa to the cup"; any other focus as it is."""
     words = _tokens(focus)
     verb = (verb_base(words[0]) or words[0].lower()) if words else None
-    if verb not in _PUTS_ON or any(w.lower() == "with" for w in words):
-        return focus  # "grease the pan with butter": the thing is named
-    return " ".join(["add", _PUTS_ON[verb], "to", *words[1:]]) if len(words) > 1 else f"add {_PUTS_ON[verb]}"
+    lowered = [w.lower() for w in words]
+    if "with" in lowered:
+        at = lowered.index("with")
+        put = words[at + 1 :]
+        head, _ = _object_head(words, at + 1)
+        if verb not in PUT_ON_WITH or not put or not head or lexical_kind(head) == TOOL:
+            return focus  # "brush it with a brush": the with-phrase names no thing put on
+        # "season it with pepper" -> "add pepper to it"
+        return " ".join(["add", *put, *(["to", *words[1:at]] if at > 1 else [])])
+    if verb not in PUTS_ON:
+        return focus
+    return " ".join(["add", PUTS_ON[verb], "to", *words[1:]]) if len(words) > 1 else f"add {PUTS_ON[verb]}"
 
 
 def read(focus: str, caption: str) -> Reading:
@@ -345,6 +342,10 @@ def _read(focus: str, caption: str) -> Reading:
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares
             match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
+            if match is None and _adds(asked.verb) and _puts_into(caption):
+                # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
+                # own manner that still puts the thing somewhere adds it
+                match = caption_words[verbs[0][0]]
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.

@@ -213,10 +213,23 @@ def _says(text: str, phrases: tuple[str, ...]) -> bool:
     return any(re.search(rf"\b{re.escape(p.lower())}", low) for p in phrases)
 
 
+# A yes/no question about leaving an act out ("did I forget the salt?", "I didn't skip the
+# vanilla, did I?"): its `yes` is whether the act happened, so "No, you didn't forget" says it did.
+_LEFT_OUT = re.compile(r"\b(?:forg[eo]t+(?:en)?|skip(?:ped)?|miss(?:ed)?|left out|leave out)\b", re.I)
+_ANY = re.compile(r"\b(?:anything|something|what)\b", re.I)
+
+
+def _denies_act(q: FreeQuestion, text: str) -> bool:
+    """Whether the answer says the act asked about did not happen."""
+    if q.kind in ("yesno", "order") and _LEFT_OUT.search(q.question) and not _ANY.search(q.question):
+        return not is_abstention(text) and not said_no(text)  # "Yes, it looks like you forgot"
+    return said_no(text)
+
+
 def score(q: FreeQuestion, text: str, ask_t: float) -> Verdict:
     """One answer, scored: right / wrong / abstained, and whether it is a confident wrong No."""
     e = q.expect
-    no, abstained = said_no(text), is_abstention(text)
+    no, abstained = _denies_act(q, text), is_abstention(text)
     if e.about_what:
         if "about what" in text.lower():
             return Verdict(RIGHT, False, "asks about what")

@@ -123,12 +123,46 @@ _IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+in(?:\s+yet|\s+already)?$"
 _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
 
 
+# A statement asked back: "I added the salt, didn't I?", "the pepper went in first, right?"
+_TAG = re.compile(
+    r",?\s+(?:didn't|did|haven't|have|hadn't|had|wasn't|was|weren't|were|isn't|is|aren't|are)"
+    r"(?:\s+not)?\s+(?:i|it|they|we|you|he|she)$|,?\s+(?:right|yeah|yes|no|correct|true)$",
+    re.I,
+)
+_I_NOT = re.compile(r"^i\s+(?:didn't|did not|never)\s+(.+)$")
+_I_HAVE = re.compile(r"^i(?:'ve|\s+have|\s+had|'d)(\s+not|n't)?\s+(?:already\s+|just\s+)?(\S+)\s*(.*)$")
+_I_DID = re.compile(r"^i\s+(?:already\s+|just\s+|definitely\s+|actually\s+)?(\S+)\s*(.*)$")
+_THING_WAS = re.compile(rf"^{_DET}{_THING}\s+(was|were|is|are|went|got|had)\s+(.+)$")
+
+
+def _statement(q: str) -> str | None:
+    """A statement asked back, said as the question it asks: "I didn't forget the salt" -> "did I
+    forget the salt", "I've added the sugar" -> "did I add the sugar", "the oil was hot" -> "was
+    the oil hot", "the pepper went in first" -> "did the pepper go in first"; else None."""
+    low = q.lower()
+    if m := _I_NOT.match(low):
+        return f"did I {m.group(1)}"
+    if (m := _I_HAVE.match(low)) and (base := participle_base(m.group(2))):
+        return f"did I {base}{_tail(m.group(3))}"
+    if (m := _I_DID.match(low)) and (base := participle_base(m.group(1))):
+        return f"did I {base}{_tail(m.group(2))}"
+    if m := _THING_WAS.match(low):
+        thing, verb, rest = _thing(m.group(0)[: m.start(2)]), m.group(2), m.group(3)
+        if verb in ("went", "got"):
+            return f"did {thing} {'go' if verb == 'went' else 'get'} {rest}"
+        return f"{'did' if verb == 'had' else verb} {thing} {'have ' if verb == 'had' else ''}{rest}"
+    return None
+
+
 def as_wearers(question: str) -> str:
     """The question with the wearer as subject when it asks about a thing's fate, else unchanged
     (bar fillers around it)."""
     raw = " ".join(question.split())
     end = raw[len(raw.rstrip("?.! ")) :]
-    q = _FILLER_END.sub("", _FILLER_START.sub("", raw.rstrip("?.! ")))
+    q = _FILLER_START.sub("", raw.rstrip("?.! "))
+    if (tag := _TAG.search(q)) is not None and (asked := _statement(q[: tag.start()])) is not None:
+        q = asked
+    q = _FILLER_END.sub("", q)
     said = _as_wearers(q, end)
     return said if said is not None else (f"{q}{end}" if q != raw.rstrip("?.! ") else question)
 

@@ -1,0 +1,36 @@
+"""Verbs whose words say more than their act: a phrasal verb that tells another act ("turn over"
+flips), a verb that names what it puts on ("salt it"), and verbs that say what is put on a thing
+either way round ("top the cup with salsa" puts salsa on the cup)."""
+
+from __future__ import annotations
+
+PHRASAL = {
+    ("get", "rid"): "rid",
+    ("turn", "over"): "flip",
+    ("go", "in"): "add",
+    ("go", "into"): "add",
+    # "tossed in the pepper" adds it; "tossed the salad" mixes it
+    ("toss", "in"): "add",
+    ("toss", "into"): "add",
+    ("throw", "in"): "add",
+}
+# Verbs that name the thing they put on ("did I sweeten it?" asks whether a sweetener went in):
+# when the question names no other thing, it asks about adding that one.
+PUTS_ON = {
+    "sweeten": "sweetener",
+    "salt": "salt",
+    "pepper": "pepper",
+    "butter": "butter",
+    "oil": "oil",
+    "grease": "oil",
+    "season": "seasoning",
+    "sugar": "sugar",
+    "spice": "spice",
+    "flour": "flour",
+}
+# Verbs that say what is put on a thing either way round ("top the cup with salsa" is "put salsa
+# on the cup"): with a "with" phrase, the question asks about adding what that phrase names.
+PUT_ON_WITH = frozenset(
+    "fill cover coat top garnish sprinkle smear spread stuff line drizzle brush dust rub spray "
+    "dress glaze baste".split()
+) | frozenset(PUTS_ON)
