@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 from edge_assist.answers import earned_no, meaning, order
@@ -83,6 +84,19 @@ def test_a_no_needs_memory_of_the_whole_time_and_a_thing_named_nowhere() -> None
     missing = earned_no.unseen("add salt", clips, None, [])
     assert missing is None  # without word vectors, another wording cannot be ruled out
     assert earned_no.unseen("add the eggs", clips, None, []) is None
+    stems = [
+        _clip(0, 1.0, 30.0, "I drew out mushroom stems."),
+        _clip(1, 40.0, 80.0, "I rinse the mushrooms."),
+    ]
+
+    # a word no lexicon knows may be named otherwise: its absence earns no No
+    def alone(focus: str) -> tuple[list[str], np.ndarray]:  # word vectors near no word of memory
+        words = focus.split()
+        return words, np.eye(len(words), 384, dtype=np.float32)
+
+    assert earned_no.unseen("add salt", stems, alone("add salt"), []) == earned_no.Unseen("salt", 0.0)
+    assert earned_no.unseen("take off the husks", stems, alone("take off the husks"), []) is None
+    assert earned_no.unseen("take the stalks off", stems, alone("take the stalks off"), []) is None  # stems
 
 
 def test_an_answer_tells_every_verb_in_the_past() -> None:

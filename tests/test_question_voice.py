@@ -234,3 +234,43 @@ def test_a_statement_asked_back_is_the_question_it_asks() -> None:
     # a question already, or no statement before the tag: left as asked
     assert as_wearers("did I add the salt, right?") == "did I add the salt?"
     assert as_wearers("how long did I cook it, roughly?") == "how long did I cook it?"
+
+
+def test_a_moment_timed_otherwise_is_another_doing_of_the_act() -> None:
+    from edge_assist.answers.backing import _another_time
+
+    assert _another_time("cook it for 3 minutes", "I am frying it in the skillet for two mins.")
+    assert _another_time(
+        "microwave it for about 10 seconds", "for fifteen - thirty more seconds, microwaving"
+    )
+    assert not _another_time("cook it for 2 minutes", "pan-frying the garlic for two - three mins")  # a range
+    assert not _another_time("microwave it for 30 seconds", "nuking the mug for thirty secs")
+    assert not _another_time("microwave it", "nuking the mug for 45 seconds")  # no time asked
+
+
+def test_a_thing_put_under_what_it_was_asked_on_is_a_no() -> None:
+    from edge_assist.answers import contradicted
+
+    d = contradicted.difference(
+        "add the egg on top of the lettuce", "From the mug under the lettuce, placing the egg."
+    )
+    assert d is not None and (d.kind, d.expected, d.observed) == (
+        "place",
+        "on the lettuce",
+        "under the lettuce",
+    )
+    assert (
+        contradicted.difference("add the egg on top of the lettuce", "placing the egg on the lettuce") is None
+    )
+    assert contradicted.difference("put the lid on the pot", "I put the pot on the stove.") is None
+
+
+def test_an_order_question_in_other_shapes_names_both_acts() -> None:
+    from edge_assist.answers import order
+
+    assert order.parse("did I salt it before the pepper?") == order.Ordered(
+        "add salt to it", "before", "add the pepper"
+    )
+    assert order.parse("salsa or oregano, which went in first?") == order.Ordered(
+        "add salsa", "first", "add oregano"
+    )

@@ -4,12 +4,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from edge_assist.answers import meaning
 from edge_assist.answers.support import AnswerGate, Words, features
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
+from edge_assist.tasks.details import parse_details, parse_number
+
+# How far outside every time a caption states a time asked may be and still be that act: "about a
+# minute" is fifty seconds, a range "two - three mins" holds two minutes.
+_TIME_SLACK = 0.2
 
 
 def backing(
@@ -41,8 +47,24 @@ def backing(
             cosine = max(m.score, near.get((r.restated, m.text), m.score))
             feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
-        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act else p
+        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(focus, m.text) else p
     return out
+
+
+def _another_time(focus: str, caption: str) -> bool:
+    """Whether the caption times its act otherwise than the question does ("cook it for 3
+    minutes" over "frying for two mins"): the same act, another time it was done."""
+    asked = [a.value for a in parse_details(focus).amounts if a.dim == "time"]
+    told = parse_details(caption).amounts
+    told_times = [a for a in told if a.dim == "time"]
+    if not asked or not told_times:
+        return False
+    # every number the caption says, in the unit of its time: both ends of "fifteen - thirty secs"
+    unit = told_times[0].value / (parse_number(told_times[0].text.split()[0]) or 1.0)
+    said = [a.value for a in told_times]
+    said += [n * unit for w in re.findall(r"[\w/.]+", caption) if (n := parse_number(w)) is not None]
+    low, high = min(said) * (1 - _TIME_SLACK), max(said) * (1 + _TIME_SLACK)
+    return all(not low <= v <= high for v in asked)
 
 
 def _cosines(encoder: TextEncoder, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], float]:

@@ -66,6 +66,34 @@ def _names(text: str, tool: str) -> bool:
     return any(same_thing(tool, singular(w)) for w in re.findall(r"[a-z-]+", text.lower()))
 
 
+# Where a thing was put against another: on it or under it.
+_ON = "on top of|onto|on|over|above"
+_UNDER = "underneath|under|beneath|below"
+_PLACED = re.compile(
+    rf"\b({_ON}|{_UNDER})\s+(?:the\s+|a\s+|an\s+|my\s+|some\s+)?(?:[a-z-]+\s+)?([a-z-]+)", re.I
+)
+
+
+def _placed(text: str) -> list[tuple[str, str]]:
+    """("on"|"under", the thing) for each place phrase: "under the lettuce" -> ("under", "lettuce")."""
+    out = []
+    for m in _PLACED.finditer(text):
+        side = "under" if re.fullmatch(_UNDER, m.group(1).lower()) else "on"
+        out.append((side, singular(m.group(2).lower())))
+    return out
+
+
+def place_difference(focus: str, caption: str) -> Difference | None:
+    """The side of a thing the question puts something on that the caption says otherwise ("on top
+    of the lettuce" asked, "under the lettuce" told), or None."""
+    told = _placed(caption)
+    for side, thing in _placed(focus):
+        other = [s for s, t in told if same_thing(t, thing)]
+        if other and side not in other:
+            return Difference("place", f"{side} the {thing}", f"{other[0]} the {thing}")
+    return None
+
+
 def tool_difference(focus: str, caption: str) -> Difference | None:
     """The tool the question names that the caption names otherwise (and never names as asked)."""
     asked = tool_named(focus)
@@ -81,12 +109,21 @@ def difference(focus: str, caption: str) -> Difference | None:
     least two steps apart (low against medium, medium against high)."""
     asked = parse_details(focus)
     if not asked.levels and not asked.temperatures:
-        return tool_difference(focus, caption)
+        return tool_difference(focus, caption) or place_difference(focus, caption)
     told = parse_details(caption)
     if asked.levels and told.levels:
         gap = min(abs(a - c) for _, a in asked.levels for _, c in told.levels)
         return Difference("setting", asked.levels[0][0], told.levels[0][0]) if gap >= MIN_GAP else None
     return next((d for d in value_differences(asked, told) if d.kind == "temperature"), None)
+
+
+def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
+    """Whether the caption tells the tool or the place the question asks about, as asked."""
+    if d.kind == "tool":
+        return _names(caption, d.expected)
+    if d.kind == "place":
+        return bool(set(_placed(focus)) & set(_placed(caption)))
+    return False
 
 
 def compose(d: Difference, m: Moment) -> str:
@@ -133,8 +170,8 @@ async def checked(
     the difference for the trace), or None when the answer stands."""
     if ga.moment is not None:
         d = difference(focus, ga.moment.text) if ga.text.startswith("Yes") else None
-        if d is not None and d.kind == "tool" and any(_names(m.text, d.expected) for m in ga.candidates):
-            d = None  # another moment names the tool asked about
+        if d is not None and any(_told_as_asked(d, focus, m.text) for m in ga.candidates):
+            d = None  # another moment tells the tool or the place asked about
         return None if d is None else (compose(d, ga.moment), ga.moment, d.to_json())
     said = await clock.run_blocking(no_by_setting, gate, encoder, focus, ga.candidates, threshold)
     return None if said is None else (said[0], said[2], said[1].to_json())

@@ -6,7 +6,8 @@ have happened; that is "I don't remember you doing that", unless the "No" is ear
 
 - memory covers the time the question is about: the session holds clips from its start to
   the time asked, with no gap longer than `COVERAGE_GAP_S` (the captioner was not off);
-- something the question names is nowhere in that memory: no clip names the thing, in any
+- something the question names, a thing the lexicons know (tasks/word_kinds.py: so are its
+  other names), is nowhere in that memory: no clip names the thing, in any
   number or as a member of a general word (answers/meaning.py), and no word of the moments
   closest to the question is near it for the word encoder (`NAMED_COSINE`), so a caption
   that names it in other words ("sodium chloride" for salt) keeps the "No" from being said.
@@ -79,6 +80,10 @@ def unseen(
 ) -> Unseen | None:
     """The thing the question names that no clip names, in the same or other words, else None."""
     for thing in asked_things(focus):
+        if lexical_kind(thing) is None:
+            # a word no lexicon knows ("stalks"): its other names ("stems") are not known either,
+            # so its absence from memory shows nothing
+            continue
         if any(meaning.thing_in(thing, c.text) for c in clips):
             continue
         closest = _closest(thing, focus_words, nearest_words)

@@ -370,6 +370,8 @@ def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
     pronoun = len(words) > asked.verb_words and words[asked.verb_words].lower() in PRONOUNS
     if not asked.verb or asked.verb_at != 0 or not pronoun or BROAD.get(asked.verb):
         return Reading(None, False)
+    if not all(thing_in(t, caption) for t in things(focus)):
+        return Reading(None, False)  # "wrap it in tortillas" is not "wrapping up the lettuce wraps"
     caption_words = _tokens(caption)
     at = next((i for i, t in caption_verbs(caption) if covers_act(asked.verb, t)), None)
     if at is None:

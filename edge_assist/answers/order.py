@@ -20,6 +20,7 @@ from edge_assist.answers import meaning
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.text.action_families import APPLIANCE_ACTS
+from edge_assist.text.put_on_verbs import PUTS_ON
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
 _DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)\s+(before|after)\s+(.+)$")
@@ -52,6 +53,11 @@ _WHICH_FIRST = re.compile(
     r"^(?:which|what)\s+(?:did\s+(?:i|you)\s+do|came|happened|went in|was)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$"
 )
 _OR_FIRST = re.compile(r"^(?:did|do)\s+(?:i|you)\s+(.+?)\s+or\s+(.+?)\s+first$")
+# "salsa or oregano, which went in first?"
+_PAIR_THEN_WHICH = re.compile(
+    r"^(.+?)\s+or\s+(.+?),?\s+(?:which|what)(?:\s+one)?\s+(?:did\s+(?:i|you)\s+(?:do|add|use|put in)|came"
+    r"|happened|went in|went on|was)\s+first$"
+)
 # A clause of the second act with the thing as subject: "the milk went in", "it was chopped".
 _THING_WENT = re.compile(
     r"^(?:the\s+|my\s+)?(.+?)\s+(?:went|go|goes|got|was|were)\s+(in|into|on|added|put in)\b.*$"
@@ -66,13 +72,15 @@ def parse(question: str) -> Ordered | None:
         q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
     elif m := _BY_THE_TIME.match(q):
         q = f"did i {m.group(1)} before {m.group(2)}"
-    if m := (_WHICH_FIRST.match(q) or _OR_FIRST.match(q)):
+    if m := (_WHICH_FIRST.match(q) or _OR_FIRST.match(q) or _PAIR_THEN_WHICH.match(q)):
         first = _based(_I.sub("", m.group(1)))
         first = first if meaning.verb_base(first.split()[0]) else f"add {first}"
         return Ordered(first, "first", _with_verb(_I.sub("", m.group(2)), first))
     m = _DID.match(q)
     if m:
         first, word, rest = _based(m.group(1)), m.group(2), _I.sub("", m.group(3))
+        # "salt it before the pepper": the salt went in before the pepper did
+        first = meaning.implied(first) if first.split()[0] in PUTS_ON else first
         return Ordered(first, word, _with_verb(rest, first))
     w = _WENT.match(q)
     if w:

@@ -60,7 +60,8 @@ _SAME = [
     plastic-wrap cling-film|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|broth stock|
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
     cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan|
-    pot saucepan""".split("|")
+    pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop|jug pitcher|
+    sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 
