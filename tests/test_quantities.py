@@ -28,6 +28,9 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
     assert q is not None and q.times and q.which == "last"
     q = parse("how much flour went in?")
     assert q is not None and (q.thing, q.action) == ({"flour"}, frozenset())
+    q = parse("how much balsamic?")  # said short: the thing's use
+    assert q is not None and (q.thing, q.action) == ({"balsamic"}, frozenset())
+    assert parse("how much of it?") is None and parse("how many times?") is None  # follow-ups
     q = parse("how long was the bowl in the microwave the first time?")
     assert q is not None and (q.thing, q.action, q.which) == ({"bowl"}, microwave, "first")
     q = parse("how long did the pancakes cook before I flipped them?")  # not the flipping

@@ -274,3 +274,19 @@ def test_an_order_question_in_other_shapes_names_both_acts() -> None:
     assert order.parse("salsa or oregano, which went in first?") == order.Ordered(
         "add salsa", "first", "add oregano"
     )
+
+
+def test_short_forms_people_ask_in() -> None:
+    from edge_assist.answers import order
+
+    assert as_wearers("is the cheese on yet?") == "did I add the cheese?"
+    assert as_wearers("is the oven on?") == "is the oven on?"  # switched on, not put on
+    assert as_wearers("have I rolled it up yet?") == "did I roll it up?"
+    assert as_wearers("have I got any eggs left?") == "have I got any eggs left?"  # having, not doing
+    assert order.parse("shallot before garlic in the pan?") == order.Ordered(
+        "add the shallot", "before", "add the garlic"
+    )
+    assert order.parse("the salt before the pepper?") == order.Ordered(
+        "add the salt", "before", "add the pepper"
+    )
+    assert order.parse("stir before the salt?") is None and order.parse("what before the eggs?") is None

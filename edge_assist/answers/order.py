@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from edge_assist.answers import meaning
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS
 from edge_assist.text.put_on_verbs import PUTS_ON
 
@@ -28,6 +29,14 @@ _DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)
 _WENT = re.compile(
     r"^did\s+(?:the\s+|my\s+|some\s+)?(.+?)\s+go\s+(?:in|into|on|onto)?\s*(?:it\s+|the\s+\w+\s+)?"
     r"(before|after)\s+(?:the\s+|my\s+|some\s+)?(.+)$"
+)
+# "shallot before garlic in the pan?": two things said alone, the order they went in
+_BARE_PAIR = re.compile(
+    r"^(?:the\s+|my\s+)?([a-z-]+(?:\s+[a-z-]+)?)\s+(before|after)\s+(?:the\s+|my\s+)?([a-z-]+(?:\s+[a-z-]+)?)"
+    r"(?:\s+(?:in|into|on|onto)\s+.+)?$"
+)
+_NOT_A_THING = frozenset(
+    "what which when where who how did do does have had was is i you it then and".split()
 )
 _I = re.compile(r"^(?:i|you)(?:'d|'ve|\s+had|\s+have)?\s+(?:even\s+|already\s+|just\s+)?")
 # Words that open the second act's noun phrase, never its verb ("before the cheese").
@@ -85,7 +94,17 @@ def parse(question: str) -> Ordered | None:
     w = _WENT.match(q)
     if w:
         return Ordered(f"add the {w.group(1)}", w.group(2), f"add the {w.group(3)}")
+    b = _BARE_PAIR.match(q)
+    if b and not {*b.group(1).split(), *b.group(3).split()} & _NOT_A_THING:
+        if all(_thing_word(w) for w in (b.group(1).split()[0], b.group(3).split()[0])):
+            return Ordered(f"add the {b.group(1)}", b.group(2), f"add the {b.group(3)}")
     return None
+
+
+def _thing_word(word: str) -> bool:
+    """A word naming a thing: an ingredient or a tool ("salt", though salting is an act too), or
+    no verb at all."""
+    return lexical_kind(word) in (MATERIAL, TOOL) or meaning.verb_base(word) is None
 
 
 def _based(focus: str) -> str:

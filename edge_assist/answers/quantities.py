@@ -40,6 +40,8 @@ _VERB_START = re.compile(
     r"\b(?:did|do|does|have|had|has|was|were|am|is|are|went|go|goes|got|get|gets|came|come|used)\b"
 )
 _SUBJECTS = frozenset("i you we it they that this them those these".split())
+# "how much of it?": no thing of its own, it leans on what was said before (answers/follow_ups.py)
+_PRONOUN_ONLY = re.compile(r"^(?:(?:of\s+)?(?:it|that|them|this|those|these|there)|times?)\b")
 # "before I flipped them", "until it melted": a clause about another moment, not this one.
 _OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while)\b.*$")
 _FIRST = re.compile(
@@ -96,6 +98,9 @@ def parse(question: str) -> QuantityQuestion | None:
     which = _which(rest)
     rest = _AGAIN.sub(" ", _LAST.sub(" ", _FIRST.sub(" ", rest)))
     verb_at = _VERB_START.search(rest)
+    if verb_at is None and how != "long" and rest and not _PRONOUN_ONLY.match(rest):
+        rest += " did i use"  # "how much balsamic?": said short, asked about its use
+        verb_at = _VERB_START.search(rest)
     if verb_at is None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])

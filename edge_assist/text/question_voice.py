@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text.action_families import known
+from edge_assist.text.action_families import APPLIANCE_ACTS, known
 from edge_assist.text.verb_forms import IRREGULAR_PAST, is_verb
 
 # Past participles that are not past tenses too ("beaten", not "beat").
@@ -119,7 +119,11 @@ _ANY_IN = re.compile(
 _ON_HEAT = re.compile(
     rf"^(?:was|were|is|are)\s+{_DET}{_THING}\s+((?:on|over|at)\s+\S+(?:\s+\S+)?\s+(?:heat|flame))$"
 )
-_IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+in(?:\s+yet|\s+already)?$")
+_IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?$")
+# "have I rolled it up yet?": did I roll it up
+_HAVE_I = re.compile(
+    r"^(?:have|had)\s+i\s+(?:already\s+|just\s+|ever\s+)?(?!got\b)(\S+)\s*(.*?)(?:\s+(?:yet|already))?$"
+)
 _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
 
 
@@ -174,8 +178,10 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"did I add {_thing(m.group(1))}{end}"
     if m := _ON_HEAT.match(low):
         return f"did I heat the {_thing(m.group(1))} {m.group(2)}{end}"
-    if m := _IS_IN.match(low):
-        return f"did I add the {_thing(m.group(1))}{end}"  # "is the egg in yet?"
+    if (m := _IS_IN.match(low)) and not _switched(m.group(1), low):
+        return f"did I add the {_thing(m.group(1))}{end}"  # "is the egg in yet?", "is the cheese on?"
+    if (m := _HAVE_I.match(low)) and (base := participle_base(m.group(1))):
+        return f"did I {base}{_tail(m.group(2))}{end}"
     if m := _YESNO_FIRST.match(low):
         return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
     if m := _DID_GO_IN.match(low):
@@ -193,6 +199,14 @@ def _as_wearers(q: str, end: str) -> str | None:
         if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there"):
             return f"did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
     return None
+
+
+# Things that are on when switched on, not when put on: "is the oven on?" asks about the oven.
+_SWITCHED = frozenset("stove hob burner cooktop light lamp tap faucet fan heat flame gas power".split())
+
+
+def _switched(thing: str, question: str) -> bool:
+    return " on" in question and any(w in _SWITCHED or w in APPLIANCE_ACTS for w in thing.split())
 
 
 def _where(particle: str, rest: str) -> str:
