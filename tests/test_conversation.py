@@ -35,6 +35,9 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("and the salt?", "object", "the salt"),
         ("what about the cheese?", "object", "the cheese"),
         ("And how about the English muffin?", "object", "the english muffin"),
+        ("what for?", "purpose", ""),
+        ("for what?", "purpose", ""),
+        ("and when did they go in the pan?", "pointer", "when did they go in the pan"),
     ],
 )
 def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:
@@ -134,6 +137,14 @@ def test_and_the_cheese_asks_the_last_question_again(
     assert "3:39" in _ask(demo_dir, capsys, "when did I top the cup with salsa?")["answer"]
     much = _ask(demo_dir, capsys, "how much?", "--continue")
     assert much["answer"] == "1 tablespoon. At 3:39 you topped cup with 1 tablespoon of salsa."
+    purpose = _ask(demo_dir, capsys, "what for?", "--continue")
+    assert purpose["answer"] == "At 3:39 you topped cup with 1 tablespoon of salsa."
+    # a whole question about the last question's thing, by a pronoun
+    assert _ask(demo_dir, capsys, "how much salsa did I add?")["answer"].startswith("1 tablespoon")
+    when = _ask(demo_dir, capsys, "and when did I add it?", "--continue")
+    assert (
+        "3:39" in when["answer"] and when["trace"]["follow_up"]["asked_as"] == "when did I add the salsa"
+    ), when
 
 
 @pytest.mark.slow  # the replay loads the offline text encoder

@@ -36,7 +36,7 @@ KEEP = 6
 FILE_NAME = "conversation.json"
 ABOUT_WHAT = "About what? Ask the whole question."
 
-KINDS = ("after", "before", "amount", "where", "ago", "object", "named", "vague")
+KINDS = ("after", "before", "amount", "where", "ago", "purpose", "object", "named", "pointer", "vague")
 
 _THAT = r"(?:that|this|it|then)"
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -69,6 +69,14 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "where",
         re.compile(rf"^where(?:\s+(?:was|is|did\s+i\s+do|did\s+that\s+happen)\s+{_THAT})?(?:\s+again)?"),
     ),
+    # "what for?": what the last moment was doing with the thing asked about
+    (
+        "purpose",
+        re.compile(
+            rf"^what\s+for|^for\s+what|^what\s+(?:was|is|were)\s+{_THAT}\s+for"
+            r"|^what\s+did\s+(?:i|you)\s+use\s+(?:it|that|them)\s+for|^why"
+        ),
+    ),
     (
         "ago",
         re.compile(
@@ -85,6 +93,8 @@ _VAGUE = re.compile(
 # "and the egg, is that in yet?": a thing named, then a question about it by a pronoun
 _NAMED_THEN = re.compile(r"^(?:and|what about|how about)\s+(?P<obj>[a-z][a-z' -]*?)\s*,\s*(?P<rest>.+)$")
 _POINTER = re.compile(r"\b(?:that|it|they|them|this)\b")
+# "and when did they go in the pan?": a whole question whose thing is the last one's
+_AND_QUESTION = re.compile(r"^and\s+(?P<rest>(?:when|where|how|did|was|were|is|are|what\s+time)\b.*)$")
 _OBJECT = re.compile(r"^(?:and\s+what\s+about|and\s+how\s+about|what\s+about|how\s+about|and)\s+(?P<obj>.+)$")
 # Words that make "and ..." a question or a clause of its own, not a bare thing.
 _NOT_THING = frozenset(
@@ -111,6 +121,9 @@ def follow_up(question: str) -> FollowUp | None:
     if named is not None and _POINTER.search(named.group("rest")) and len(named.group("obj").split()) <= 4:
         # the whole question is here: "is the egg in yet?"
         return FollowUp("named", _POINTER.sub(named.group("obj"), named.group("rest"), count=1) + "?")
+    pointed = _AND_QUESTION.match(q)
+    if pointed is not None and re.search(r"\b(?:it|they|them)\b", pointed.group("rest")):
+        return FollowUp("pointer", pointed.group("rest"))
     m = _OBJECT.match(q)
     if m is not None:
         obj = m.group("obj").strip()

@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import places
+from edge_assist.answers import meaning, places, quantities
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
@@ -68,6 +68,17 @@ def with_object(question: str, obj: str) -> str | None:
     if not old or at < 0:
         return None
     return f"{q[:at]}{obj}{q[at + len(old) :]}?"
+
+
+def _last_thing(question: str) -> str:
+    """The thing the last question asked about: "garlic cloves" of "how many garlic cloves did I
+    peel?", "the cheese" of "when did I add the cheese?" (its article dropped)."""
+    asked = quantities.parse(question)
+    if asked is not None and asked.said_thing:
+        return asked.said_thing
+    focus = answer_text.question_focus(question)
+    words = meaning.things(focus)
+    return words[0] if words else ""
 
 
 _AMOUNT_DIMS = {"much": ("volume", "mass", "count"), "many": ("count",), "long": ("time",)}
@@ -122,6 +133,13 @@ async def resolve(
         return Resolved(question, follow, ABOUT_WHAT, outcome="a pointer to nothing named", keep=False)
     if last is None:
         return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
+    if follow.kind == "pointer":
+        thing = _last_thing(last.resolved)
+        if not thing:
+            return Resolved(question, follow, ABOUT_WHAT, outcome="no thing in the last question", keep=False)
+        again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
+        again = re.sub(r"\bi\b", "I", again)
+        return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
     if follow.kind == "object":
         again = with_object(last.resolved, follow.obj)
         if again is None:
@@ -148,6 +166,9 @@ async def resolve(
         text = _amount(m, follow.obj)
         told = m if text != answer_text.DONT_REMEMBER else None
         return Resolved(frame, follow, text, told, outcome="the last moment's amount")
+    if follow.kind == "purpose":
+        said = answer_text.tell(m.text, m.t0, m.note)
+        return Resolved(frame, follow, said, m, outcome="what the last moment was doing")
     if follow.kind == "where":
         said = await places.where(m, recall, clock, before_t)
         return Resolved(frame, follow, said, m, "where the last moment was")

@@ -213,6 +213,8 @@ class GroundedAnswerer:
             trace=trace,
         )
         chosen = await self._choose(question, found, offered, timings, trace)
+        if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
+            chosen = None  # one act of an order question is not its answer ("salt before the pepper")
         moment = chosen
         if chosen is not None and kind in ("after", "before"):
             moment = await self.recall.neighbour(

@@ -165,3 +165,12 @@ def _key(m: Moment) -> tuple[str, int]:
 def _told(m: Moment) -> str:
     s = tell(m.text, m.t0, m.note).rstrip(".")
     return s[0].lower() + s[1:]
+
+
+_ORDER_WORDS = re.compile(r"\b(?:before|after|then|first|once|until|till)\b", re.I)
+
+
+def tells_an_order(caption: str) -> bool:
+    """Whether one moment's caption tells an order itself ("drain before removing"): the only
+    moment an order question not answered by two may rest on."""
+    return bool(_ORDER_WORDS.search(caption))
