@@ -182,6 +182,15 @@ async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoM
 
 
 @pytest.mark.slow
+async def test_an_order_question_with_one_act_unseen_rests_on_neither(demo: EgoMemoAssistant) -> None:
+    sid = demo_stream()[0]["session_id"]
+    # the salsa was added, the salt never was: the salsa moment alone says nothing of their order
+    told = await demo.answer("did I salt the cup before the salsa?", session_id=sid)
+    assert not said_yes(told.text) and not said_no(told.text), told.text
+    assert told.trace["order"][3] == "not both found"
+
+
+@pytest.mark.slow
 async def test_did_i_forget_is_answered_from_the_same_evidence_turned_round(demo: EgoMemoAssistant) -> None:
     sid = demo_stream()[0]["session_id"]
     cheese = await demo.answer("did I forget to add the cheese?", session_id=sid)
