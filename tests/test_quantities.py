@@ -93,3 +93,21 @@ def test_quantities_over_the_demo_memory(
     assert main(["ask", question, "--json", "--set", f"general.data_dir={demo_dir}", *CLIP_LEVEL_ARGS]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["answer"].startswith(said) and out["stage"] == stage
+
+
+def test_a_dish_safe_for_the_microwave_is_no_use_of_it() -> None:
+    from edge_assist.answers.quantities import matches
+    from edge_assist.retrieval.api import CaptionRecord
+
+    clips = [
+        CaptionRecord(
+            "s", 0, 40.0, 76.0, "To a microwave-safe cup, I'm tipping in a third of a mug cheddar cheese."
+        ),
+        CaptionRecord("s", 1, 260.0, 314.0, "I liquefied the cheese by microwaving mug for thirty sec."),
+        CaptionRecord("s", 2, 321.0, 339.0, "I put the diced pepper in the microwave-safe basin."),
+        CaptionRecord("s", 3, 350.0, 520.0, "I zapped the dish, covered, for two mins."),
+    ]
+    q = parse("how many times did I use the microwave?")
+    assert q is not None
+    found, _ = matches(q, clips)
+    assert [f.moment.t0 for f in found] == [260.0, 350.0]

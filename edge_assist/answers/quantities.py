@@ -56,6 +56,7 @@ _AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
 _LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep go went".split())
 # Words of the question that name neither the thing nor the action.
 _EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
+_KIND_OF = re.compile(r"\b[a-z]+-(?:safe|proof|friendly|resistant)\b", re.I)
 TOLD = 3  # moments told one by one in an answer that adds several up
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
 
@@ -197,9 +198,11 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
     found: list[Found] = []
     named = False
     for c in clips:
-        words = answer_text.content_words(c.text)
-        has_thing = bool(q.thing) and (q.thing <= words or names(q.said_thing, c.text))
-        has_action = tells_act(q, c.text)
+        # "a microwave-safe cup" names a kind of cup, not a use of the microwave
+        text = _KIND_OF.sub(" ", c.text)
+        words = answer_text.content_words(text)
+        has_thing = bool(q.thing) and (q.thing <= words or names(q.said_thing, text))
+        has_action = tells_act(q, text)
         named = named or has_thing or has_action
         if q.times:
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):
