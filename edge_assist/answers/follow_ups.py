@@ -70,6 +70,16 @@ def with_object(question: str, obj: str) -> str | None:
     return f"{q[:at]}{obj}{q[at + len(old) :]}?"
 
 
+def _pointed(question: str, follow: FollowUp, last: Turn) -> Resolved:
+    """ "and when did they go in the pan?": the question asked of the last question's thing."""
+    thing = _last_thing(last.resolved)
+    if not thing:
+        return Resolved(question, follow, ABOUT_WHAT, outcome="no thing in the last question", keep=False)
+    again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
+    again = re.sub(r"\bi\b", "I", again)
+    return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
+
+
 def _last_thing(question: str) -> str:
     """The thing the last question asked about: "garlic cloves" of "how many garlic cloves did I
     peel?", "the cheese" of "when did I add the cheese?" (its article dropped)."""
@@ -134,12 +144,7 @@ async def resolve(
     if last is None:
         return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
     if follow.kind == "pointer":
-        thing = _last_thing(last.resolved)
-        if not thing:
-            return Resolved(question, follow, ABOUT_WHAT, outcome="no thing in the last question", keep=False)
-        again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
-        again = re.sub(r"\bi\b", "I", again)
-        return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
+        return _pointed(question, follow, last)
     if follow.kind == "object":
         again = with_object(last.resolved, follow.obj)
         if again is None:
