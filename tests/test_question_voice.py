@@ -90,6 +90,8 @@ def test_what_a_with_phrase_puts_on_is_asked_about() -> None:
 def test_a_verb_of_its_own_manner_adds_what_it_puts_into_a_vessel_or_a_food() -> None:
     assert meaning.restate("add lemon", "squeezing a lemon into the bowl of batter") == "squeezing lemon"
     assert meaning.restate("add the milk", "I am carrying the milk to the table.") is None
+    # the thing asked about is where the egg went, not what was put: no "Yes" to greasing it
+    assert meaning.restate("grease the cup", "Pour 1 egg into the ramekin cup") is None
 
 
 def test_a_noun_first_focus_is_restated_verb_first() -> None:

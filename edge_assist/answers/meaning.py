@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers.put_into import puts_into
 from edge_assist.answers.support import is_content
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
@@ -259,17 +260,6 @@ class Reading:
 _SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
 
 
-# Where a caption puts its thing: "to the dish", "into a bowl", "onto the warm toast".
-_INTO = re.compile(
-    r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my|his|her|their)\s+([a-z-]+)(?:\s+([a-z-]+))?", re.I
-)
-
-
-def _puts_into(caption: str) -> bool:
-    """Whether the caption puts something into or onto a vessel or a food (not "to the table")."""
-    return any(lexical_kind(w) in (TOOL, MATERIAL) for m in _INTO.finditer(caption) for w in m.groups() if w)
-
-
 def _adds(verb: str) -> bool:
     """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
@@ -342,7 +332,7 @@ def _read(focus: str, caption: str) -> Reading:
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares
             match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
-            if match is None and _adds(asked.verb) and _puts_into(caption):
+            if match is None and _adds(asked.verb) and puts_into(caption, asked.thing):
                 # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
                 # own manner that still puts the thing somewhere adds it
                 match = caption_words[verbs[0][0]]
