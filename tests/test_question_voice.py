@@ -239,15 +239,16 @@ def test_a_statement_asked_back_is_the_question_it_asks() -> None:
 
 
 def test_a_moment_timed_otherwise_is_another_doing_of_the_act() -> None:
-    from edge_assist.answers.backing import _another_time
+    from edge_assist.answers.backing import _another_time, _times
 
-    assert _another_time("cook it for 3 minutes", "I am frying it in the skillet for two mins.")
-    assert _another_time(
-        "microwave it for about 10 seconds", "for fifteen - thirty more seconds, microwaving"
-    )
-    assert not _another_time("cook it for 2 minutes", "pan-frying the garlic for two - three mins")  # a range
-    assert not _another_time("microwave it for 30 seconds", "nuking the mug for thirty secs")
-    assert not _another_time("microwave it", "nuking the mug for 45 seconds")  # no time asked
+    def another(focus: str, caption: str) -> bool:
+        return _another_time(_times(focus), caption)
+
+    assert another("cook it for 3 minutes", "I am frying it in the skillet for two mins.")
+    assert another("microwave it for about 10 seconds", "for fifteen - thirty more seconds, microwaving")
+    assert not another("cook it for 2 minutes", "pan-frying the garlic for two - three mins")  # a range
+    assert not another("microwave it for 30 seconds", "nuking the mug for thirty secs")
+    assert not another("microwave it", "nuking the mug for 45 seconds")  # no time asked
 
 
 def test_a_thing_put_under_what_it_was_asked_on_is_a_no() -> None:

@@ -41,20 +41,26 @@ def backing(
         encoder, [(r.restated, m.text) for m, r in zip(found, readings, strict=True) if r.restated]
     )
     out: dict[Moment, float] = {}
+    asked_times = _times(focus)
     for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:
             cosine = max(m.score, near.get((r.restated, m.text), m.score))
             feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
-        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(focus, m.text) else p
+        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, m.text) else p
     return out
 
 
-def _another_time(focus: str, caption: str) -> bool:
-    """Whether the caption times its act otherwise than the question does ("cook it for 3
-    minutes" over "frying for two mins"): the same act, another time it was done."""
-    asked = [a.value for a in parse_details(focus).amounts if a.dim == "time"]
+def _times(text: str) -> list[float]:
+    return [a.value for a in parse_details(text).amounts if a.dim == "time"]
+
+
+def _another_time(asked: list[float], caption: str) -> bool:
+    """Whether the caption times its act otherwise than the question's times `asked` ("cook it
+    for 3 minutes" over "frying for two mins"): the same act, another time it was done."""
+    if not asked:
+        return False  # most questions time nothing: the caption is not read
     told = parse_details(caption).amounts
     told_times = [a for a in told if a.dim == "time"]
     if not asked or not told_times:

@@ -149,11 +149,10 @@ def no_by_setting(
     act asked about once the setting is left out ("heat the oil") and names another setting, the
     "No" that moment earns; else None."""
     bare = without_setting(focus)
-    asked = parse_details(focus)
-    if bare == focus or not asked.levels and not asked.temperatures and tool_named(focus) is None:
+    asked, tool = parse_details(focus), tool_named(focus)
+    if bare == focus or not asked.levels and not asked.temperatures and tool is None:
         return None
     near = list(ranked[:NEAREST])
-    tool = tool_named(focus)
     if tool is not None and any(_names(m.text, tool[0]) for m in ranked):
         return None  # a moment names the tool asked about: no "No" by another
     p = backing(gate, encoder, bare, near)
