@@ -155,18 +155,15 @@ class GroundedAnswerer:
     ) -> GroundedAnswer | None:
         """Whether one act came before (or after) another: both found, their times compared."""
 
-        async def find(focus: str) -> list[Moment]:
-            _, offered = await self._offered(
-                focus,
-                focus,
-                before_t=before_t,
-                session_id=session_id,
-                past_sessions=past_sessions,
-                in_view=(),
-                timings={},
-                trace={},
-            )
-            return offered
+        async def find(focus: str) -> order.Found:
+            seen: dict[str, Any] = {}
+            found, offered = await self._offered(
+                focus, focus, before_t=before_t, session_id=session_id, past_sessions=past_sessions,
+                in_view=(), timings={}, trace=seen,
+            )  # fmt: skip
+            bar = seen["min_score"] * order.PLAUSIBLE_SHARE
+            backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
+            return order.Found(offered, [m for m, row in backed if row[-1] >= bar])
 
         told = await order.answer(asked, find)
         trace["order"] = [asked.first, asked.word, asked.second, "found" if told else "not both found"]

@@ -42,7 +42,18 @@ _I = re.compile(r"^(?:i|you)(?:'d|'ve|\s+had|\s+have)?\s+(?:even\s+|already\s+|j
 # Words that open the second act's noun phrase, never its verb ("before the cheese").
 _NOT_VERBS = frozenset({"the", "a", "an", "my", "some", "any", "it", "them"})
 
-Find = Callable[[str], Awaitable[list[Moment]]]  # the moments that tell an act, best first
+# A moment backed at this share of the answer gate's threshold may still be the act: too weak to
+# answer from, strong enough that a "No" resting on other moments could be wrong.
+PLAUSIBLE_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Found:
+    offered: list[Moment]  # the moments that tell an act, best first
+    plausible: list[Moment]  # every moment that may tell it, offered ones included
+
+
+Find = Callable[[str], Awaitable[Found]]
 
 
 @dataclass(frozen=True)
@@ -141,21 +152,30 @@ def _with_verb(rest: str, first: str) -> str:
 async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     """The answer and the two moments it rests on, or None when either act is not found, or when
     the moments that tell the acts do not agree on their order (an act done twice, a moment
-    that may be either): a "No" then could be wrong, and a "Yes" rests on a guess."""
-    firsts, seconds = await find(asked.first), await find(asked.second)
+    that may be either): a "No" then could be wrong, and a "Yes" rests on a guess. A "No" also
+    needs every moment that may tell either act, offered or not, to agree: a weaker match of the
+    first act in the asked order may be the act itself, and the offered one a later doing of it."""
+    one, other = await find(asked.first), await find(asked.second)
+    firsts, seconds = one.offered, other.offered
     if not firsts or not seconds:
         return None
     a, b = firsts[0], seconds[0]
     if _key(a) == _key(b):
         return None  # one moment for both: a step that says "before" itself ("drain before removing")
-    pairs = [(x.t0, y.t0) for x in firsts for y in seconds if _key(x) != _key(y)]
-    if len({x < y for x, y in pairs}) > 1:
+    if len(_orders(firsts, seconds)) > 1:
         return None
     early, late = sorted((a, b), key=lambda m: m.t0)
     if asked.word == "first":
         return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [a, b]
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
+    if not holds and len(_orders(one.plausible, other.plausible)) > 1:
+        return None
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def _orders(firsts: list[Moment], seconds: list[Moment]) -> set[bool]:
+    """Whether each first act came before each second act, over every pair of distinct moments."""
+    return {x.t0 < y.t0 for x in firsts for y in seconds if _key(x) != _key(y)}
 
 
 def _key(m: Moment) -> tuple[str, int]:
