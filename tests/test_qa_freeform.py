@@ -33,7 +33,7 @@ DEMO = "1_34"
 
 
 def _all() -> dict[str, list[FreeQuestion]]:
-    parts = ("dev", "heldback", "heldback2", "dev3", "heldback3", "dev4", "heldback4")
+    parts = ("dev", "heldback", "heldback2", "dev3", "heldback3", "dev4", "heldback4", "dev5", "heldback5")
     return {p: load_questions(QUESTIONS / f"freeform-{p}.jsonl") for p in parts}
 
 
@@ -47,13 +47,17 @@ def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
     assert DEMO in recs["dev"] and len(val - {DEMO}) >= 15
     # Each held-back set is over recordings no other file uses.
     assert not (recs["dev"] & recs["heldback"]) and not (recs["heldback2"] & (recs["dev"] | recs["heldback"]))
-    for p in ("dev3", "heldback3", "dev4", "heldback4"):  # later pairs: recordings no other file uses
+    # later pairs: recordings no other file uses
+    for p in ("dev3", "heldback3", "dev4", "heldback4", "dev5", "heldback5"):
         assert not recs[p] & set().union(*(r for q, r in recs.items() if q != p)), p
     recipes = json.loads((DATASET / "manifest.json").read_text())["recordings"]
-    tuned = {recipes[r]["recipe"] for r in recs["dev"] | recs["dev3"] | recs["dev4"] if r in recipes}
-    for tune, held in (("dev3", "heldback3"), ("dev4", "heldback4")):
+    tuning = recs["dev"] | recs["dev3"] | recs["dev4"] | recs["dev5"]
+    tuned = {recipes[r]["recipe"] for r in tuning if r in recipes}
+    for tune, held in (("dev3", "heldback3"), ("dev4", "heldback4"), ("dev5", "heldback5")):
         n, m = len(parts[tune]), len(parts[held])
         assert n + m >= 100 and 0.28 <= m / (n + m) <= 0.45, held
+        # The tuning twin teaches no new recipe: its recipes are the dev file's.
+        assert {recipes[r]["recipe"] for r in recs[tune]} <= {recipes[r]["recipe"] for r in recs["dev"]}, tune
         # Its held-back set's recipes are ones no tuning file asks about.
         assert not {recipes[r]["recipe"] for r in recs[held]} & tuned, held
     for p, qs in parts.items():
