@@ -34,6 +34,7 @@ from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
 from edge_assist.text.question_voice import as_wearers
+from edge_assist.text.spoken_questions import plain
 
 # An answer must always come back to a question (d_t = 1); when the model cannot give
 # one twice, this is what the wearer hears instead of nothing.
@@ -113,7 +114,7 @@ class OfflineAnswerer:
         started = time.perf_counter()
         at = asked_at if asked_at is not None else (conversation.now() if conversation else time.time())
         res = await follow_ups.resolve(
-            conversation, question, at=at, recall=self.recall, clock=self.clock, before_t=before_t
+            conversation, plain(question), at=at, recall=self.recall, clock=self.clock, before_t=before_t
         )
         if res.reply is not None:
             ans = _told(res, question, before_t)

@@ -1,0 +1,103 @@
+"""A question as speech gives it, said as the plain question it asks.
+
+The wearer speaks; speech-to-text writes what was said, hesitations, restarts and all: "uh did i
+put the uh the garlic in yet", "did I put the, did I add the garlic", and questions asked as a
+request or a doubt: "remind me when I put the oven on", "I can't remember if I salted this",
+"tell me how much milk I poured". The answerer reads plain questions, so these are said plain
+first: "did i put the garlic in yet", "did I add the garlic", "when did I put the oven on",
+"did I salt this", "how much milk did I pour". What is not one of these forms is left as said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge_assist.text.question_voice import participle_base, statement_asked
+
+# Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.
+_HESITATION = re.compile(r"(?:^|(?<=[\s,]))(?:u+h+|u+m+|e+r+m*|h+m+|m+h*m+|a+h+)\b[,.]?\s*", re.I)
+# "you know", "I mean" between commas, or opening the question
+_ASIDE = re.compile(r"(?:^|,\s*|\s)(?:you know|i mean|like)\s*,\s*|^(?:you know|i mean)\s+", re.I)
+
+# Frames around an embedded question: "remind me when ...", "I can't remember if ...".
+_FRAME = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+    r"(?:remind\s+me|tell\s+me|let\s+me\s+know|check|see|(?:do|did)\s+you\s+(?:know|remember|see|notice)"
+    r"|i\s+(?:can't|cannot|can\s+not|don't|do\s+not)\s+(?:remember|recall)|i\s+(?:forget|forgot)"
+    r"|i\s+(?:wonder|was\s+wondering)|(?:i'm\s+|i\s+am\s+)?not\s+sure|any\s+idea|no\s+idea)"
+    r"(?:\s+(?:again|please|for\s+me))?\s*,?\s+"
+    r"(?:of\s+|about\s+)?(if|whether|when|what\s+time|how\s+much|how\s+many|how\s+long|what|where|which)"
+    r"\s+(.+)$",
+    re.I,
+)
+# The embedded clause's subject and verb: "I poured", "I've added", "I had salted"
+_SUBJECT_VERB = re.compile(
+    r"^(?:(i|you)(?:'ve|'d|\s+have|\s+had)?\s+(?:already\s+|just\s+|actually\s+)?)(\S+)\s*(.*)$", re.I
+)
+
+
+def plain(question: str) -> str:
+    """The question without what speech adds around it; `question` itself when nothing is."""
+    q = " ".join(question.split())
+    end = q[len(q.rstrip("?.! ")) :]
+    body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
+    body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
+    body = _framed(body) or body
+    return question if body == q.rstrip("?.! ") else f"{body}{end}"
+
+
+def _unrepeated(text: str) -> str:
+    """Words said twice over, as a speaker does while thinking: "the the garlic", "did I did I
+    add": said once. Only runs of up to three words, next to each other."""
+    words = text.split()
+    out: list[str] = []
+    for w in words:
+        out.append(w)
+        for n in (3, 2, 1):
+            if len(out) >= 2 * n and _same(out[-n:], out[-2 * n : -n]):
+                del out[-n:]
+                break
+    return " ".join(out)
+
+
+def _same(a: list[str], b: list[str]) -> bool:
+    return [w.lower().strip(",") for w in a] == [w.lower().strip(",") for w in b]
+
+
+def _restarted(text: str) -> str:
+    """A question begun again: "did I put the, did I add the garlic" asks the second. The restart
+    opens with the same two words the question opened with, after a comma or a dash."""
+    words = text.split()
+    if len(words) < 5:
+        return text
+    opening = [w.lower() for w in words[:2]]
+    for i in range(len(words) - 2, 1, -1):
+        if [w.lower().strip(",") for w in words[i : i + 2]] == opening and words[i - 1].endswith((",", "-")):
+            return " ".join(words[i:])
+    if "-" in words[2:-2]:  # "did I put the - did I add the garlic"
+        i = len(words) - 1 - words[::-1].index("-")
+        if [w.lower() for w in words[i + 1 : i + 3]] == opening:
+            return " ".join(words[i + 1 :])
+    return text
+
+
+def _framed(text: str) -> str | None:
+    """The question a request or a doubt embeds: "remind me when I put the oven on" -> "when did
+    I put the oven on", "I can't remember if I salted this" -> "did I salt this"."""
+    m = _FRAME.match(text)
+    if m is None:
+        return None
+    wh, clause = " ".join(m.group(1).lower().split()), m.group(2)
+    if wh in ("if", "whether"):
+        return statement_asked(clause)
+    if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(2))):
+        rest = f" {sv.group(3)}" if sv.group(3) else ""
+        return f"{wh} did I {base}{rest}"
+    # "how much milk I poured": the thing comes before the clause
+    words = clause.split()
+    for i in range(1, min(len(words), 5)):
+        if words[i].lower() in ("i", "you") and (sv := _SUBJECT_VERB.match(" ".join(words[i:]))):
+            if base := participle_base(sv.group(2)):
+                rest = f" {sv.group(3)}" if sv.group(3) else ""
+                return f"{wh} {' '.join(words[:i])} did I {base}{rest}"
+    return None
