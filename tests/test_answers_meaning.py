@@ -39,6 +39,15 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
     assert not covers("dairy", "lettuce") and not covers("lettuce", "vegetable")
 
 
+def test_a_verb_with_off_or_out_that_takes_a_thing_away_removes_it() -> None:
+    assert meaning.parse("take the stalks off", verb_first=True).verb == "remove"
+    assert meaning.parse("pull out the seeds").verb == "remove"
+    assert meaning.caption_verbs("I drew out mushroom stems.") == [(1, "draw"), (1, "remove")]
+    assert meaning.read("take the stalks off", "I drew out mushroom stems.").restated is not None
+    assert meaning.read("remove the stems", "I drew out mushroom stems.").restated is not None
+    assert meaning.parse("take the bowl").verb == "take"  # taking alone is not removing
+
+
 def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing() -> None:
     assert meaning.restate("add cheese", CHEESE) == "sprinkle cheese"
     assert meaning.restate("add lettuce", LETTUCE) == "Line lettuce"

@@ -163,6 +163,11 @@ async def test_progress_questions_are_answered_from_the_tracker(
     far = await ts.answer("s1", "how far am I?")
     assert far is not None and far.startswith("2 of 12 steps")
     assert await ts.answer("s1", "where did I leave my keys?") is None
+    # what the wearer tells first, then asks: the question is what is asked
+    told_first = await ts.answer("s1", "ok the egg's in the cup, what now")
+    assert told_first == nxt
+    assert await ts.answer("s1", "the egg went in after the spray, how far along am I") == far
+    assert await ts.answer("s1", "the fruit I cut up, what did I do with it") is None
     # Cutting the muffin may come at any time; microwaving before pouring may not.
     await ts.observe(
         "s1", "Microwave the ramekin cup on high for 30 seconds", task_name="microwaveeggsandwich"

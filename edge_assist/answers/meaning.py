@@ -28,7 +28,7 @@ from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
 from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import covers, same_thing
-from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON
+from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
     CLAUSE_CONJUNCTIONS,
@@ -124,6 +124,8 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
     if verb:
         start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
         verb = PHRASAL.get((verb, words[1].lower()), verb) if start == 2 else verb
+        if (verb, words[start - 1 if start == 2 else -1].lower()) in REMOVES:
+            verb = "remove"  # "take the stalks off", "pull out the seeds"
     thing, at = _object_head(words, start)
     if not thing:
         # "season it with pepper": the thing the act puts on is the one asked about
@@ -207,7 +209,9 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
         if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
             base = verb_base(w)
             nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-            if base is not None and (base, nxt) in PHRASAL:
+            if base is not None and (base, nxt) in REMOVES:
+                out += [(i, base), (i, "remove")]  # "drew out the stems": drawing and removing
+            elif base is not None and (base, nxt) in PHRASAL:
                 act = PHRASAL[(base, nxt)]  # "getting rid of" is told by "rid", "turning over" by "turning"
                 out.append((i + 1 if act == "rid" else i, act))
             elif base is not None:

@@ -72,6 +72,8 @@ _BY_THE_TIME = re.compile(
 _WHICH_FIRST = re.compile(
     r"^(?:which|what)\s+(?:did\s+(?:i|you)\s+do|came|happened|went in|was)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$"
 )
+# "which did I chop first, the onion or the tomato": both acts are the one verb
+_WHICH_VERB_FIRST = re.compile(r"^which\s+did\s+(?:i|you)\s+(\w+)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$")
 _OR_FIRST = re.compile(r"^(?:did|do)\s+(?:i|you)\s+(.+?)\s+or\s+(.+?)\s+first$")
 # "salsa or oregano, which went in first?"
 _PAIR_THEN_WHICH = re.compile(
@@ -92,6 +94,8 @@ def parse(question: str) -> Ordered | None:
         q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
     elif m := _BY_THE_TIME.match(q):
         q = f"did i {m.group(1)} before {m.group(2)}"
+    if (m := _WHICH_VERB_FIRST.match(q)) and (verb := meaning.verb_base(m.group(1))) and verb != "do":
+        return Ordered(f"{verb} {m.group(2)}", "first", f"{verb} {m.group(3)}")
     if m := (_WHICH_FIRST.match(q) or _OR_FIRST.match(q) or _PAIR_THEN_WHICH.match(q)):
         first = _based(_I.sub("", m.group(1)))
         first = first if meaning.verb_base(first.split()[0]) else f"add {first}"

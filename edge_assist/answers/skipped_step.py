@@ -32,7 +32,7 @@ from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.model import Task
-from edge_assist.text.action_families import BROAD, covers_act, known
+from edge_assist.text.action_families import ANY_ACT, BROAD, covers_act, known
 
 # "have I added the cheese yet?": a question about progress, where a step still to come is a "No".
 _SO_FAR = re.compile(r"\b(?:yet|already|so\s+far)\b", re.I)
@@ -66,7 +66,7 @@ def names_step(focus: str, step_text: str) -> bool:
         if not rest or not rest <= content_words(step_text):
             return False
     verb = asked.verb.lower()
-    if not verb or not known(verb) or verb == "use":
+    if not verb or not known(verb) or verb in ANY_ACT:
         return bool(things) or bool(verb)
     # A step's own acts are its verbs where a verb stands ("Pat rinsed mushrooms dry" pats).
     return any(_tells(verb, told) for _, told in meaning.caption_verbs(step_text))
@@ -75,7 +75,7 @@ def names_step(focus: str, step_text: str) -> bool:
 def _tells(asked: str, told: str) -> bool:
     """`told` tells the act `asked` names; two general verbs ("put", "add") tell each other."""
     both_broad = BROAD.get(asked, frozenset()) & BROAD.get(told, frozenset())
-    return covers_act(asked, told) or (told != "use" and bool(both_broad))
+    return covers_act(asked, told) or (told not in ANY_ACT and bool(both_broad))
 
 
 def _act_told(focus: str, text: str) -> bool:

@@ -43,10 +43,13 @@ INTENTS = {
         "what do I do next",
         "what comes next",
         "what should I do now",
+        "what now",
+        "now what",
     ),
     "missed": ("what did I miss", "did I skip a step", "did I forget anything", "what have I not done yet"),
     "progress": (
         "how far am I",
+        "how far along am I",
         "how many steps are left",
         "how much is left to do",
         "am I almost done",
@@ -297,10 +300,12 @@ class TaskSession:
     def _intent(self, question: str) -> str | None:
         if self._intent_vecs is None:
             self._intent_vecs = {k: self.vectors.get(list(v)) for k, v in INTENTS.items()}
-        q = self.vectors.get([re.sub(r"\s+", " ", question.strip().lower())])[0]
-        scores = sorted(((float((m @ q).max()), k) for k, m in self._intent_vecs.items()), reverse=True)
-        (c1, best), (c2, _) = scores[0], scores[1]
-        return best if c1 >= INTENT_MIN_COS and c1 - c2 >= INTENT_MARGIN else None
+        for q in self.vectors.get(_asked_parts(question)):
+            scores = sorted(((float((m @ q).max()), k) for k, m in self._intent_vecs.items()), reverse=True)
+            (c1, best), (c2, _) = scores[0], scores[1]
+            if c1 >= INTENT_MIN_COS and c1 - c2 >= INTENT_MARGIN:
+                return best
+        return None
 
     def _answer(self, session_id: str, question: str) -> str | None:
         intent = self._intent(question)
@@ -366,3 +371,15 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
     # "am I nearly done?", "what's left?": the steps to go, by name, the first few of many
     more = f"; and {len(left) - 3} more" if len(left) > 3 else ""
     return f"{said}: " + "; ".join(st.text_of(s) for s in left[:3]) + more + "."
+
+
+_ASKING = frozenset({"what", "how", "which", "now"})
+
+
+def _asked_parts(question: str) -> list[str]:
+    """The question, then what it asks after what the wearer tells first: "ok the egg's out of the
+    microwave, what now" asks "what now", "the oil's in, how far along am I" "how far along am I"."""
+    words = re.sub(r"[^\w' ]+", " ", question.lower()).split()
+    whole = " ".join(question.strip().lower().split())
+    starts = [i for i, w in enumerate(words) if w in _ASKING and i >= 2 and words[i - 1] not in _ASKING]
+    return [whole, *(" ".join(words[i:]) for i in starts[-2:])]

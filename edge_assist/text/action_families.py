@@ -60,6 +60,7 @@ BROAD: dict[str, frozenset[str]] = {
     "put": _PUT_IN,
     "include": _PUT_IN,
     "use": frozenset(GROUPS),
+    "do": frozenset(GROUPS),  # "when did I do the lettuce?": whatever was done to it
     "cook": frozenset({"heat"}),
 }
 
@@ -88,6 +89,10 @@ APPLIANCE_ACTS: dict[str, str] = {
     "sink": "wash",
     "dishwasher": "wash",
 }
+
+
+# General verbs that stand for any act at all.
+ANY_ACT = frozenset({"use", "do"})
 
 
 def _own(verb: str) -> frozenset[str]:
@@ -125,8 +130,8 @@ def covers_act(asked: str, told: str) -> bool:
 
 def related_act(asked: str, told: str) -> bool:
     """Whether two verbs tell the same act or two ways of one general act ("pour the milk" and
-    "fill the mug with milk" are both adding), "use" left out since it covers every act."""
+    "fill the mug with milk" are both adding), "use" and "do" left out since they cover every act."""
     if same_act(asked, told):
         return True
     a_own, t_own = _own(asked.lower()), _own(told.lower())
-    return any(a_own & groups and t_own & groups for verb, groups in BROAD.items() if verb != "use")
+    return any(a_own & groups and t_own & groups for verb, groups in BROAD.items() if verb not in ANY_ACT)

@@ -14,6 +14,17 @@ PHRASAL = {
     ("toss", "into"): "add",
     ("throw", "in"): "add",
 }
+# Phrasal verbs that take a thing away from where it was: "take the stalks off", "drew out the
+# stems", "pull the tray out" all remove it, while the verb alone ("take", "draw") tells another
+# act too. A caption's such verb tells both acts; a question's asks about removing.
+REMOVES = frozenset(
+    (verb, particle)
+    for verbs, particle in (
+        ("take pull draw pick snap twist break tear peel strip cut pour scoop scrape wipe rinse", "off"),
+        ("take pull draw pick scoop cut squeeze strain", "out"),
+    )
+    for verb in verbs.split()
+)
 # Verbs that name the thing they put on ("did I sweeten it?" asks whether a sweetener went in):
 # when the question names no other thing, it asks about adding that one.
 PUTS_ON = {
