@@ -59,10 +59,12 @@ _PART = (
 _ADVERB = r"(?:(?:already|ever|actually|really|properly|all|both|just|even)\s+)?"
 
 _DID_GO_IN = re.compile(
-    rf"^(did|has|have|had)\s+{_DET}{_THING}\s+(?:go|gone|get|got|gotten)\s+{_INTO}\s*(.*)$"
+    rf"^(did|has|have|had)\s+{_DET}{_THING}\s+(?:go|gone|get|got|gotten|end up|ended up|make it|made it)\s+"
+    rf"{_INTO}\s*(.*)$"
 )
 _WHEN_GO_IN = re.compile(
-    rf"^(when|what time)\s+(?:did|does|has|have)\s+{_DET}{_THING}\s+(?:go|get|gone|got)\s+{_INTO}\s*(.*)$"
+    rf"^(when|what time)\s+(?:did|does|has|have)\s+{_DET}{_THING}\s+(?:go|get|gone|got|end up|make it)\s+"
+    rf"{_INTO}\s*(.*)$"
 )
 _HOW_MUCH_WENT_IN = re.compile(
     rf"^how (much|many)\s+{_THING}\s+(?:went|go|goes|got|gone|have gone|has gone|did i put|did i use)\s+"
@@ -111,13 +113,15 @@ def _tail(rest: str) -> str:
 # Words said around a question that ask nothing: "um, when did I ...", "... , right?"
 _FILLER_START = re.compile(r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+)+", re.I)
 _FILLER_END = re.compile(r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all)$", re.I)
-# "is there any hot sauce in the tuna?", "any sugar in it?": was the thing put in
+# "is there any hot sauce in the tuna?", "any sugar in it?", "was there cheese in the eggs?": was
+# the thing put in
 _ANY_IN = re.compile(
-    r"^(?:is there|are there|was there|were there)?\s*(?:any|some)\s+(.+?)\s+(?:in|on)\s+(.+)$"
+    r"^(?:(?:is|are|was|were)\s+there\s+(?:any\s+|some\s+)?|(?:any|some)\s+)(.+?)\s+(?:in|on)\s+(.+)$"
 )
-# "was the oil on medium heat?": the heat it was put over
+# "was the oil on medium heat?", "was the pan on high?": the heat it was put over
 _ON_HEAT = re.compile(
-    rf"^(?:was|were|is|are)\s+{_DET}{_THING}\s+((?:on|over|at)\s+\S+(?:\s+\S+)?\s+(?:heat|flame))$"
+    rf"^(?:was|were|is|are)\s+{_DET}{_THING}\s+((?:on|over|at)\s+\S+(?:\s+\S+)?\s+(?:heat|flame)"
+    r"|(?:on|at)\s+(?:high|low|medium|medium-high|medium-low|full|max|maximum|full power))$"
 )
 _IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?$")
 # "have I rolled it up yet?": did I roll it up
@@ -139,7 +143,7 @@ _I_DID = re.compile(r"^i\s+(?:already\s+|just\s+|definitely\s+|actually\s+)?(\S+
 _THING_WAS = re.compile(rf"^{_DET}{_THING}\s+(was|were|is|are|went|got|had)\s+(.+)$")
 
 
-def _statement(q: str) -> str | None:
+def statement_asked(q: str) -> str | None:
     """A statement asked back, said as the question it asks: "I didn't forget the salt" -> "did I
     forget the salt", "I've added the sugar" -> "did I add the sugar", "the oil was hot" -> "was
     the oil hot", "the pepper went in first" -> "did the pepper go in first"; else None."""
@@ -164,7 +168,7 @@ def as_wearers(question: str) -> str:
     raw = " ".join(question.split())
     end = raw[len(raw.rstrip("?.! ")) :]
     q = _FILLER_START.sub("", raw.rstrip("?.! "))
-    if (tag := _TAG.search(q)) is not None and (asked := _statement(q[: tag.start()])) is not None:
+    if (tag := _TAG.search(q)) is not None and (asked := statement_asked(q[: tag.start()])) is not None:
         q = asked
     q = _FILLER_END.sub("", q)
     said = _as_wearers(q, end)
