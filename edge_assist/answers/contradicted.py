@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from edge_assist.answers import meaning, varieties
 from edge_assist.answers.backing import backing
 from edge_assist.answers.support import AnswerGate
 from edge_assist.clock import Clock
@@ -109,7 +110,11 @@ def difference(focus: str, caption: str) -> Difference | None:
     least two steps apart (low against medium, medium against high)."""
     asked = parse_details(focus)
     if not asked.levels and not asked.temperatures:
-        return tool_difference(focus, caption) or place_difference(focus, caption)
+        return (
+            tool_difference(focus, caption)
+            or place_difference(focus, caption)
+            or varieties.variety_difference(focus, _thing(focus), caption)
+        )
     told = parse_details(caption)
     if asked.levels and told.levels:
         gap = min(abs(a - c) for _, a in asked.levels for _, c in told.levels)
@@ -123,7 +128,13 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return _names(caption, d.expected)
     if d.kind == "place":
         return bool(set(_placed(focus)) & set(_placed(caption)))
+    if d.kind == "variety":
+        return d.expected in varieties.varieties_of(_thing(focus), caption)
     return False
+
+
+def _thing(focus: str) -> str:
+    return meaning.parse(focus, verb_first=True).thing
 
 
 def compose(d: Difference, m: Moment) -> str:
@@ -133,8 +144,9 @@ def compose(d: Difference, m: Moment) -> str:
 
 
 def without_setting(focus: str) -> str:
-    """ "heat the oil on medium heat" -> "heat the oil"; "whisk it with a fork" -> "whisk it"."""
-    bare = _SETTING.sub("", focus)
+    """ "heat the oil on medium heat" -> "heat the oil"; "whisk it with a fork" -> "whisk it"; "use
+    whole milk" -> "use milk"."""
+    bare = varieties.without_variety(_SETTING.sub("", focus), _thing(focus))
     tool = tool_named(bare)
     if tool is not None:
         start, end = tool[1]
@@ -150,11 +162,15 @@ def no_by_setting(
     "No" that moment earns; else None."""
     bare = without_setting(focus)
     asked, tool = parse_details(focus), tool_named(focus)
-    if bare == focus or not asked.levels and not asked.temperatures and tool is None:
+    thing = _thing(focus)
+    variety = varieties.asked_variety(focus, thing) if thing else None
+    if bare == focus or not asked.levels and not asked.temperatures and tool is None and variety is None:
         return None
     near = list(ranked[:NEAREST])
     if tool is not None and any(_names(m.text, tool[0]) for m in ranked):
         return None  # a moment names the tool asked about: no "No" by another
+    if variety is not None and any(variety in varieties.varieties_of(thing, m.text) for m in ranked):
+        return None  # a moment names the variety asked about
     p = backing(gate, encoder, bare, near)
     for m in sorted(near, key=lambda m: -p[m]):
         if p[m] >= threshold and (d := difference(focus, m.text)) is not None:

@@ -1,0 +1,29 @@
+"""A variety of a thing asked otherwise than memory tells it: "whole milk" over "skimmed milk"."""
+
+from __future__ import annotations
+
+from edge_assist.answers import contradicted, varieties
+
+
+def test_a_variety_told_otherwise_is_a_difference() -> None:
+    d = contradicted.difference("use whole milk", "Pouring one mug of skimmed milk into a pan.")
+    assert d is not None and (d.kind, d.expected, d.observed) == ("variety", "whole", "skimmed")
+    d = contradicted.difference("add the red pepper", "slicing a green bell pepper")
+    assert d is not None and (d.expected, d.observed) == ("red", "green")
+    d = contradicted.difference("use semi skimmed milk", "adding skimmed milk")
+    assert d is not None and (d.expected, d.observed) == ("semi-skimmed", "skimmed")
+
+
+def test_no_difference_without_a_variety_said_otherwise() -> None:
+    assert contradicted.difference("use brown sugar", "Adding 2 tsp sugar to the mug") is None  # plain
+    assert contradicted.difference("add the sugar", "adding white sugar") is None  # none asked
+    assert contradicted.difference("use white sugar", "adding granulated sugar") is None  # one variety
+    assert contradicted.difference("add the red pepper", "adding red pepper flakes") is None
+    assert contradicted.difference("use whole milk", "adding organic milk") is None  # a word of its own
+    assert not varieties.differ("skim", "fat-free")
+    assert varieties.differ("brown", "white")
+
+
+def test_the_act_is_looked_up_without_the_variety() -> None:
+    assert contradicted.without_setting("use whole milk") == "use milk"
+    assert contradicted.without_setting("use semi-skimmed milk") == "use milk"
