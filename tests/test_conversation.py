@@ -4,7 +4,9 @@ conversation's window, and carried across two `edge-assist ask --continue` calls
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +40,8 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("what for?", "purpose", ""),
         ("for what?", "purpose", ""),
         ("and when did they go in the pan?", "pointer", "when did they go in the pan"),
+        ("and the last one", "occurrence", "last"),
+        ("what about the second time?", "occurrence", "second"),
     ],
 )
 def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:
@@ -75,6 +79,17 @@ def test_the_last_question_is_asked_again_about_the_new_thing() -> None:
     assert with_object("when did I add the salsa?", "the salt") == "when did I add the salt?"
     assert with_object("how many eggs did I use?", "tomatoes") == "how many tomatoes did I use?"
     assert with_object("did I put the salsa on the cup?", "the cheese") == "did I put the cheese on the cup?"
+
+
+async def test_another_time_of_the_act_asks_the_last_question_of_that_time() -> None:
+    from edge_assist.answers.follow_ups import resolve
+
+    asked = "how long did the egg go in for the first time"
+    talk = Conversation()
+    talk.add(Turn(asked, asked, "30 seconds.", 10.0))
+    none: Any = None  # nothing is looked up: the question is only said again
+    res = await resolve(talk, "and the last one", at=11.0, recall=none, clock=none, before_t=math.inf)
+    assert res.reply is None and res.question == "how long did the egg go in the last time?"
 
 
 def test_the_last_answer_counts_only_within_the_window(tmp_path: Path) -> None:

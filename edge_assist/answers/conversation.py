@@ -36,7 +36,19 @@ KEEP = 6
 FILE_NAME = "conversation.json"
 ABOUT_WHAT = "About what? Ask the whole question."
 
-KINDS = ("after", "before", "amount", "where", "ago", "purpose", "object", "named", "pointer", "vague")
+KINDS = (
+    "after",
+    "before",
+    "amount",
+    "where",
+    "ago",
+    "purpose",
+    "object",
+    "named",
+    "pointer",
+    "vague",
+    "occurrence",
+)
 
 _THAT = r"(?:that|this|it|then)"
 _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -112,11 +124,20 @@ class FollowUp:
     obj: str = ""  # "object": the new thing; "amount": "much", "many" or "long"
 
 
+# "and the last one?", "what about the second time?": the last question of another time the act
+# was done
+_OCCURRENCE = re.compile(
+    r"^(?:and\s+)?(?:(?:what|how)\s+about\s+)?(?:the\s+|my\s+)?(first|second|last|final)\s+(?:one|time|round|go)$"
+)
+
+
 def follow_up(question: str) -> FollowUp | None:
     """The follow-up `question` is by its form, or None for an ordinary question."""
     q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
     if _VAGUE.match(q):
         return FollowUp("vague")
+    if occurrence := _OCCURRENCE.match(q):
+        return FollowUp("occurrence", "last" if occurrence.group(1) == "final" else occurrence.group(1))
     named = _NAMED_THEN.match(q)
     if named is not None and _POINTER.search(named.group("rest")) and len(named.group("obj").split()) <= 4:
         # the whole question is here: "is the egg in yet?"

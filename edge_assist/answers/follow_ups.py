@@ -91,6 +91,12 @@ def _last_thing(question: str) -> str:
     return words[0] if words else ""
 
 
+# Which time of an act a question asks about, taken out when a follow-up asks about another.
+_WHICH_TIME = re.compile(
+    r"\b(?:(?:for\s+)?(?:the|my)\s+(?:first|second|third|last|final)\s+(?:time|round|go)|at\s+first"
+    r"|first|initially|at\s+the\s+(?:start|end)|finally|last)\b",
+    re.I,
+)
 _AMOUNT_DIMS = {"much": ("volume", "mass", "count"), "many": ("count",), "long": ("time",)}
 
 
@@ -145,6 +151,11 @@ async def resolve(
         return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
     if follow.kind == "pointer":
         return _pointed(question, follow, last)
+    if follow.kind == "occurrence":
+        again = f"{_WHICH_TIME.sub('', last.resolved.rstrip('?.! ')).rstrip(' ,')} the {follow.obj} time?"
+        return Resolved(
+            " ".join(again.split()), follow, outcome=f"the last question, of the {follow.obj} time"
+        )
     if follow.kind == "object":
         again = with_object(last.resolved, follow.obj)
         if again is None:
