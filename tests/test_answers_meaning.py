@@ -48,6 +48,12 @@ def test_a_verb_with_off_or_out_that_takes_a_thing_away_removes_it() -> None:
     assert meaning.parse("take the bowl").verb == "take"  # taking alone is not removing
 
 
+def test_eggs_poured_somewhere_are_not_salted() -> None:
+    poured = "I emptied the egg blend into the skillet."
+    assert meaning.read("salt the eggs", poured).restated is None
+    assert meaning.read("add the eggs", poured).restated is not None
+
+
 def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing() -> None:
     assert meaning.restate("add cheese", CHEESE) == "sprinkle cheese"
     assert meaning.restate("add lettuce", LETTUCE) == "Line lettuce"

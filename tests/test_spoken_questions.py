@@ -24,6 +24,9 @@ from edge_assist.text.spoken_questions import plain
         ("I forgot whether I added the vanilla", "did I add the vanilla"),
         ("remind me what I did after cracking the eggs", "what did I do after cracking the eggs"),
         ("any idea where I put the lid", "where did I put the lid"),
+        ("the fruit i cut up did it go on the plate", "did the fruit go on the plate"),
+        ("the eggs, when did they go in?", "when did the eggs go in?"),
+        ("my keys where did I put them", "where did I put my keys"),
     ],
 )
 def test_what_speech_adds_is_taken_away(said: str, asked: str) -> None:
@@ -36,3 +39,19 @@ def test_what_speech_adds_is_taken_away(said: str, asked: str) -> None:
 )
 def test_a_plain_question_is_left_as_asked(question: str) -> None:
     assert plain(question) == question
+
+
+async def test_the_first_or_the_last_time_asked_is_the_earliest_or_the_latest_moment() -> None:
+    from edge_assist.answers import choice
+    from edge_assist.retrieval.api import Moment
+
+    early = Moment("s", 1, 60.0, 90.0, "Microwaving the mug for one minute.", 0.8)
+    late = Moment("s", 4, 300.0, 330.0, "Microwaving the mug for thirty more seconds.", 0.8)
+    none: object = None  # no model is asked when the question names the time
+    for question, expected in (
+        ("when did I first put it in the microwave?", early),
+        ("when did I microwave it the last time?", late),
+    ):
+        trace: dict[str, object] = {}
+        got = await choice.choose(none, none, question, [late, early], [late, early], 0.0, {}, trace)  # type: ignore[arg-type]
+        assert got is expected, trace

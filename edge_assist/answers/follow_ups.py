@@ -80,6 +80,13 @@ def _pointed(question: str, follow: FollowUp, last: Turn) -> Resolved:
     return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
 
 
+def _of_time(follow: FollowUp, last: Turn) -> Resolved:
+    """ "and the last one?": the last question, of that time of its act."""
+    asked = _WHICH_TIME.sub("", last.resolved.rstrip("?.! ")).rstrip(" ,")
+    said = " ".join(f"{asked} the {follow.obj} time?".split())
+    return Resolved(said, follow, outcome=f"the last question, of the {follow.obj} time")
+
+
 def _last_thing(question: str) -> str:
     """The thing the last question asked about: "garlic cloves" of "how many garlic cloves did I
     peel?", "the cheese" of "when did I add the cheese?" (its article dropped)."""
@@ -152,10 +159,7 @@ async def resolve(
     if follow.kind == "pointer":
         return _pointed(question, follow, last)
     if follow.kind == "occurrence":
-        again = f"{_WHICH_TIME.sub('', last.resolved.rstrip('?.! ')).rstrip(' ,')} the {follow.obj} time?"
-        return Resolved(
-            " ".join(again.split()), follow, outcome=f"the last question, of the {follow.obj} time"
-        )
+        return _of_time(follow, last)
     if follow.kind == "object":
         again = with_object(last.resolved, follow.obj)
         if again is None:

@@ -18,7 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from edge_assist.answers import backing, day_recall, earned_no, grounding, multi_hop, named_moments, order
+from edge_assist.answers import (
+    backing,
+    choice,
+    day_recall,
+    earned_no,
+    grounding,
+    multi_hop,
+    named_moments,
+    order,
+)
 from edge_assist.answers import support as answer_support
 from edge_assist.clock import Clock
 from edge_assist.config import Config
@@ -209,7 +218,9 @@ class GroundedAnswerer:
             timings=timings,
             trace=trace,
         )
-        chosen = await self._choose(question, found, offered, timings, trace)
+        chosen = await choice.choose(
+            self.llm, self.clock, question, found, offered, self.cfg.reasoner.temperature, timings, trace
+        )
         if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
             chosen = None  # one act of an order question is not its answer ("salt before the pepper")
         moment = chosen
@@ -220,7 +231,7 @@ class GroundedAnswerer:
             if moment is None:
                 trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
-            text = _unanswered(kind, chosen)
+            text = choice.unanswered(kind, chosen)
             if kind == "yesno" and not choices:
                 text = await self._no(question, focus, found, before_t, session_id, trace) or text
             timings["total"] = time.perf_counter() - started
@@ -333,49 +344,9 @@ class GroundedAnswerer:
         offered = [
             m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin
         ][:OFFERED]
-        trace["candidates"] = [_trace_row(m, backing[m]) for m in found]
+        trace["candidates"] = [choice.trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
         return found, offered
-
-    async def _choose(
-        self,
-        question: str,
-        found: Sequence[Moment],
-        offered: Sequence[Moment],
-        timings: dict[str, float],
-        trace: dict[str, Any],
-    ) -> Moment | None:
-        """The moment that answers: the only one offered, else the model's pick (or none)."""
-        if not offered:
-            trace["outcome"] = (
-                "nothing in memory close enough" if found else "memory holds nothing before now"
-            )
-            return None
-        if len(offered) == 1:
-            trace["outcome"] = "chosen (the only moment close enough)"
-            return offered[0]
-        pick = await grounding.choose_moment(
-            self.llm, self.clock, question, offered, temperature=self.cfg.reasoner.temperature
-        )
-        timings["choose"] = pick.call.seconds
-        trace["choose"] = pick.call.trace()
-        trace["outcome"] = (
-            "chosen" if pick.moment is not None else (pick.call.error or "the model chose none")
-        )
-        return pick.moment
-
-
-def _trace_row(m: Moment, backing: float) -> list[object]:
-    return [m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text, round(backing, 4)]
-
-
-def _unanswered(kind: str, chosen: Moment | None) -> str:
-    """What is said when no moment answers: nothing after (or before) the chosen one, or abstain."""
-    if chosen is not None and kind == "after":
-        return answer_text.NOTHING_AFTER
-    if chosen is not None and kind == "before":
-        return answer_text.NOTHING_BEFORE
-    return answer_text.abstention(kind)
 
 
 def cited(moment: Moment | None) -> str:

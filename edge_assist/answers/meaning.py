@@ -336,9 +336,15 @@ def _read(focus: str, caption: str) -> Reading:
         if asked.verb not in told:
             # the caption's own word ("scattered"): its word vector is the one the gate compares
             match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
-            if match is None and _adds(asked.verb) and puts_into(caption, asked.thing):
+            if (
+                match is None
+                and _adds(asked.verb)
+                and asked.verb not in PUTS_ON
+                and puts_into(caption, asked.thing)
+            ):
                 # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
-                # own manner that still puts the thing somewhere adds it
+                # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
+                # salt on them, and eggs poured somewhere are not salted
                 match = caption_words[verbs[0][0]]
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb

@@ -74,6 +74,11 @@ class QuantityQuestion:
     bound: tuple[str, str] = ("", "")
 
 
+def which_time(question: str) -> str:
+    """Which time of an act a question asks about: "first", "second", "last", or "all"."""
+    return _which(question.lower())
+
+
 def _which(rest: str) -> str:
     if _FIRST.search(rest):
         return "first"

@@ -36,13 +36,23 @@ _SUBJECT_VERB = re.compile(
 )
 
 
+# A thing said first, then asked about by a pronoun: "the fruit I cut up, did it go on the plate".
+# What the wearer says of the thing ("I cut up") names it only; the question asks of the thing.
+_TOPIC = re.compile(
+    r"^((?:the|my|that|those|these)\s+[a-z-]+(?:\s+(?!(?:did|was|were|is|are|has|have|when|where|how|i|you)\b)[a-z-]+)?)"
+    r"(?:\s+(?:i|you)\s+[a-z]+(?:\s+(?:up|in|out|off))?)?"
+    r"\s*,?\s+((?:did|was|were|is|are|has|have|when|where|how)\b.*?)\b(it|they|them)\b(.*)$",
+    re.I,
+)
+
+
 def plain(question: str) -> str:
     """The question without what speech adds around it; `question` itself when nothing is."""
     q = " ".join(question.split())
     end = q[len(q.rstrip("?.! ")) :]
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
-    body = _framed(body) or body
+    body = _framed(body) or _topic_first(body) or body
     return question if body == q.rstrip("?.! ") else f"{body}{end}"
 
 
@@ -101,3 +111,12 @@ def _framed(text: str) -> str | None:
                 rest = f" {sv.group(3)}" if sv.group(3) else ""
                 return f"{wh} {' '.join(words[:i])} did I {base}{rest}"
     return None
+
+
+def _topic_first(text: str) -> str | None:
+    """ "the fruit I cut up, did it go on the plate" -> "did the fruit go on the plate"."""
+    m = _TOPIC.match(text)
+    if m is None or m.group(1).split()[-1].lower() in ("i", "you"):
+        return None
+    thing = re.sub(r"^(?:that|those|these)\b", "the", m.group(1), flags=re.I)
+    return f"{m.group(2)}{thing}{m.group(4)}"

@@ -1,0 +1,55 @@
+"""Which moment answers a question, of those the answer gate offered: the only one; the first or
+the last when the question asks for that time of the act ("when did I first put it in the
+microwave?"); else the model's pick. And what is said when none answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from edge_assist.answers import grounding, quantities
+from edge_assist.clock import Clock
+from edge_assist.inference.base import LLM
+from edge_assist.reasoning import answer_text
+from edge_assist.retrieval.api import Moment
+
+
+async def choose(
+    llm: LLM,
+    clock: Clock,
+    question: str,
+    found: Sequence[Moment],
+    offered: Sequence[Moment],
+    temperature: float,
+    timings: dict[str, float],
+    trace: dict[str, Any],
+) -> Moment | None:
+    """The moment that answers, or None."""
+    if not offered:
+        trace["outcome"] = "nothing in memory close enough" if found else "memory holds nothing before now"
+        return None
+    if len(offered) == 1:
+        trace["outcome"] = "chosen (the only moment close enough)"
+        return offered[0]
+    if (which := quantities.which_time(question)) in ("first", "last"):
+        # a time of the act is asked: the earliest or the latest, not the model's guess among them
+        trace["outcome"] = f"chosen: the {which} of the moments close enough"
+        return sorted(offered, key=lambda m: m.t0)[0 if which == "first" else -1]
+    pick = await grounding.choose_moment(llm, clock, question, offered, temperature=temperature)
+    timings["choose"] = pick.call.seconds
+    trace["choose"] = pick.call.trace()
+    trace["outcome"] = "chosen" if pick.moment is not None else (pick.call.error or "the model chose none")
+    return pick.moment
+
+
+def trace_row(m: Moment, backing: float) -> list[object]:
+    return [m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2), m.score, m.text, round(backing, 4)]
+
+
+def unanswered(kind: str, chosen: Moment | None) -> str:
+    """What is said when no moment answers: nothing after (or before) the chosen one, or abstain."""
+    if chosen is not None and kind == "after":
+        return answer_text.NOTHING_AFTER
+    if chosen is not None and kind == "before":
+        return answer_text.NOTHING_BEFORE
+    return answer_text.abstention(kind)
