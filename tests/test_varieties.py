@@ -27,3 +27,8 @@ def test_no_difference_without_a_variety_said_otherwise() -> None:
 def test_the_act_is_looked_up_without_the_variety() -> None:
     assert contradicted.without_setting("use whole milk") == "use milk"
     assert contradicted.without_setting("use semi-skimmed milk") == "use milk"
+
+
+def test_a_captioner_s_moderate_heat_is_medium() -> None:
+    d = contradicted.difference("heat the pan on high", "warming the oil in the skillet on moderate heat")
+    assert d is not None and (d.kind, d.expected, d.observed) == ("setting", "high", "medium")

@@ -115,7 +115,9 @@ def difference(focus: str, caption: str) -> Difference | None:
             or place_difference(focus, caption)
             or varieties.variety_difference(focus, _thing(focus), caption)
         )
-    told = parse_details(caption)
+    # "moderate" is a captioner's medium; the tracker's reading leaves it out (its deviations
+    # were fitted without it), a question's answer may not
+    told = parse_details(re.sub(r"\bmoderate\b", "medium", caption, flags=re.I))
     if asked.levels and told.levels:
         gap = min(abs(a - c) for _, a in asked.levels for _, c in told.levels)
         return Difference("setting", asked.levels[0][0], told.levels[0][0]) if gap >= MIN_GAP else None
