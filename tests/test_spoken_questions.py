@@ -24,6 +24,7 @@ from edge_assist.text.spoken_questions import plain
         ("I forgot whether I added the vanilla", "did I add the vanilla"),
         ("remind me what I did after cracking the eggs", "what did I do after cracking the eggs"),
         ("any idea where I put the lid", "where did I put the lid"),
+        ("remind me when i first put it in the microwave", "when did I first put it in the microwave"),
         ("the fruit i cut up did it go on the plate", "did the fruit go on the plate"),
         ("the eggs, when did they go in?", "when did the eggs go in?"),
         ("my keys where did I put them", "where did I put my keys"),
@@ -55,3 +56,10 @@ async def test_the_first_or_the_last_time_asked_is_the_earliest_or_the_latest_mo
         trace: dict[str, object] = {}
         got = await choice.choose(none, none, question, [late, early], [late, early], 0.0, {}, trace)  # type: ignore[arg-type]
         assert got is expected, trace
+
+
+def test_what_kind_of_a_thing_asks_which_one_was_used() -> None:
+    from edge_assist.text.question_voice import as_wearers
+
+    assert as_wearers("what kind of cheese was it") == "what cheese did I use"
+    assert as_wearers("what type of oil did I use?") == "what oil did I use?"

@@ -175,8 +175,16 @@ def as_wearers(question: str) -> str:
     return said if said is not None else (f"{q}{end}" if q != raw.rstrip("?.! ") else question)
 
 
+# "what kind of cheese was it?": which cheese was used
+_KIND_OF = re.compile(
+    r"^what\s+(?:kind|type|sort)s?\s+of\s+(.+?)\s+(?:was|were|is|are|did\s+i\s+use)\s*(?:it|that|they|those)?$"
+)
+
+
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
+    if m := _KIND_OF.match(low):
+        return f"what {_thing(m.group(1))} did I use{end}"
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
         return f"did I add {_thing(m.group(1))}{end}"

@@ -32,7 +32,8 @@ _FRAME = re.compile(
 )
 # The embedded clause's subject and verb: "I poured", "I've added", "I had salted"
 _SUBJECT_VERB = re.compile(
-    r"^(?:(i|you)(?:'ve|'d|\s+have|\s+had)?\s+(?:already\s+|just\s+|actually\s+)?)(\S+)\s*(.*)$", re.I
+    r"^(?:(i|you)(?:'ve|'d|\s+have|\s+had)?\s+(?:already\s+|just\s+|actually\s+)?(first\s+|last\s+)?)(\S+)\s*(.*)$",
+    re.I,
 )
 
 
@@ -100,17 +101,19 @@ def _framed(text: str) -> str | None:
     wh, clause = " ".join(m.group(1).lower().split()), m.group(2)
     if wh in ("if", "whether"):
         return statement_asked(clause)
-    if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(2))):
-        rest = f" {sv.group(3)}" if sv.group(3) else ""
-        return f"{wh} did I {base}{rest}"
+    if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(3))):
+        return f"{wh} did I {sv.group(2) or ''}{base}{_rest(sv)}"
     # "how much milk I poured": the thing comes before the clause
     words = clause.split()
     for i in range(1, min(len(words), 5)):
         if words[i].lower() in ("i", "you") and (sv := _SUBJECT_VERB.match(" ".join(words[i:]))):
-            if base := participle_base(sv.group(2)):
-                rest = f" {sv.group(3)}" if sv.group(3) else ""
-                return f"{wh} {' '.join(words[:i])} did I {base}{rest}"
+            if base := participle_base(sv.group(3)):
+                return f"{wh} {' '.join(words[:i])} did I {sv.group(2) or ''}{base}{_rest(sv)}"
     return None
+
+
+def _rest(sv: re.Match[str]) -> str:
+    return f" {sv.group(4)}" if sv.group(4) else ""
 
 
 def _topic_first(text: str) -> str | None:
