@@ -54,6 +54,28 @@ def test_eggs_poured_somewhere_are_not_salted() -> None:
     assert meaning.read("add the eggs", poured).restated is not None
 
 
+def test_a_food_asked_as_where_a_thing_went_is_in_the_vessel_the_caption_names() -> None:
+    milk = "To the dish, I'm tipping in one tablespoon milk."
+    assert meaning.restate("put milk in the eggs", milk) == "tipping milk"
+    assert meaning.restate("put milk in the bowl", milk) is None  # a vessel asked is a vessel
+    assert meaning.restate("put cheese on the eggs", "Sprinkling cheese on the toast.") is None
+    assert meaning.restate("put milk in the eggs", "I poured milk.") is None
+
+
+def test_a_thing_put_in_an_appliance_undergoes_the_appliance_s_act() -> None:
+    zapped = "Now I am zapping the stuff of the cup for one min."
+    assert meaning.implied("put it in the microwave") == "microwave it"
+    assert meaning.implied("put the oil in the pan") == "put the oil in the pan"  # a pan is added to
+    assert meaning.restate("first put it in the microwave", zapped) == "first zapping it"
+
+
+def test_covering_with_a_substance_is_not_putting_a_lid_on() -> None:
+    sprayed = "Now I am covering a six - oz. ramekin mug with cooking spray."
+    assert meaning.read("cover the ramekin", sprayed) == meaning.Reading(None, True)
+    assert meaning.read("cover the ramekin", "I covered the ramekin with a plate.").other_act is False
+    assert meaning.restate("cover the ramekin with spray", sprayed) is not None
+
+
 def test_a_question_is_restated_in_the_caption_s_words_only_about_the_same_thing() -> None:
     assert meaning.restate("add cheese", CHEESE) == "sprinkle cheese"
     assert meaning.restate("add lettuce", LETTUCE) == "Line lettuce"

@@ -21,26 +21,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers.put_into import puts_into
-from edge_assist.answers.support import is_content
+from edge_assist.answers.focus import (
+    WORDS_OF,
+    Asked,
+    object_head,
+    parse,
+    things,
+    tokens,
+    verb_base,
+    with_heads,
+)
+from edge_assist.answers.put_into import coats, puts_into, without_food_destination
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
-from edge_assist.text.action_families import BROAD, covers_act, known, related_act, same_act
+from edge_assist.tasks.word_kinds import TOOL, lexical_kind
+from edge_assist.text.action_families import (
+    ACTING_APPLIANCES,
+    APPLIANCE_ACTS,
+    BROAD,
+    covers_act,
+    known,
+    related_act,
+    same_act,
+)
 from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import covers, same_thing
 from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
-    ANSWER_STOP_WORDS,
-    CLAUSE_CONJUNCTIONS,
     DETERMINERS,
     FUNCTION_WORDS,
     PARTICLES,
-    PREPOSITIONS,
     PRONOUNS,
-    STEP_STOP_WORDS,
 )
-from edge_assist.text.units import UNIT_NAMES
-from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
 
 # How much a moment that tells only other acts on the thing asked about still counts: "when did I
 # peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
@@ -49,160 +60,17 @@ OTHER_ACT_WEIGHT = 0.3
 # question says ("topped lettuce leaves with the tuna") ranks above one restated into it
 # ("laid out 2 large lettuce leaves"), and a clear restated match stays far above the threshold.
 RESTATED_WEIGHT = 0.9
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
-_WORDS_OF = re.compile(r"[A-Za-z]+")
-_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
-# Words that measure or portion a thing: "a tablespoon of cheese", "a piece of the muffin",
-# "a pinch of salt" are about the cheese, the muffin, the salt.
-_PORTIONS = frozenset(
-    """piece pieces bit bits slice slices pinch dash splash handful drop drops sprig clove cloves
-    portion part half quarter amount lot lots bunch scoop spoonful some bottom top side end edge
-    middle rest layer""".split()
-)
-# Words of a question that name no thing: grammar, the words every step shares ("yet", "hand",
-# "piece"), amounts and units.
-_NOT_THINGS = ANSWER_STOP_WORDS | STEP_STOP_WORDS | PREPOSITIONS | PRONOUNS | DETERMINERS | UNIT_NAMES
-# Words that end a noun phrase without being part of it: "the cheese yet", "the eggs while".
-_ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS) - _PORTIONS
 # Where a caption's verb may stand: first, after its subject or an auxiliary ("I'm chopping"), or
 # after "and", "then", a comma.
 _SUBJECTS = frozenset(
     """c i you he she they person wearer man woman someone i'm am is are was were i've have has had""".split()
 )
 _COORDINATORS = frozenset({"and", "then", "or", "plus"})
-# A verb and its particle that tell another act than the verb alone.
-
-
-def verb_base(word: str) -> str | None:
-    """The base form of `word` when it is a verb we know in any form ("poured" -> pour), else None."""
-    w = word.lower()
-    for cand in (w, base_of_third_person(w), _PAST_TO_BASE.get(w, "")):
-        if cand and (is_verb(cand) or known(cand)):
-            return cand
-    stems: tuple[str, ...] = ()
-    if w.endswith("ing") and len(w) > 5:
-        stems = (w[:-3], w[:-3] + "e", w[:-4])
-    elif w.endswith("ed") and len(w) > 4:
-        stems = (w[:-2], w[:-1], w[:-3], w[:-3] + "y")
-    return next((s for s in stems if is_verb(s) or known(s)), None)
-
-
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What a question's focus names: its verb (base form) and the thing it is about."""
-
-    verb: str  # "" when the focus does not start with a verb
-    verb_words: int  # how many leading words the verb takes ("put in": 2)
-    thing: str  # singular head noun of the object ("cheese"); "" when none
-    thing_at: int  # index of the thing's word in the focus's words (-1: none)
-    verb_at: int = 0  # index of the verb's first word
-
-
-def parse(focus: str, *, verb_first: bool = False) -> Asked:
-    """`verb_first`: the focus starts with its verb whether we know the verb or not, as a yes/no
-    question's does ("did I pin the wraps shut?")."""
-    words = _tokens(focus)
-    lead = 0
-    while lead < len(words) - 1 and words[lead].lower() in ADVERBS:
-        lead += 1  # "then stir the bowl", "also add salt": the verb follows
-    if lead:
-        inner = parse(" ".join(words[lead:]), verb_first=verb_first)
-        at = inner.thing_at + lead if inner.thing_at >= 0 else -1
-        return Asked(inner.verb, inner.verb_words, inner.thing, at, inner.verb_at + lead)
-    if not words:
-        return Asked("", 0, "", -1)
-    if _noun_first(words):
-        # "how much oil did I heat?" asks about "oil heat": the thing first, its verb last
-        thing, at = _object_head(words[:-1], 0)
-        return Asked(verb_base(words[-1]) or "", 0, thing, at, len(words) - 1)
-    verb = verb_base(words[0]) or (words[0].lower() if verb_first and len(words) > 1 else "")
-    start = 0
-    if verb:
-        start = 2 if len(words) > 1 and words[1].lower() in PARTICLES else 1
-        verb = PHRASAL.get((verb, words[1].lower()), verb) if start == 2 else verb
-        if (verb, words[start - 1 if start == 2 else -1].lower()) in REMOVES:
-            verb = "remove"  # "take the stalks off", "pull out the seeds"
-    thing, at = _object_head(words, start)
-    if not thing:
-        # "season it with pepper": the thing the act puts on is the one asked about
-        thing, at = next(iter(_with_heads(words)), ("", -1))
-    return Asked(verb, start, thing, at)
-
-
-def _noun_first(words: list[str]) -> bool:
-    """A focus that names its thing, then its verb ("salsa add", "chopped tomatoes add"), as a
-    how-much question's does; "butter the toast" and "add salt" start with their verbs."""
-    first = words[0].lower()
-    return (
-        len(words) > 1
-        and verb_base(words[-1]) is not None
-        and any(lexical_kind(w) in (MATERIAL, TOOL) for w in words[:-1])
-        and words[1].lower() not in DETERMINERS
-        and not words[1][0].isdigit()
-        and (verb_base(first) is None or first.endswith("ed") or lexical_kind(first) in (MATERIAL, TOOL))
-    )
-
-
-def _object_head(words: list[str], start: int) -> tuple[str, int]:
-    """The head noun of the first noun phrase from `start`: the last word of its run of nouns,
-    or the noun after "of" when the run measures or portions it ("tablespoon of cheese")."""
-    run: list[int] = []
-    for i in range(start, len(words)):
-        w = words[i].lower()
-        measure = w in _PORTIONS or w in UNIT_NAMES
-        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-        after_number = i > start and words[i - 1][0].isdigit()
-        if w[0].isdigit() or w in DETERMINERS or (not run and measure and (nxt == "of" or after_number)):
-            if run:
-                break
-            continue
-        if w == "of" and all(words[j].lower() in _PORTIONS | UNIT_NAMES for j in run):
-            run = []  # "a tablespoon of cheese", "of the muffin": the head comes after
-            continue
-        if w in FUNCTION_WORDS or w in PREPOSITIONS or w in PRONOUNS or w in _ENDS_PHRASE:
-            if run:
-                break
-            if w in PREPOSITIONS or w in PRONOUNS:
-                return "", -1  # "did I put it in the bowl": no thing of its own
-            continue
-        run.append(i)
-    if not run:
-        return "", -1
-    head = run[-1]
-    return singular(words[head].lower()), head
-
-
-def things(focus: str, *, verb_first: bool = False) -> list[str]:
-    """The things a focus names (singular): the head of its object unless the lexicons
-    know it for no thing ("pin the wraps shut"), and every other word they know as an ingredient
-    or a tool ("add salt to the eggs" -> salt, egg). Its verb, whatever it is, and words that may
-    only describe ("thin strips") are left out."""
-    asked = parse(focus, verb_first=verb_first)
-    words = _WORDS_OF.findall(focus.lower())[asked.verb_at + asked.verb_words if asked.verb_words else 0 :]
-    out = [asked.thing] if asked.thing and lexical_kind(asked.thing) != OTHER else []
-    out += [
-        singular(w)
-        for w in words
-        if is_content(w)
-        and w not in _NOT_THINGS
-        and not _inflected_verb(w)
-        and lexical_kind(w) in (TOOL, MATERIAL)
-    ]
-    return list(dict.fromkeys(out))
-
-
-def _inflected_verb(word: str) -> bool:
-    """ "beating", "chopped": a verb in an -ing or -ed form names an act, not a thing."""
-    return word.endswith(("ing", "ed")) and verb_base(word) not in (None, word)
 
 
 def caption_verbs(caption: str) -> list[tuple[int, str]]:
     """(index, base form) of the caption's words that stand where a verb of its own would."""
-    words = _tokens(caption)
+    words = tokens(caption)
     out: list[tuple[int, str]] = []
     for i, w in enumerate(words):
         prev = words[i - 1].lower() if i else ""
@@ -229,7 +97,7 @@ def thing_in(thing: str, caption: str, *, general: bool = True) -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
     is a general word ("vegetable" -> "lettuce") and `general`; None when the caption does not
     name it."""
-    words = _WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
+    words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
     for i, w in enumerate(words):
         s = singular(w.lower())
         if same_thing(thing, s) or (general and covers(thing, s)):
@@ -269,16 +137,45 @@ def _adds(verb: str) -> bool:
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
 
 
+# Verbs that only place a thing somewhere: what is done to it is the place's act.
+_PLACES = frozenset(
+    {
+        "put",
+        "place",
+        "pop",
+        "stick",
+        "set",
+        "transfer",
+        "move",
+        "return",
+        "slide",
+        "get",
+        "throw",
+        "bung",
+        "shove",
+    }
+)
+
+
 def implied(focus: str) -> str:
     """ "sweeten it" -> "add sweetener to it": a verb naming the thing it puts on, said with that
     thing; "top the cup with salsa" -> "add salsa to the cup"; any other focus as it is."""
-    words = _tokens(focus)
+    words = tokens(focus)
+    if len(words) > 1 and words[0].lower() in ADVERBS:
+        # "first put it in the microwave": the act follows
+        rest = implied(" ".join(words[1:]))
+        return focus if rest == " ".join(words[1:]) else f"{words[0]} {rest}"
     verb = (verb_base(words[0]) or words[0].lower()) if words else None
     lowered = [w.lower() for w in words]
+    into = next((i for i, w in enumerate(lowered) if w in ACTING_APPLIANCES and i > 1), 0)
+    if verb in _PLACES and into and lowered[into - 1] in ("the", "a", "in", "into"):
+        # "put it in the microwave" -> "microwave it": the appliance's act on the thing
+        prep = next((i for i in range(into - 1, 0, -1) if lowered[i] in ("in", "into")), into)
+        return " ".join([APPLIANCE_ACTS[lowered[into]], *words[1:prep]])
     if "with" in lowered:
         at = lowered.index("with")
         put = words[at + 1 :]
-        head, _ = _object_head(words, at + 1)
+        head, _ = object_head(words, at + 1)
         if verb not in PUT_ON_WITH or not put or not head or lexical_kind(head) == TOOL:
             return focus  # "brush it with a brush": the with-phrase names no thing put on
         # "season it with pepper" -> "add pepper to it"
@@ -309,12 +206,17 @@ def _read(focus: str, caption: str) -> Reading:
     asked = parse(focus)
     if not asked.thing:
         return _verb_only(focus, asked, caption)
-    words = _tokens(focus)
+    words = tokens(focus)
     named = thing_in(asked.thing, caption, general=_general(words, asked.thing_at))
     if named is None:
         return Reading(None, False)
-    others = [thing_in(t, caption, general=_general(words, i)) for t, i in _with_heads(words)]
-    if not all(thing_in(t, caption) for t in things(focus)) or None in others:
+    others = [thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)]
+    missing = [t for t in things(focus) if not thing_in(t, caption)]
+    if missing and _adds(asked.verb):
+        # "milk in the eggs" of "tipping milk to the dish": the food it went into is in the vessel
+        words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption)
+        missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]
+    if missing or None in others:
         # "top cup with 1 tablespoon of salsa" is not "sprinkle cheese on cup": every thing counts
         return Reading(None, False)
     out = list(words)
@@ -327,9 +229,14 @@ def _read(focus: str, caption: str) -> Reading:
             # adding the thing, told by no verb; the focus without its verb is what it says.
             del out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)]
             return Reading(" ".join(out) or None, False)
+        caption_words = tokens(caption)
+        if asked.verb == "cover" and "with" not in (w.lower() for w in words):
+            # "did I cover the ramekin?" asks for a lid; "covering it with cooking spray" coats it
+            verbs = [(i, t) for i, t in verbs if t != "cover" or not coats(caption_words, i)]
+            if not verbs:
+                return Reading(None, True)
         told = [base for _, base in verbs]
         # a phrasal verb tells the act in other words ("tossing in" adds): those words are compared
-        caption_words = _tokens(caption)
         own = [i for i, t in verbs if t == asked.verb and verb_base(caption_words[i]) != asked.verb]
         if own and not any(verb_base(caption_words[i]) == asked.verb for i, _ in verbs):
             told = [t for t in told if t != asked.verb]
@@ -366,13 +273,14 @@ def _read(focus: str, caption: str) -> Reading:
 def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
     """ "flip them", "stir it": a question whose object is a pronoun is about its act alone; the
     caption's verb for that act restates it."""
-    words = _tokens(focus)
-    pronoun = len(words) > asked.verb_words and words[asked.verb_words].lower() in PRONOUNS
-    if not asked.verb or asked.verb_at != 0 or not pronoun or BROAD.get(asked.verb):
+    words = tokens(focus)
+    after = asked.verb_at + max(asked.verb_words, 1)  # "first microwave it": an adverb may lead
+    pronoun = len(words) > after and words[after].lower() in PRONOUNS
+    if not asked.verb or not pronoun or BROAD.get(asked.verb):
         return Reading(None, False)
     if not all(thing_in(t, caption) for t in things(focus)):
         return Reading(None, False)  # "wrap it in tortillas" is not "wrapping up the lettuce wraps"
-    caption_words = _tokens(caption)
+    caption_words = tokens(caption)
     at = next((i for i, t in caption_verbs(caption) if covers_act(asked.verb, t)), None)
     if at is None:
         return Reading(None, False)
@@ -380,19 +288,7 @@ def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
     told = caption_words[
         at : at + 2 if at + 1 < len(caption_words) and caption_words[at + 1].lower() in PARTICLES else at + 1
     ]
-    return Reading(" ".join([*told, *words[asked.verb_words :]]), False)
-
-
-def _with_heads(words: list[str]) -> list[tuple[str, int]]:
-    """The head of each "with" phrase and its index: what "garnish the platter with italian
-    seasoning" puts on."""
-    heads = []
-    for i, w in enumerate(words):
-        if w.lower() == "with":
-            head, at = _object_head(words, i + 1)
-            if head:
-                heads.append((head, at))
-    return heads
+    return Reading(" ".join([*words[: asked.verb_at], *told, *words[after:]]), False)
 
 
 def restate(focus: str, caption: str) -> str | None:

@@ -8,7 +8,7 @@ import re
 
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.kinds_of_things import same_thing
+from edge_assist.text.kinds_of_things import covers, same_thing
 
 # Where a caption puts its thing: "to the dish", "into a bowl", "onto the warm toast".
 _INTO = re.compile(
@@ -25,3 +25,43 @@ def puts_into(caption: str, thing: str) -> bool:
     if any(same_thing(singular(w.lower()), thing) for w in into):
         return False
     return any(lexical_kind(w) in (TOOL, MATERIAL) for w in into)
+
+
+# Where a question puts its thing: "milk in the eggs", "salt into the batter", "cheese on the toast".
+_DESTINATION = frozenset({"in", "into", "to", "onto", "on", "over"})
+_DESTINATION_MODIFIERS = frozenset({"the", "a", "an", "my", "some", "beaten", "whisked", "cooked"})
+
+
+def without_food_destination(
+    words: list[str], missing: list[str], thing_at: int, thing: str, caption: str
+) -> list[str]:
+    """The question's words without the food it says `thing` went into, when the caption puts
+    `thing` into a vessel and names no food as where it went: the egg was in the dish the milk
+    was tipped into. A vessel asked ("in the bowl") and a food the caption names otherwise ("on
+    the toast" for "on the muffin") still count as they are said."""
+    into = [w.lower() for m in _INTO.finditer(caption) for w in m.groups() if w]
+    if not into or lexical_kind(singular(into[0])) != TOOL or any(lexical_kind(w) == MATERIAL for w in into):
+        return words
+    out = list(words)
+    for food in missing:
+        if lexical_kind(food) != MATERIAL or same_thing(food, thing):
+            return words
+        at = next((i for i in range(len(out)) if i > thing_at and singular(out[i].lower()) == food), -1)
+        prep = at - 1
+        while prep > thing_at and out[prep].lower() in _DESTINATION_MODIFIERS:
+            prep -= 1
+        if at < 0 or prep <= thing_at or out[prep].lower() not in _DESTINATION:
+            return words
+        out = out[:prep] + out[at + 1 :]
+    return out
+
+
+def coats(words: list[str], at: int) -> bool:
+    """Whether the verb at `at` ("covering") puts a substance over its thing: "covering the mug
+    with cooking spray", not "covering the bowl" with a lid or a plate."""
+    tail = [w.lower() for w in words[at + 1 : at + 9]]
+    if "with" not in tail:
+        return False
+    after = tail[tail.index("with") + 1 : tail.index("with") + 5]
+    # cooking spray is a kind of oil to the lexicons, not an ingredient of its own
+    return any(lexical_kind(singular(w)) == MATERIAL or covers("oil", singular(w)) for w in after)

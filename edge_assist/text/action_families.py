@@ -91,6 +91,27 @@ APPLIANCE_ACTS: dict[str, str] = {
 }
 
 
+# Appliances a thing is put in to be acted on, not to be added to something: "put it in the
+# microwave" microwaves it, while "put the oil in the pan" adds oil (and water into the kettle
+# fills it).
+ACTING_APPLIANCES = frozenset(
+    {
+        "microwave",
+        "oven",
+        "toaster",
+        "grill",
+        "fryer",
+        "steamer",
+        "blender",
+        "processor",
+        "fridge",
+        "refrigerator",
+        "freezer",
+        "dishwasher",
+    }
+)
+
+
 # General verbs that stand for any act at all.
 ANY_ACT = frozenset({"use", "do"})
 
