@@ -210,15 +210,9 @@ def _read(focus: str, caption: str) -> Reading:
     named = thing_in(asked.thing, caption, general=_general(words, asked.thing_at))
     if named is None:
         return Reading(None, False)
-    others = [thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)]
-    missing = [t for t in things(focus) if not thing_in(t, caption)]
-    if missing and _adds(asked.verb):
-        # "milk in the eggs" of "tipping milk to the dish": the food it went into is in the vessel
-        words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption)
-        missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]
-    if missing or None in others:
-        # "top cup with 1 tablespoon of salsa" is not "sprinkle cheese on cup": every thing counts
+    if (told_words := _every_thing_told(focus, asked, words, caption)) is None:
         return Reading(None, False)
+    words = told_words
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
         out[asked.thing_at] = named
@@ -268,6 +262,19 @@ def _read(focus: str, caption: str) -> Reading:
         out = [out[asked.verb_at], *out[: asked.verb_at], *out[asked.verb_at + 1 :]]
     restated = " ".join(out)
     return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
+
+
+def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) -> list[str] | None:
+    """The focus's words when the caption names every thing they name, else None: "top cup with 1
+    tablespoon of salsa" is not "sprinkle cheese on cup". A food asked as where the thing went
+    may be left out ("milk in the eggs" of "tipping milk to the dish": the eggs were in it)."""
+    if None in (thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)):
+        return None
+    missing = [t for t in things(focus) if not thing_in(t, caption)]
+    if missing and _adds(asked.verb) and asked.verb_at < asked.thing_at:
+        words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption)
+        missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]
+    return None if missing else words
 
 
 def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
