@@ -11,6 +11,7 @@ a probe fitted without that row's file and without the held-out file, so the sta
 how far the probe carries to a hand it has not seen. Vectors are cached under /tmp/hazprobe.
 
     .venv/bin/python -m benchmarks.hazard_probe [--variant shipped alone stacked ...] [--probe-l2 0.1]
+        [--auroc] [--cost] [--no-fit-protocol]
 """
 
 from __future__ import annotations
@@ -222,7 +223,9 @@ def fit_protocol(pr: Prober, v: Variant, l2: float) -> str:
         cv[folds == k] = fit_and_score(pr, tr[folds != k], tr[folds == k], v, l2)
     checks = {s: np.where(pool.file == s)[0] for s in ("val", "dev", "dev2", "omelette")}
     p = {s: fit_and_score(pr, tr, i, v, l2) for s, i in checks.items()}
-    thr = choose_threshold(np.concatenate([cv, p["val"]]), list(pool.label[tr]) + list(pool.label[checks["val"]]))
+    thr = choose_threshold(
+        np.concatenate([cv, p["val"]]), list(pool.label[tr]) + list(pool.label[checks["val"]])
+    )
     lines = [f"  threshold {thr:.3f}", f"  train, kinds held out  {counts(pool, tr, cv, thr)}"]
     lines += [f"  {s:8s} {counts(pool, i, p[s], thr)}" for s, i in checks.items()]
     ins = fit_and_score(pr, tr, tr, v, l2)
@@ -234,6 +237,51 @@ def fit_protocol(pr: Prober, v: Variant, l2: float) -> str:
             f" held out {int((po >= thr).sum())}/{len(oi)}"
         )
     return "\n".join(lines)
+
+
+def auroc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """The chance that a positive outscores a negative (ties count half)."""
+    d = pos[:, None] - neg[None, :]
+    return float((d > 0).mean() + 0.5 * (d == 0).mean())
+
+
+def separation(pr: Prober, v: Variant) -> str:
+    """Per written file, how well the probe fitted on every other file tells its hazards from its
+    near misses (AUROC), and from its near misses and ordinary lines together."""
+    pool = pr.pool
+    everything = np.where(np.isin(pool.file, WRITTEN + ORDINARY))[0]
+    out = []
+    for f in WRITTEN:
+        te = np.where(pool.file == f)[0]
+        z, lab = pr.score(v, everything[pool.file[everything] != f], te), pool.label[te]
+        out.append(
+            f"{f} {auroc(z[lab == 'hazard'], z[lab == 'near_miss']):.2f}"
+            f" / {auroc(z[lab == 'hazard'], z[lab != 'hazard']):.2f}"
+        )
+    return "  AUROC hazard vs near miss / vs the rest, file held out: " + ", ".join(out)
+
+
+def cost(pr: Prober, v: Variant, n: int = 200) -> str:
+    """CPU per caption at run time for what the probe adds: the encoder calls beyond the caption's
+    own vector (framing-stripped caption, windows), one caption at a time, and the probe's product."""
+    pool, enc = pr.pool, load_text_encoder(Config())
+    texts = [r["text"] for r in pool.rows if r["file"] == "val"][:n]
+    mean, scale, w, b = pr.fit(v, np.where(np.isin(pool.file, TRAIN_FILES))[0])
+    t = time.process_time()
+    for x in texts:
+        if "strip" in v.inputs:
+            enc.encode([normalise(x) or x])
+        if v.windows or "winmax" in v.inputs:
+            ws = windows(x)
+            if len(ws) > 1:
+                enc.encode(ws)
+    extra = (time.process_time() - t) / len(texts) * 1e3
+    X = pr.X(v.inputs)[: len(texts)]
+    t = time.process_time()
+    for x in X:
+        float(np.einsum("i,i->", (x - mean) / scale, w) + b)
+    dot = (time.process_time() - t) / len(texts) * 1e3
+    return f"  CPU per caption: extra encoding {extra:.2f} ms, probe {dot:.3f} ms ({len(texts)} val captions)"
 
 
 VARIANTS = {
@@ -256,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--probe-l2", type=float, default=0.1, help="the probe's L2 (standardised inputs)")
     ap.add_argument("--variant", choices=sorted(VARIANTS), nargs="+", default=["shipped", "stacked"])
     ap.add_argument("--no-fit-protocol", action="store_true")
+    ap.add_argument("--auroc", action="store_true", help="the probe's separation per held-out file")
+    ap.add_argument("--cost", action="store_true", help="CPU per caption of what the probe adds")
     a = ap.parse_args(argv)
     pool, vec = load()
     pr = Prober(pool, vec, a.probe_l2)
@@ -265,9 +315,15 @@ def main(argv: list[str] | None = None) -> int:
         text, r, n = report(pool, held_out(pr, v, a.l2))
         extra = f", probe l2 {a.probe_l2:g}" if v.inputs else ""
         print(f"{name}: {v.name} (l2 {a.l2:g}{extra}; {time.process_time() - t:.0f} s CPU)\n{text}")
+        if v.inputs and a.auroc:
+            print(separation(pr, v))
+        if v.inputs and a.cost:
+            print(cost(pr, v))
         if not a.no_fit_protocol:
             print(fit_protocol(pr, v, a.l2))
-        print(json.dumps({"variant": name, "pooled_recall": round(r, 4), "near_miss": round(n, 4)}), flush=True)
+        print(
+            json.dumps({"variant": name, "pooled_recall": round(r, 4), "near_miss": round(n, 4)}), flush=True
+        )
     return 0
 
 
