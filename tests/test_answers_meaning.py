@@ -246,3 +246,16 @@ async def test_a_setting_asked_otherwise_than_done_is_a_no_resting_on_the_moment
     assert low.moment is not None and low.trace["contradicted"]["observed"] == "high"
     high = await demo.answer("did I microwave the cup on high?", session_id=sid)
     assert said_yes(high.text), high.text
+
+
+def test_a_two_word_name_is_one_thing_and_a_purpose_is_not_an_act() -> None:
+    assert meaning.things("chop a spring onion for the wraps") == ["spring-onion"]
+    assert (
+        meaning.restate("chop a spring onion for the wraps", "I am chopping one scallion.")
+        == "chop a scallion"
+    )
+    assert meaning.restate("chop a spring onion", "I am chopping one onion.") is None
+    # a time said with "for" is kept: it tells which time the act was done
+    assert "first minute" in (
+        meaning.restate("heat the onion for the first minute", "Frying one onion.") or ""
+    )

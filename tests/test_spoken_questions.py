@@ -63,3 +63,24 @@ def test_what_kind_of_a_thing_asks_which_one_was_used() -> None:
 
     assert as_wearers("what kind of cheese was it") == "what cheese did I use"
     assert as_wearers("what type of oil did I use?") == "what oil did I use?"
+
+
+def test_what_the_wearer_tells_before_asking_is_left_out() -> None:
+    assert plain("I'm lactose intolerant, was there milk in the eggs?") == "was there milk in the eggs?"
+    assert plain("thinking back to the pizza, did I add cheese?") == "did I add cheese?"
+    # a bare "any" asks about the thing told first
+    assert (
+        plain("my friend doesn't eat fish, was there any in the wraps?") == "was there any fish in the wraps?"
+    )
+    # a time told first stays with the question
+    assert plain("the first time, did I stir it?") == "did I stir it the first time?"
+    # a question in two parts is left as said
+    assert plain("did I add salt, pepper or both?") == "did I add salt, pepper or both?"
+
+
+def test_a_procedure_question_may_name_its_task_or_tell_something_first() -> None:
+    from edge_assist.tasks.session import _asked_parts
+
+    assert "did i skip anything" in _asked_parts("did I skip anything on the mug pizza?")
+    assert "what's next" in _asked_parts("egg's beaten, what's next?")
+    assert _asked_parts("what's next") == ["what's next"]

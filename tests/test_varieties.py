@@ -32,3 +32,18 @@ def test_the_act_is_looked_up_without_the_variety() -> None:
 def test_a_captioner_s_moderate_heat_is_medium() -> None:
     d = contradicted.difference("heat the pan on high", "warming the oil in the skillet on moderate heat")
     assert d is not None and (d.kind, d.expected, d.observed) == ("setting", "high", "medium")
+
+
+def test_what_a_pan_is_made_of_is_a_variety() -> None:
+    steel = "In a steel frying skillet on top of low-medium heat, I am melting butter"
+    got = varieties.variety_difference("use non-stick pan", "pan", steel)
+    assert got is not None and (got.expected, got.observed) == ("non-stick", "steel")
+    assert varieties.variety_difference("use a stainless steel pan", "pan", steel) is None
+
+
+def test_was_it_a_thing_asks_whether_it_was_used() -> None:
+    from edge_assist.text.question_voice import as_wearers
+
+    assert as_wearers("was it full-fat milk in the hot chocolate?") == "did I use full-fat milk?"
+    assert as_wearers("was that a non-stick pan I used?") == "did I use non-stick pan?"
+    assert as_wearers("was it hot?") == "was it hot?"

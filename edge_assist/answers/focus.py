@@ -12,6 +12,7 @@ from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
 from edge_assist.text.action_families import known
 from edge_assist.text.coordinated_verbs import ADVERBS
+from edge_assist.text.kinds_of_things import is_named
 from edge_assist.text.put_on_verbs import PHRASAL, REMOVES
 from edge_assist.text.stop_words import (
     ANSWER_STOP_WORDS,
@@ -143,7 +144,10 @@ def object_head(words: list[str], start: int) -> tuple[str, int]:
     if not run:
         return "", -1
     head = run[-1]
-    return singular(words[head].lower()), head
+    name = singular(words[head].lower())
+    if len(run) > 1 and is_named(pair := f"{words[head - 1].lower()}-{name}"):
+        return pair, head  # "spring onion" is one thing, a scallion, not an onion
+    return name, head
 
 
 def things(focus: str, *, verb_first: bool = False) -> list[str]:
@@ -153,11 +157,14 @@ def things(focus: str, *, verb_first: bool = False) -> list[str]:
     only describe ("thin strips") are left out."""
     asked = parse(focus, verb_first=verb_first)
     words = WORDS_OF.findall(focus.lower())[asked.verb_at + asked.verb_words if asked.verb_words else 0 :]
-    out = [asked.thing] if asked.thing and lexical_kind(asked.thing) != OTHER else []
+    named = "-" in asked.thing  # a two-word name the lexicon knows ("spring-onion")
+    out = [asked.thing] if asked.thing and (named or lexical_kind(asked.thing) != OTHER) else []
+    parts = asked.thing.split("-") if named else []
     out += [
         singular(w)
         for w in words
-        if is_content(w)
+        if singular(w) not in parts
+        and is_content(w)
         and w not in _NOT_THINGS
         and not _inflected_verb(w)
         and lexical_kind(w) in (TOOL, MATERIAL)

@@ -132,6 +132,15 @@ class Reading:
 _SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
 
 
+# What a thing was for, said last: "chop a spring onion for the wraps". Captions tell the act, not
+# its purpose; a time ("for 2 minutes", "for a minute") is no purpose and stays.
+_PURPOSE = re.compile(
+    r"\s+for\s+(?:the|my|our|your|his|her|their)\s+"
+    r"(?![a-z -]*\b(?:sec|second|min|minute|hour|time|while)s?\b)[a-z][a-z -]*$",
+    re.I,
+)
+
+
 def _adds(verb: str) -> bool:
     """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
@@ -216,6 +225,8 @@ def _read(focus: str, caption: str) -> Reading:
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
         out[asked.thing_at] = named
+        if "-" in asked.thing:
+            out[asked.thing_at - 1] = ""  # "spring onion" said as the caption's "scallion"
     if asked.verb:
         verbs = caption_verbs(caption)
         if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
@@ -257,10 +268,16 @@ def _read(focus: str, caption: str) -> Reading:
                 )
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
+    return _restated(asked, words, out)
+
+
+def _restated(asked: Asked, words: list[str], out: list[str]) -> Reading:
+    """The focus's `words` said as `out`, verb first and without a purpose; no restatement when
+    that is what was asked."""
     if asked.verb and asked.verb_at > asked.thing_at >= 0:
         # "mayonnaise put" is said as a caption says it, verb first: "put mayonnaise"
         out = [out[asked.verb_at], *out[: asked.verb_at], *out[asked.verb_at + 1 :]]
-    restated = " ".join(out)
+    restated = _PURPOSE.sub("", " ".join(w for w in out if w))
     return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
 
 

@@ -30,11 +30,14 @@ _SETS = [
         "plain all-purpose | self-raising self-rising | wholemeal whole-wheat wholewheat",
         "red | green | yellow | orange | white | black | purple | brown",
         "smooth creamy | crunchy chunky",
+        # what a pan or a pot is made of
+        "non-stick nonstick teflon | steel stainless stainless-steel | cast-iron iron | copper | ceramic",
     )
 ]
 _WORD = re.compile(r"[a-z][a-z-]*")
 _TWO_WORDS = re.compile(
-    r"\b(semi|full|fat|non|low|reduced|all|self|whole)\s+(skimmed|fat|cream|free|purpose|raising|rising|wheat)\b"
+    r"\b(semi|full|fat|non|low|reduced|all|self|whole|cast|stainless)\s+"
+    r"(skimmed|fat|cream|free|purpose|raising|rising|wheat|stick|iron|steel)\b"
 )
 
 

@@ -373,7 +373,9 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
     return f"{said}: " + "; ".join(st.text_of(s) for s in left[:3]) + more + "."
 
 
-_ASKING = frozenset({"what", "how", "which", "now"})
+_ASKING = frozenset({"what", "what's", "whats", "how", "which", "now"})
+_ABOUT = frozenset({"on", "with", "for", "in", "of"})
+_THE = frozenset({"the", "my", "this", "that", "these", "those"})
 
 
 def _asked_parts(question: str) -> list[str]:
@@ -382,4 +384,10 @@ def _asked_parts(question: str) -> list[str]:
     words = re.sub(r"[^\w' ]+", " ", question.lower()).split()
     whole = " ".join(question.strip().lower().split())
     starts = [i for i, w in enumerate(words) if w in _ASKING and i >= 2 and words[i - 1] not in _ASKING]
-    return [whole, *(" ".join(words[i:]) for i in starts[-2:])]
+    # "did I skip anything on the mug pizza": the task it is about, said last, asks nothing more
+    about = [i for i in range(3, len(words) - 1) if words[i] in _ABOUT and words[i + 1] in _THE]
+    return [
+        whole,
+        *(" ".join(words[i:]) for i in starts[-2:]),
+        *(" ".join(words[: about[-1]]) for _ in about[-1:]),
+    ]

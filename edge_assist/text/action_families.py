@@ -45,7 +45,7 @@ GROUPS = _groups(
         "wash": "wash rinse clean scrub wipe soak",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
         "remove": "remove discard drain strain skim scrape rid",
-        "open": "open unscrew uncap unwrap unseal unpack unlock",
+        "open": "open unscrew uncap unlid unwrap unseal unpack unlock",
         "close": "close cover seal cap wrap shut screw",
         "measure": "measure weigh portion",
         "shape": "knead roll shape flatten form press",

@@ -66,6 +66,11 @@ _SAME = [
 _SAME_OF = {name: group for group in _SAME for name in group}
 
 
+def is_named(name: str) -> bool:
+    """Whether the lexicon knows `name` (a two-word name joined by "-") as a thing of its own."""
+    return name.lower() in _SAME_OF
+
+
 def same_thing(a: str, b: str) -> bool:
     """Whether two singular names (a two-word name joined by "-") name one thing."""
     a, b = a.lower(), b.lower()

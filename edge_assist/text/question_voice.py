@@ -181,10 +181,19 @@ _KIND_OF = re.compile(
 )
 
 
+# "was it full-fat milk in the hot chocolate?", "was it a non-stick pan I used?": was that thing used
+_WAS_IT = re.compile(
+    r"^(?:was|were)\s+(?:it|that|they|those)\s+(?:a\s+|an\s+|the\s+|some\s+)?([a-z][a-z -]*?)"
+    r"\s+(?:(?:that\s+)?(?:i|you)\s+used|(?:in|on)\s+(?:the|my|a)\s+.+)$"
+)
+
+
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
     if m := _KIND_OF.match(low):
         return f"what {_thing(m.group(1))} did I use{end}"
+    if m := _WAS_IT.match(low):
+        return f"did I use {_thing(m.group(1))}{end}"
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
         return f"did I add {_thing(m.group(1))}{end}"

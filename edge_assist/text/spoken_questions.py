@@ -47,12 +47,27 @@ _TOPIC = re.compile(
 )
 
 
+# What the wearer tells before asking: "I'm lactose intolerant, was there milk in the eggs?",
+# "thinking back to the pizza, did I ...". The question is the clause after the last comma that
+# opens as a question does; a time said first ("the first time, ...") stays with it.
+_ASKS = re.compile(
+    r"^(?:did|do|does|was|were|is|are|has|have|had|when|where|how|what|what's|which|who|any|can|could)\b",
+    re.I,
+)
+_TIME_FIRST = re.compile(
+    r"^(?:the\s+)?(?:first|second|third|last|next|other)\s+time$|^(?:earlier|before|today)$", re.I
+)
+# "was there any in the wraps": the thing is the one told before ("my friend doesn't eat fish")
+_BARE_ANY = re.compile(r"\bany(?=\s+(?:in|on|at|with|for)\b|$)", re.I)
+
+
 def plain(question: str) -> str:
     """The question without what speech adds around it; `question` itself when nothing is."""
     q = " ".join(question.split())
     end = q[len(q.rstrip("?.! ")) :]
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
+    body = _told_first(body)
     body = _framed(body) or _topic_first(body) or body
     return question if body == q.rstrip("?.! ") else f"{body}{end}"
 
@@ -123,3 +138,19 @@ def _topic_first(text: str) -> str | None:
         return None
     thing = re.sub(r"^(?:that|those|these)\b", "the", m.group(1), flags=re.I)
     return f"{m.group(2)}{thing}{m.group(4)}"
+
+
+def _told_first(text: str) -> str:
+    """ "I'm lactose intolerant, was there milk in the eggs" -> "was there milk in the eggs";
+    "my friend doesn't eat fish, was there any in the wraps" -> "was there any fish in the wraps"."""
+    told, comma, asked = text.rpartition(",")
+    asked = asked.strip()
+    if not comma or not told.strip() or _ASKS.match(told.strip()) or not _ASKS.match(asked):
+        return text
+    told = told.strip()
+    if _TIME_FIRST.match(told):
+        return f"{asked} {told}"
+    last = re.findall(r"[a-z]+", told.lower())
+    if _BARE_ANY.search(asked) and last:
+        asked = _BARE_ANY.sub(f"any {last[-1]}", asked, count=1)
+    return asked
