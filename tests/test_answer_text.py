@@ -149,3 +149,11 @@ def test_trace_shows_what_a_grounded_answer_rested_on() -> None:
     text = render(rec)
     assert "grounded answer (what; looked up 'do with the English muffin'): chosen" in text
     assert "clip 1 [0:41] cosine 0.79, support 0.87: Cut the English muffin" in text and "pass 2" not in text
+
+
+def test_a_with_question_over_a_moment_that_names_no_tool_says_the_tool_is_not_known() -> None:
+    from edge_assist.reasoning.answer_text import compose, is_abstention
+
+    said = compose("with", "I am unsealing a can of tuna.", 239.0)
+    assert said.startswith("At 3:59") and is_abstention(said)
+    assert not is_abstention(compose("with", "Cut the muffin with a knife", 20.0))

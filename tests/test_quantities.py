@@ -111,3 +111,21 @@ def test_a_dish_safe_for_the_microwave_is_no_use_of_it() -> None:
     assert q is not None
     found, _ = matches(q, clips)
     assert [f.moment.t0 for f in found] == [260.0, 350.0]
+
+
+def test_an_amount_asked_of_one_vessel_and_a_thing_said_with_a_or_an() -> None:
+    from edge_assist.answers.quantities import matches
+    from edge_assist.retrieval.api import CaptionRecord
+
+    clips = [
+        CaptionRecord("s", 0, 2.0, 36.0, "To a microwave-safe basin, I'm tossing in stuff of an egg."),
+        CaptionRecord("s", 1, 215.0, 230.0, "To the dish, I'm tipping in a third of a teaspoon salt."),
+        CaptionRecord("s", 2, 753.0, 770.0, "To the skillet, I'm tipping in a third of a teaspoon salt."),
+    ]
+    q = parse("how much salt did I put in the pan?")
+    assert q is not None and q.place == "pan"
+    assert [f.moment.t0 for f in matches(q, clips)[0]] == [753.0]  # a skillet is a pan
+    q = parse("how many eggs went in?")
+    assert q is not None
+    found, _ = matches(q, clips)
+    assert [(f.moment.t0, f.amounts[0].value) for f in found] == [(2.0, 1.0)]

@@ -27,7 +27,7 @@ from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
@@ -72,6 +72,7 @@ class QuantityQuestion:
     verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
     # "before I flipped them": only the moments before (or after) the first that tells this act
     bound: tuple[str, str] = ("", "")
+    place: str = ""  # the vessel it went into ("pan" of "how much salt did I put in the pan")
 
 
 def which_time(question: str) -> str:
@@ -131,7 +132,13 @@ def parse(question: str) -> QuantityQuestion | None:
     said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
     thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
-    return QuantityQuestion(dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)), bound)
+    place = next((w for w in _INTO_VESSEL.findall(tail) if lexical_kind(singular(w)) == TOOL), "")
+    return QuantityQuestion(
+        dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)), bound, singular(place)
+    )
+
+
+_INTO_VESSEL = re.compile(r"\b(?:in|into|to|onto|on)\s+(?:the|a|my|your)\s+([a-z]+)")
 
 
 _BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
@@ -213,7 +220,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):
                 found.append(Found(c, ()))
             continue
-        amounts = [a for a in parse_details(c.text).amounts if a.dim in q.dims]
+        amounts = [a for a in parse_details(c.text).amounts if a.dim in q.dims] or _one(q, text)
         if not amounts:
             continue
         if q.dims == ("time",):
@@ -225,6 +232,9 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
             ok = bool(amounts) and (has_thing or not q.thing)
         if ok:
             found.append(Found(c, tuple(amounts)))
+    if q.place and q.dims != ("time",):
+        # "how much salt did I put in the pan?": the salt that went into the pan, when told apart
+        found = [f for f in found if thing_in(q.place, f.moment.text) is not None] or found
     if q.dims == ("time",) and q.which == "all" and q.thing:
         # "How long did I microwave the cheese?": the moments that name the cheese, when any
         # do. With "the first time" the wearer counts the times of the action itself.
@@ -235,6 +245,16 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
         ]
         found = named_too or found
     return found, named
+
+
+def _one(q: QuantityQuestion, text: str) -> list[Amount]:
+    """ "an egg", "a tomato": one of the thing a count question asks about, said with no number."""
+    if "count" not in q.dims or not q.thing:
+        return []
+    for m in re.finditer(r"\b(an?)\s+(?:[a-z-]+\s+)?([a-z]+)\b", text.lower()):
+        if singular(m.group(2)) in q.thing:
+            return [Amount("count", 1.0, f"{m.group(1)} {m.group(2)}")]
+    return []
 
 
 def _number(x: float) -> str:

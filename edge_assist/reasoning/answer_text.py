@@ -228,7 +228,14 @@ def compose(kind: str, caption: str, t0: float, note: str = "") -> str:
         return "Right after that: " + sentence[0].lower() + sentence[1:]
     if kind == "before":
         return "Just before that: " + sentence[0].lower() + sentence[1:]
+    if kind == "with" and not _INSTRUMENT.search(caption):
+        # the moment is found, but it does not say what was used: that part is not known
+        return f"{sentence} I don't remember what you used."
     return sentence
+
+
+# A caption that names what an act was done with: "with a knife", "using the whisk", "by hand".
+_INSTRUMENT = re.compile(r"\b(?:with|using|by)\b", re.I)
 
 
 def abstention(kind: str) -> str:
