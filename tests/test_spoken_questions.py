@@ -74,6 +74,9 @@ def test_what_the_wearer_tells_before_asking_is_left_out() -> None:
     )
     # a time told first stays with the question
     assert plain("the first time, did I stir it?") == "did I stir it the first time?"
+    # a thing named first is what is asked about
+    assert plain("salsa or oregano, which went in first?") == "salsa or oregano, which went in first?"
+    assert plain("and the egg, is that in yet?") == "and the egg, is that in yet?"
     # a question in two parts is left as said
     assert plain("did I add salt, pepper or both?") == "did I add salt, pepper or both?"
 

@@ -57,8 +57,22 @@ _ASKS = re.compile(
 _TIME_FIRST = re.compile(
     r"^(?:the\s+)?(?:first|second|third|last|next|other)\s+time$|^(?:earlier|before|today)$", re.I
 )
+# A told part that says something (a verb, a subject, a contraction), not a thing named first.
+_CLAUSE = re.compile(
+    r"\b(?:i|you|we|they|he|she|it)\s+[a-z]+|[a-z]ing\b|'(?:m|s|re|ve|d|ll)\b|n't\b"
+    r"|\b(?:is|are|was|were|am|do|does|did|have|has|had)\b",
+    re.I,
+)
 # "was there any in the wraps": the thing is the one told before ("my friend doesn't eat fish")
 _BARE_ANY = re.compile(r"\bany(?=\s+(?:in|on|at|with|for)\b|$)", re.I)
+
+
+# What the wearer checks against, said last: "did I rinse three mushrooms, like the recipe says?"
+_AS_TOLD = re.compile(
+    r",?\s+(?:like|as)\s+(?:the\s+|my\s+)?(?:recipe|instructions?|book|video|it|they|you)\s+"
+    r"(?:says?|said|told\s+me|tells?\s+me|wants?|wanted|asks?|asked)$",
+    re.I,
+)
 
 
 def plain(question: str) -> str:
@@ -67,7 +81,7 @@ def plain(question: str) -> str:
     end = q[len(q.rstrip("?.! ")) :]
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
-    body = _told_first(body)
+    body = _told_first(_AS_TOLD.sub("", body))
     body = _framed(body) or _topic_first(body) or body
     return question if body == q.rstrip("?.! ") else f"{body}{end}"
 
@@ -150,6 +164,8 @@ def _told_first(text: str) -> str:
     told = told.strip()
     if _TIME_FIRST.match(told):
         return f"{asked} {told}"
+    if not _CLAUSE.search(told):
+        return text  # "and the egg, is that in yet?": a thing named first is what is asked about
     last = re.findall(r"[a-z]+", told.lower())
     if _BARE_ANY.search(asked) and last:
         asked = _BARE_ANY.sub(f"any {last[-1]}", asked, count=1)
