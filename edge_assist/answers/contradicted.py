@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.answers import meaning, varieties
+from edge_assist.answers import cut_size, meaning, varieties
 from edge_assist.answers.backing import backing
 from edge_assist.answers.support import AnswerGate
 from edge_assist.clock import Clock
@@ -114,6 +114,7 @@ def difference(focus: str, caption: str) -> Difference | None:
             tool_difference(focus, caption)
             or place_difference(focus, caption)
             or varieties.variety_difference(focus, _thing(focus), caption)
+            or cut_size.size_difference(focus, caption)
         )
     # "moderate" is a captioner's medium; the tracker's reading leaves it out (its deviations
     # were fitted without it), a question's answer may not
@@ -132,6 +133,8 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return bool(set(_placed(focus)) & set(_placed(caption)))
     if d.kind == "variety":
         return d.expected in varieties.varieties_of(_thing(focus), caption)
+    if d.kind == "size":
+        return cut_size.says_size(caption, d.expected)
     return False
 
 
@@ -148,7 +151,7 @@ def compose(d: Difference, m: Moment) -> str:
 def without_setting(focus: str) -> str:
     """ "heat the oil on medium heat" -> "heat the oil"; "whisk it with a fork" -> "whisk it"; "use
     whole milk" -> "use milk"."""
-    bare = varieties.without_variety(_SETTING.sub("", focus), _thing(focus))
+    bare = cut_size.without_size(varieties.without_variety(_SETTING.sub("", focus), _thing(focus)))
     tool = tool_named(bare)
     if tool is not None:
         start, end = tool[1]
