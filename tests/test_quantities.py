@@ -129,3 +129,16 @@ def test_an_amount_asked_of_one_vessel_and_a_thing_said_with_a_or_an() -> None:
     assert q is not None
     found, _ = matches(q, clips)
     assert [(f.moment.t0, f.amounts[0].value) for f in found] == [(2.0, 1.0)]
+
+
+def test_times_of_an_act_are_counted_by_its_verbs_not_by_names_of_things() -> None:
+    from edge_assist.answers.quantities import tells_act
+
+    q = parse("how many times did I microwave it?")
+    assert q is not None
+    assert not tells_act(q, "Now I am covering a ramekin mug with cooking spray.")  # a spray, no cooking
+    assert tells_act(q, "Now I am continuing to microwave for thirty more secs.")
+    q = parse("how many times did I stir it?")
+    assert q is not None
+    assert not tells_act(q, "To the cup, I'm tossing in one tbsp of olive oil.")  # tossing in adds
+    assert tells_act(q, "In the cup thoroughly, I'm swirling the stuff.")

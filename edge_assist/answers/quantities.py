@@ -29,6 +29,7 @@ from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
+from edge_assist.text.put_on_verbs import PHRASAL
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
@@ -179,8 +180,24 @@ def tells_act(q: QuantityQuestion, text: str) -> bool:
     verbs = [v for v in q.verbs if not (q.times and v in BROAD) and lexical_kind(v) != MATERIAL]
     if not verbs:
         return False
-    told = {b for w in re.findall(r"[a-z]+", text.lower()) if (b := verb_base(w)) is not None}
+    words = re.findall(r"[a-z]+", text.lower())
+    told = {
+        PHRASAL.get((b, nxt[0]), b) if nxt else b  # "tossing in" adds, "tossing" mixes
+        for i, w in enumerate(words)
+        if (b := verb_base(w)) is not None and not _names_a_thing(w, nxt := words[i + 1 : i + 2])
+    }
     return any(same_act(v, t) for v in verbs for t in told)
+
+
+def _names_a_thing(word: str, after: list[str]) -> bool:
+    """ "cooking spray", "frying pan", "baking soda": an -ing word that names a thing with the
+    noun after it, not an act."""
+    return word.endswith("ing") and bool(after) and (after[0] in _ING_NOUNS or lexical_kind(after[0]) == TOOL)
+
+
+# What an -ing word names with it as a thing: cooking spray, baking soda, whipping cream ("frying
+# onions" is an act on the onions).
+_ING_NOUNS = frozenset("spray oil soda powder cream paper chocolate".split())
 
 
 @dataclass(frozen=True)
