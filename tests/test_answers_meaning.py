@@ -259,3 +259,11 @@ def test_a_two_word_name_is_one_thing_and_a_purpose_is_not_an_act() -> None:
     assert "first minute" in (
         meaning.restate("heat the onion for the first minute", "Frying one onion.") or ""
     )
+
+
+def test_a_thing_that_is_only_where_another_was_put_was_not_put() -> None:
+    egg_on = "On top of the tortilla, I'm tipping egg blend."
+    assert meaning.read("put the tortilla down", egg_on).as_place
+    assert not meaning.read("put the tortilla down", "On a cutting board, I'm putting the tortilla.").as_place
+    assert not meaning.read("add lettuce", LETTUCE).as_place  # lined with it: the lettuce went in
+    assert meaning.PLACE_WEIGHT < meaning.OTHER_ACT_WEIGHT

@@ -48,6 +48,8 @@ def backing(
             cosine = max(m.score, near.get((r.restated, m.text), m.score))
             feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
+        if r.as_place:
+            p *= meaning.PLACE_WEIGHT
         out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, m.text) else p
     return out
 

@@ -31,7 +31,7 @@ from edge_assist.answers.focus import (
     verb_base,
     with_heads,
 )
-from edge_assist.answers.put_into import coats, puts_into, without_food_destination
+from edge_assist.answers.put_into import coats, only_as_place, puts_into, without_food_destination
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import (
@@ -60,6 +60,9 @@ OTHER_ACT_WEIGHT = 0.3
 # question says ("topped lettuce leaves with the tuna") ranks above one restated into it
 # ("laid out 2 large lettuce leaves"), and a clear restated match stays far above the threshold.
 RESTATED_WEIGHT = 0.9
+# A thing asked to be put that is only where something else was put was there, not put: such a
+# moment counts for little beside one that puts it.
+PLACE_WEIGHT = 0.2
 # Where a caption's verb may stand: first, after its subject or an auxiliary ("I'm chopping"), or
 # after "and", "then", a comma.
 _SUBJECTS = frozenset(
@@ -126,6 +129,9 @@ class Reading:
 
     restated: str | None  # the focus in the caption's words; None: nothing to restate
     other_act: bool  # the caption names the thing but tells only other acts on it
+    # the thing asked to be put somewhere is only where another thing was put ("did I put the
+    # tortilla down?" of "on top of the tortilla, tipping egg blend"): it was there, not put
+    as_place: bool = False
 
 
 # A caption with no verb that puts its thing somewhere: "1 egg to a blender".
@@ -268,17 +274,19 @@ def _read(focus: str, caption: str) -> Reading:
                 )
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
-    return _restated(asked, words, out)
+    return _restated(
+        asked, words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
+    )
 
 
-def _restated(asked: Asked, words: list[str], out: list[str]) -> Reading:
+def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:
     """The focus's `words` said as `out`, verb first and without a purpose; no restatement when
     that is what was asked."""
     if asked.verb and asked.verb_at > asked.thing_at >= 0:
         # "mayonnaise put" is said as a caption says it, verb first: "put mayonnaise"
         out = [out[asked.verb_at], *out[: asked.verb_at], *out[asked.verb_at + 1 :]]
     restated = _PURPOSE.sub("", " ".join(w for w in out if w))
-    return Reading(restated if restated.lower() != " ".join(words).lower() else None, False)
+    return Reading(restated if restated.lower() != " ".join(words).lower() else None, False, as_place)
 
 
 def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) -> list[str] | None:

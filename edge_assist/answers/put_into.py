@@ -65,3 +65,18 @@ def coats(words: list[str], at: int) -> bool:
     after = tail[tail.index("with") + 1 : tail.index("with") + 5]
     # cooking spray is a kind of oil to the lexicons, not an ingredient of its own
     return any(lexical_kind(singular(w)) == MATERIAL or covers("oil", singular(w)) for w in after)
+
+
+# Where another thing is put: "on top of the tortilla", "onto the toast", "over the lettuce".
+_PLACE_BEFORE = re.compile(
+    r"\b(?:on\s+top\s+of|onto|on|over|into|in|to|under|inside|across)\s+(?:the|a|an|each|your|my)?\s*"
+    r"(?:[a-z-]+\s+){0,2}$",
+    re.I,
+)
+
+
+def only_as_place(named: str, caption: str) -> bool:
+    """Whether every naming of `named` (the caption's word for the thing asked) says where
+    something else was put: "on top of the tortilla, I'm tipping egg blend"."""
+    at = [m.start() for m in re.finditer(rf"\b{re.escape(named)}\b", caption, re.I)]
+    return bool(at) and all(_PLACE_BEFORE.search(caption[:i]) for i in at)
