@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.answers import cut_size, meaning, varieties
+from edge_assist.answers import appliances, cut_size, meaning, varieties
 from edge_assist.answers.backing import backing
 from edge_assist.answers.support import AnswerGate
 from edge_assist.clock import Clock
@@ -115,6 +115,7 @@ def difference(focus: str, caption: str) -> Difference | None:
             or place_difference(focus, caption)
             or varieties.variety_difference(focus, _thing(focus), caption)
             or cut_size.size_difference(focus, caption)
+            or appliances.appliance_difference(focus, caption)
         )
     # "moderate" is a captioner's medium; the tracker's reading leaves it out (its deviations
     # were fitted without it), a question's answer may not
@@ -133,6 +134,8 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return bool(set(_placed(focus)) & set(_placed(caption)))
     if d.kind == "variety":
         return d.expected in varieties.varieties_of(_thing(focus), caption)
+    if d.kind == "appliance":
+        return appliances.tells_asked(focus, caption)
     if d.kind == "size":
         return cut_size.says_size(caption, d.expected)
     return False
@@ -152,6 +155,7 @@ def without_setting(focus: str) -> str:
     """ "heat the oil on medium heat" -> "heat the oil"; "whisk it with a fork" -> "whisk it"; "use
     whole milk" -> "use milk"."""
     bare = cut_size.without_size(varieties.without_variety(_SETTING.sub("", focus), _thing(focus)))
+    bare = appliances.without_appliance(bare)
     tool = tool_named(bare)
     if tool is not None:
         start, end = tool[1]
@@ -169,13 +173,16 @@ def no_by_setting(
     asked, tool = parse_details(focus), tool_named(focus)
     thing = _thing(focus)
     variety = varieties.asked_variety(focus, thing) if thing else None
-    if bare == focus or not asked.levels and not asked.temperatures and tool is None and variety is None:
+    other = variety is not None or cut_size.sizes(focus) or appliances.asked(focus) is not None
+    if bare == focus or not asked.levels and not asked.temperatures and tool is None and not other:
         return None
     near = list(ranked[:NEAREST])
     if tool is not None and any(_names(m.text, tool[0]) for m in ranked):
         return None  # a moment names the tool asked about: no "No" by another
     if variety is not None and any(variety in varieties.varieties_of(thing, m.text) for m in ranked):
         return None  # a moment names the variety asked about
+    if any(appliances.tells_asked(focus, m.text) for m in ranked):
+        return None  # a moment tells the appliance asked about
     p = backing(gate, encoder, bare, near)
     for m in sorted(near, key=lambda m: -p[m]):
         if p[m] >= threshold and (d := difference(focus, m.text)) is not None:
