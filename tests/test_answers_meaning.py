@@ -267,3 +267,9 @@ def test_a_thing_that_is_only_where_another_was_put_was_not_put() -> None:
     assert not meaning.read("put the tortilla down", "On a cutting board, I'm putting the tortilla.").as_place
     assert not meaning.read("add lettuce", LETTUCE).as_place  # lined with it: the lettuce went in
     assert meaning.PLACE_WEIGHT < meaning.OTHER_ACT_WEIGHT
+
+
+def test_the_green_stuff_is_the_green_things() -> None:
+    assert meaning.parse("chop the green stuff").thing == "green"
+    assert meaning.restate("chop the green stuff", "I'm dicing one tbsp cilantro.") == "dicing the cilantro"
+    assert meaning.parse("add the stuff").thing == "stuff"  # nothing before it to name the thing

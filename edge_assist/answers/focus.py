@@ -118,6 +118,10 @@ def _noun_first(words: list[str]) -> bool:
     )
 
 
+# Heads that name nothing but what the word before them names: "the green stuff", "the red bits".
+VAGUE = frozenset({"stuff", "things", "thing", "bits"})
+
+
 def object_head(words: list[str], start: int) -> tuple[str, int]:
     """The head noun of the first noun phrase from `start`: the last word of its run of nouns,
     or the noun after "of" when the run measures or portions it ("tablespoon of cheese")."""
@@ -143,6 +147,8 @@ def object_head(words: list[str], start: int) -> tuple[str, int]:
         run.append(i)
     if not run:
         return "", -1
+    if len(run) > 1 and words[run[-1]].lower() in VAGUE:
+        run = run[:-1]  # "the green stuff" is about the green things
     head = run[-1]
     name = singular(words[head].lower())
     if len(run) > 1 and is_named(pair := f"{words[head - 1].lower()}-{name}"):

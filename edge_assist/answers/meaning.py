@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers.focus import (
+    VAGUE,
     WORDS_OF,
     Asked,
     object_head,
@@ -230,9 +231,7 @@ def _read(focus: str, caption: str) -> Reading:
     words = told_words
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
-        out[asked.thing_at] = named
-        if "-" in asked.thing:
-            out[asked.thing_at - 1] = ""  # "spring onion" said as the caption's "scallion"
+        _say_as(out, asked, named)
     if asked.verb:
         verbs = caption_verbs(caption)
         if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
@@ -277,6 +276,15 @@ def _read(focus: str, caption: str) -> Reading:
     return _restated(
         asked, words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
     )
+
+
+def _say_as(out: list[str], asked: Asked, named: str) -> None:
+    """The thing asked said in `out` as the caption's word for it, `named`."""
+    out[asked.thing_at] = named
+    if "-" in asked.thing:
+        out[asked.thing_at - 1] = ""  # "spring onion" said as the caption's "scallion"
+    if asked.thing_at + 1 < len(out) and out[asked.thing_at + 1].lower() in VAGUE:
+        out[asked.thing_at + 1] = ""  # "the green stuff" said as "the cilantro"
 
 
 def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:

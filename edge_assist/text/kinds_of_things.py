@@ -20,7 +20,7 @@ KINDS = _kinds(
             cauliflower celery zucchini courgette eggplant aubergine pea bean corn mushroom kale leek
             radish beet beetroot squash pumpkin asparagus shallot scallion chili chilli jalapeno okra
             arugula rocket sprout greens avocado""",
-        "green": "lettuce spinach kale arugula rocket cabbage chard greens",
+        "green": "lettuce spinach kale arugula rocket cabbage chard greens herb scallion spring-onion",
         "fruit": """apple banana orange lemon lime strawberry blueberry raspberry berry grape mango pineapple
             peach pear plum cherry kiwi melon watermelon avocado tomato date fig apricot coconut
             pomegranate""",
