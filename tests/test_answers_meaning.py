@@ -273,3 +273,10 @@ def test_the_green_stuff_is_the_green_things() -> None:
     assert meaning.parse("chop the green stuff").thing == "green"
     assert meaning.restate("chop the green stuff", "I'm dicing one tbsp cilantro.") == "dicing the cilantro"
     assert meaning.parse("add the stuff").thing == "stuff"  # nothing before it to name the thing
+
+
+def test_a_sauce_named_by_its_kind_is_that_sauce() -> None:
+    sriracha = "To the basin, I am putting in one teaspoon sriracha sauce."
+    assert meaning.restate("add hot sauce", sriracha) == "putting sriracha"
+    assert not meaning.read("add hot sauce", sriracha).as_place  # "putting in" is no place
+    assert meaning.restate("add the tomato sauce", "Smearing marinara sauce on the batter.") is not None

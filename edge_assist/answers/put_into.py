@@ -69,7 +69,7 @@ def coats(words: list[str], at: int) -> bool:
 
 # Where another thing is put: "on top of the tortilla", "onto the toast", "over the lettuce".
 _PLACE_BEFORE = re.compile(
-    r"\b(?:on\s+top\s+of|onto|on|over|into|in|to|under|inside|across)\s+(?:the|a|an|each|your|my)?\s*"
+    r"\b(?:on\s+top\s+of|onto|on|over|into|in|to|under|inside|across)\s+(?:the|a|an|each|your|my)\s+"
     r"(?:[a-z-]+\s+){0,2}$",
     re.I,
 )

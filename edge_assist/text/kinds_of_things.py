@@ -61,7 +61,8 @@ _SAME = [
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
     cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan|
     pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop|jug pitcher|
-    sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove""".split("|")
+    sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove|tomato-sauce marinara passata pizza-sauce|
+    hot-sauce sriracha tabasco chilli-sauce chili-sauce""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 
