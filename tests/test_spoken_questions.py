@@ -87,3 +87,6 @@ def test_a_procedure_question_may_name_its_task_or_tell_something_first() -> Non
     assert "did i skip anything" in _asked_parts("did I skip anything on the mug pizza?")
     assert "what's next" in _asked_parts("egg's beaten, what's next?")
     assert _asked_parts("what's next") == ["what's next"]
+    assert _asked_parts("what did I do with the English muffin?") == [
+        "what did i do with the english muffin?"
+    ]

@@ -74,6 +74,7 @@ class QuantityQuestion:
     # "before I flipped them": only the moments before (or after) the first that tells this act
     bound: tuple[str, str] = ("", "")
     place: str = ""  # the vessel it went into ("pan" of "how much salt did I put in the pan")
+    in_units: bool = False  # counted in a unit ("how many pieces", "how many cups of water")
 
 
 def which_time(question: str) -> str:
@@ -135,7 +136,16 @@ def parse(question: str) -> QuantityQuestion | None:
     thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
     place = next((w for w in _INTO_VESSEL.findall(tail) if lexical_kind(singular(w)) == TOOL), "")
     return QuantityQuestion(
-        dims, thing_words, action, which, times, said, tuple(dict.fromkeys(bases)), bound, singular(place)
+        dims,
+        thing_words,
+        action,
+        which,
+        times,
+        said,
+        tuple(dict.fromkeys(bases)),
+        bound,
+        singular(place),
+        unit in UNITS,
     )
 
 
@@ -266,7 +276,7 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
 
 def _one(q: QuantityQuestion, text: str) -> list[Amount]:
     """ "an egg", "a tomato": one of the thing a count question asks about, said with no number."""
-    if "count" not in q.dims or not q.thing:
+    if "count" not in q.dims or not q.thing or q.in_units:
         return []
     for m in re.finditer(r"\b(an?)\s+(?:[a-z-]+\s+)?([a-z]+)\b", text.lower()):
         if singular(m.group(2)) in q.thing:

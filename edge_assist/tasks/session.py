@@ -375,6 +375,7 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
 
 _ASKING = frozenset({"what", "what's", "whats", "how", "which", "now"})
 _ABOUT = frozenset({"on", "with", "for", "in", "of"})
+_CHECKING = frozenset({"did", "have", "has", "am", "is", "how"})
 _THE = frozenset({"the", "my", "this", "that", "these", "those"})
 
 
@@ -384,8 +385,10 @@ def _asked_parts(question: str) -> list[str]:
     words = re.sub(r"[^\w' ]+", " ", question.lower()).split()
     whole = " ".join(question.strip().lower().split())
     starts = [i for i, w in enumerate(words) if w in _ASKING and i >= 2 and words[i - 1] not in _ASKING]
-    # "did I skip anything on the mug pizza": the task it is about, said last, asks nothing more
+    # "did I skip anything on the mug pizza": the task it is about, said last, asks nothing more;
+    # "what did I do with the muffin" asks about the muffin
     about = [i for i in range(3, len(words) - 1) if words[i] in _ABOUT and words[i + 1] in _THE]
+    about = about if words and words[0] in _CHECKING else []
     return [
         whole,
         *(" ".join(words[i:]) for i in starts[-2:]),
