@@ -42,6 +42,9 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("and when did they go in the pan?", "pointer", "when did they go in the pan"),
         ("and the last one", "occurrence", "last"),
         ("what about the second time?", "occurrence", "second"),
+        ("how much of it did I use?", "amount", "much"),
+        ("where did they go", "where", "went"),
+        ("wait what about the other one", "vague", ""),
     ],
 )
 def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:
@@ -66,6 +69,13 @@ def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) ->
 )
 def test_an_ordinary_question_is_never_a_follow_up(question: str) -> None:
     assert follow_up(question) is None
+
+
+def test_where_things_went_is_where_they_were_put_not_where_they_came_from() -> None:
+    said = "From the skillet, I'm scooping the tomatoes."
+    assert place_in(said) == "from the skillet"
+    assert place_in(said, went=True) is None
+    assert place_in("On a serving dish, I'm placing tomatoes.", went=True) == "on the serving dish"
 
 
 def test_a_pointer_to_nothing_named_and_a_thing_named_then_asked_about() -> None:

@@ -74,12 +74,16 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:\s+of\s+(?:it|that|them|those|this))?"
             # "how much did I use?" names no thing, so it asks of the last one; "how long did I
             # cook?" names its act and is a question of its own
-            r"|^how\s+(?:much|many)\s+did\s+(?:i|you)\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take)"
+            r"|^how\s+(?:much|many)(?:\s+of\s+(?:it|that|them|those|this))?\s+did\s+(?:i|you)"
+            r"\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take)"
         ),
     ),
     (
         "where",
-        re.compile(rf"^where(?:\s+(?:was|is|did\s+i\s+do|did\s+that\s+happen)\s+{_THAT})?(?:\s+again)?"),
+        re.compile(
+            rf"^where(?:\s+(?:was|is|did\s+i\s+do|did\s+that\s+happen)\s+{_THAT})?(?:\s+again)?"
+            r"|^where\s+did\s+(?:it|they|that|those|them)\s+(?:go|end\s+up)"
+        ),
     ),
     # "what for?": what the last moment was doing with the thing asked about
     (
@@ -97,10 +101,11 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_LEAD = re.compile(r"^(?:and|so|ok(?:ay)?|oh|um|then)\s*,?\s+")
+_LEAD = re.compile(r"^(?:and|so|ok(?:ay)?|oh|um|then|wait|hmm|right)\s*,?\s+")
 # "what about that one?": a pointer with nothing it points to in words
 _VAGUE = re.compile(
-    r"^(?:and\s+)?(?:what|how)\s+about\s+(?:that|this|it|them|those|these)(?:\s+one)?$|^and\s+that\s+one$"
+    r"^(?:(?:and|wait|so)\s+)?(?:what|how)\s+about\s+(?:that|this|it|them|those|these|the\s+other)(?:\s+one)?$"
+    r"|^and\s+(?:that|the\s+other)\s+one$"
 )
 # "and the egg, is that in yet?": a thing named, then a question about it by a pronoun
 _NAMED_THEN = re.compile(r"^(?:and|what about|how about)\s+(?P<obj>[a-z][a-z' -]*?)\s*,\s*(?P<rest>.+)$")
@@ -159,6 +164,8 @@ def follow_up(question: str) -> FollowUp | None:
     for kind, form in _FORMS:
         if form.fullmatch(q) or form.fullmatch(bare):
             how = re.search(r"\bhow\s+(much|many|long)\b", bare)
+            if kind == "where" and re.search(r"\b(?:go|end\s+up)$", bare):
+                return FollowUp(kind, "went")  # "where did they go?": where they were put
             return FollowUp(kind, how.group(1) if kind == "amount" and how else "")
     return None
 

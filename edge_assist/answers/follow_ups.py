@@ -190,7 +190,7 @@ async def resolve(
         said = answer_text.tell(m.text, m.t0, m.note)
         return Resolved(frame, follow, said, m, outcome="what the last moment was doing")
     if follow.kind == "where":
-        said = await places.where(m, recall, clock, before_t)
+        said = await places.where(m, recall, clock, before_t, went=follow.obj == "went")
         return Resolved(frame, follow, said, m, "where the last moment was")
     said = await _ago(last, m, before_t, recall, clock)
     return Resolved(frame, follow, said, m, outcome="the last moment's age")

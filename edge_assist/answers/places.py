@@ -27,6 +27,7 @@ SURFACES = frozenset(
     fridge freezer floor windowsill desk tray rack""".split()
 )
 _PREPOSITIONS = frozenset("in into on onto inside over under at from".split())
+_FROM = frozenset({"from", "at"})
 _DETERMINERS = frozenset("the a an my your his her their some".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[,.;:]")
 PHRASE_WORDS = 4  # a place's noun within this many words of its preposition ("on a large serving dish")
@@ -34,11 +35,12 @@ PHRASE_WORDS = 4  # a place's noun within this many words of its preposition ("o
 NEAR_S = 90.0
 
 
-def place_in(text: str) -> str | None:
-    """The first place phrase of a caption ("in the large skillet"), or None."""
+def place_in(text: str, *, went: bool = False) -> str | None:
+    """The first place phrase of a caption ("in the large skillet"), or None; with `went`, only
+    where a thing went ("onto a serving dish", not "from the skillet")."""
     words = _WORD.findall(text)
     for i, w in enumerate(words):
-        if w.lower() not in _PREPOSITIONS:
+        if w.lower() not in _PREPOSITIONS or (went and w.lower() in _FROM):
             continue
         j = i + 1
         det = "the"
@@ -62,16 +64,18 @@ def _is_place(word: str) -> bool:
     return noun in SURFACES or lexical_kind(noun) == TOOL
 
 
-async def where(m: Moment, recall: Recall, clock: Clock, before_t: float) -> str:
-    """Where the moment happened, as its caption or the clips next to it say, or that it is not known."""
-    own = place_in(m.text)
+async def where(m: Moment, recall: Recall, clock: Clock, before_t: float, *, went: bool = False) -> str:
+    """Where the moment happened, as its caption or the clips next to it say, or that it is not
+    known. With `went` ("where did they go?"), where the things were put: the clip right after
+    is looked at first."""
+    own = place_in(m.text, went=went)
     if own is not None:
         return f"{own[0].upper()}{own[1:]}: {_lower(tell(m.text, m.t0, m.note))}"
-    for step in (-1, 1):
+    for step in (1, -1) if went else (-1, 1):
         near = await recall.neighbour(clock, m, step=step, before_t=before_t)
         if near is None or abs(near.t0 - m.t0) > NEAR_S + (m.t1 - m.t0):
             continue
-        if place_in(near.text) is not None:
+        if place_in(near.text, went=went) is not None:
             side = "just before" if step < 0 else "right after"
             # The place is in the neighbour's own words; it is told, not claimed for the moment.
             return (
