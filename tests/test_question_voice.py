@@ -292,7 +292,7 @@ def test_short_forms_people_ask_in() -> None:
 
     assert as_wearers("is the cheese on yet?") == "did I add the cheese?"
     assert as_wearers("is the oven on?") == "is the oven on?"  # switched on, not put on
-    assert as_wearers("have I rolled it up yet?") == "did I roll it up?"
+    assert as_wearers("have I rolled it up yet?") == "did I roll it up yet?"
     assert as_wearers("have I got any eggs left?") == "have I got any eggs left?"  # having, not doing
     assert order.parse("shallot before garlic in the pan?") == order.Ordered(
         "add the shallot", "before", "add the garlic"

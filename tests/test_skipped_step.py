@@ -85,3 +85,13 @@ def test_over_the_demo_the_skipped_coating_is_a_no(
     ]
     assert main([*args, *CLIP_LEVEL_ARGS]) == 0
     assert json.loads(capsys.readouterr().out)["answer"].startswith("Yes")
+
+
+def test_an_act_asked_of_a_pronoun_names_the_one_step_that_does_it() -> None:
+    roll = "Roll the tortilla from one end to another into a log shape"
+    assert names_step("roll it up", roll)
+    assert not names_step("roll it up", "Add salsa to the bowl")
+    assert not names_step("add it", "Add salsa to the bowl")  # any act: no one step
+    seen = [CaptionRecord("s", 0, 0.0, 10.0, "Now I am rolling up the tortilla.")]
+    assert told_anywhere("roll it up", seen)
+    assert not told_anywhere("roll it up", [CaptionRecord("s", 0, 0.0, 10.0, "I beat the egg.")])

@@ -57,6 +57,9 @@ def names_step(focus: str, step_text: str) -> bool:
     we know the act of, is told by one of the step's verbs."""
     asked = meaning.parse(focus, verb_first=True)
     things = meaning.things(focus, verb_first=True)
+    if _of_a_pronoun(focus, asked, things):
+        # "have I rolled it up yet?": the act alone names the step that does it
+        return _acts(asked.verb) and any(_tells(asked.verb, t) for _, t in meaning.caption_verbs(step_text))
     if things:
         if not all(meaning.thing_in(t, step_text, general=False) for t in things):
             return False
@@ -70,6 +73,18 @@ def names_step(focus: str, step_text: str) -> bool:
         return bool(things) or bool(verb)
     # A step's own acts are its verbs where a verb stands ("Pat rinsed mushrooms dry" pats).
     return any(_tells(verb, told) for _, told in meaning.caption_verbs(step_text))
+
+
+def _of_a_pronoun(focus: str, asked: meaning.Asked, things: list[str]) -> bool:
+    """ "roll it up", "flip them": a focus whose only object is a pronoun."""
+    words = _WORD.findall(focus.lower())
+    after = asked.verb_at + max(asked.verb_words, 1)
+    return not things and len(words) > after and words[after] in ("it", "them", "they")
+
+
+def _acts(verb: str) -> bool:
+    """A verb that tells one act of its own ("roll", "flip"), not any act ("add", "use", "do")."""
+    return known(verb) and verb not in BROAD and verb not in ANY_ACT
 
 
 def _tells(asked: str, told: str) -> bool:
@@ -90,6 +105,10 @@ def _act_told(focus: str, text: str) -> bool:
 
 
 def told_anywhere(focus: str, clips: Sequence[CaptionRecord]) -> bool:
+    asked = meaning.parse(focus, verb_first=True)
+    if _of_a_pronoun(focus, asked, meaning.things(focus, verb_first=True)):
+        # "roll it up": any caption that tells the act may be it
+        return any(covers_act(asked.verb, t) for c in clips for t in _step_verbs(c.text))
     return any(_act_told(focus, c.text) for c in clips)
 
 
@@ -97,8 +116,9 @@ def not_done(question: str, focus: str, task: Task, state: TrackerState) -> Step
     """The steps of `task` the question names, when none is done and each is skipped (or, asked
     "yet", still to come); None otherwise."""
     named = [i for i, s in enumerate(task.steps) if names_step(focus, s.text)]
-    if not named:
-        return None
+    asked = meaning.parse(focus, verb_first=True)
+    if not named or len(named) > 1 and _of_a_pronoun(focus, asked, meaning.things(focus, verb_first=True)):
+        return None  # "stir it" of a task that stirs twice names no one step
     done = set(state.done)
     if any(task.steps[i].id in done for i in named):
         return None

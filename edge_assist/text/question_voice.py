@@ -126,7 +126,7 @@ _ON_HEAT = re.compile(
 _IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?$")
 # "have I rolled it up yet?": did I roll it up
 _HAVE_I = re.compile(
-    r"^(?:have|had)\s+i\s+(?:already\s+|just\s+|ever\s+)?(?!got\b)(\S+)\s*(.*?)(?:\s+(?:yet|already))?$"
+    r"^(?:have|had)\s+i\s+(?:already\s+|just\s+|ever\s+)?(?!got\b)(\S+)\s*(.*?)(\s+(?:yet|already))?$"
 )
 _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
 
@@ -202,7 +202,8 @@ def _as_wearers(q: str, end: str) -> str | None:
     if (m := _IS_IN.match(low)) and not _switched(m.group(1), low):
         return f"did I add the {_thing(m.group(1))}{end}"  # "is the egg in yet?", "is the cheese on?"
     if (m := _HAVE_I.match(low)) and (base := participle_base(m.group(1))):
-        return f"did I {base}{_tail(m.group(2))}{end}"
+        # "yet" stays: a step still to come is a "Not yet" (answers/skipped_step.py)
+        return f"did I {base}{_tail(m.group(2))}{m.group(3) or ''}{end}"
     if m := _YESNO_FIRST.match(low):
         return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
     if m := _DID_GO_IN.match(low):
