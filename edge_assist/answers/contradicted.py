@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from edge_assist.answers import appliances, cut_size, meaning, varieties
 from edge_assist.answers.backing import backing
+from edge_assist.answers.negated import negated_no
 from edge_assist.answers.support import AnswerGate
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -199,6 +200,14 @@ async def checked(
         d = difference(focus, ga.moment.text) if ga.text.startswith("Yes") else None
         if d is not None and any(_told_as_asked(d, focus, m.text) for m in ga.candidates):
             d = None  # another moment tells the tool or the place asked about
-        return None if d is None else (compose(d, ga.moment), ga.moment, d.to_json())
-    said = await clock.run_blocking(no_by_setting, gate, encoder, focus, ga.candidates, threshold)
-    return None if said is None else (said[0], said[2], said[1].to_json())
+        if d is not None:
+            return compose(d, ga.moment), ga.moment, d.to_json()
+    else:
+        said = await clock.run_blocking(no_by_setting, gate, encoder, focus, ga.candidates, threshold)
+        if said is not None:
+            return said[0], said[2], said[1].to_json()
+    if ga.moment is not None and not ga.text.startswith("Yes"):
+        return None
+    # "did I cover it when I microwaved it?" over "nuking the mug uncovered"
+    found = negated_no(focus, ga.candidates)
+    return None if found is None else (found[0], found[1], {"kind": "negated", "observed": found[1].text})

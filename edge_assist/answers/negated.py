@@ -1,0 +1,75 @@
+"""An act a caption says was not done: "did I cover the ramekin when I microwaved it?" over
+"nuking the ramekin mug uncovered" is a "No" said with that moment; so is "did I stir the eggs
+while they were in the microwave?" over "zapping for two minutes, no stirring".
+
+The caption must say the asked act was not done ("uncovered", "no stirring", "without
+stirring", "not stirring") of the thing asked about, or of the act the question's own clause
+names ("while they were in the microwave": the caption tells the microwaving). And no moment
+among those found may tell the act as done on the thing: a caption that says it is the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from edge_assist.answers import meaning
+from edge_assist.answers.put_into import coats
+from edge_assist.reasoning.answer_text import tell
+from edge_assist.retrieval.api import Moment
+from edge_assist.text.action_families import ANY_ACT, APPLIANCE_ACTS, BROAD, covers_act, known
+
+# The clause a question times its act by: "while they were in the microwave", "when I microwaved it".
+_CLAUSE = re.compile(r"\s+\b(?:while|when|whilst|as|once)\b\s+(.+)$", re.I)
+_NOT = re.compile(r"\b(?:no|without|not|never)\s+([a-z]+ing)\b|\bun([a-z]+ed)\b", re.I)
+_WORD = re.compile(r"[a-z]+")
+
+
+def _negated(verb: str, caption: str) -> bool:
+    """Whether the caption says the act `verb` was not done."""
+    for m in _NOT.finditer(caption):
+        base = meaning.verb_base(m.group(1) or m.group(2))
+        if base is not None and (base == verb or covers_act(verb, base)):
+            return True
+    return False
+
+
+def _clause_acts(clause: str) -> set[str]:
+    """The acts a question's clause names: its verbs, and the act of an appliance it names."""
+    words = _WORD.findall(clause.lower())
+    acts = {APPLIANCE_ACTS[w] for w in words if w in APPLIANCE_ACTS}
+    acts |= {b for w in words if (b := meaning.verb_base(w)) is not None and known(b) and b not in BROAD}
+    return acts
+
+
+def _tells_done(verb: str, things: list[str], caption: str) -> bool:
+    """Whether the caption tells the act as done, on every thing asked (a coat of spray is no lid)."""
+    if things and not all(meaning.thing_in(t, caption) for t in things):
+        return False
+    words = meaning.tokens(caption)
+    for i, told in meaning.caption_verbs(caption):
+        if covers_act(verb, told) and not (told == "cover" and coats(words, i)):
+            return True
+    return False
+
+
+def negated_no(focus: str, found: Sequence[Moment]) -> tuple[str, Moment] | None:
+    """The "No" a moment that says the asked act was not done earns, and that moment; or None."""
+    clause_m = _CLAUSE.search(focus)
+    main = focus[: clause_m.start()] if clause_m else focus
+    asked = meaning.parse(main, verb_first=True)
+    verb = asked.verb.lower()
+    if not verb or not known(verb) or verb in BROAD or verb in ANY_ACT:
+        return None
+    things = meaning.things(main, verb_first=True)
+    if any(_tells_done(verb, things, m.text) for m in found):
+        return None
+    acts = _clause_acts(clause_m.group(1)) if clause_m else set()
+    for m in found:
+        if not _negated(verb, m.text):
+            continue
+        named = bool(things) and all(meaning.thing_in(t, m.text) for t in things)
+        timed = any(covers_act(a, t) for a in acts for _, t in meaning.caption_verbs(m.text))
+        if named or timed:
+            return f"No: {tell(m.text, m.t0, m.note)[0].lower()}{tell(m.text, m.t0, m.note)[1:]}", m
+    return None
