@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from edge_assist.answers.focus import verb_base
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.kinds_of_things import covers, same_thing
@@ -68,8 +69,10 @@ def coats(words: list[str], at: int) -> bool:
 
 
 # Where another thing is put: "on top of the tortilla", "onto the toast", "over the lettuce".
+# ("tipping in the diced cilantro" puts the cilantro in: "in" and "to" after a verb are its particle,
+# so only a surface something is put on counts)
 _PLACE_BEFORE = re.compile(
-    r"\b(?:on\s+top\s+of|onto|on|over|into|in|to|under|inside|across)\s+(?:the|a|an|each|your|my)\s+"
+    r"(?:^|\b([a-z']+)\s+)(?:on\s+top\s+of|onto|on|over|under|across)\s+(?:the|a|an|each|your|my)\s+"
     r"(?:[a-z-]+\s+){0,2}$",
     re.I,
 )
@@ -79,4 +82,9 @@ def only_as_place(named: str, caption: str) -> bool:
     """Whether every naming of `named` (the caption's word for the thing asked) says where
     something else was put: "on top of the tortilla, I'm tipping egg blend"."""
     at = [m.start() for m in re.finditer(rf"\b{re.escape(named)}\b", caption, re.I)]
-    return bool(at) and all(_PLACE_BEFORE.search(caption[:i]) for i in at)
+    return bool(at) and all(_on_a_place(caption[:i]) for i in at)
+
+
+def _on_a_place(before: str) -> bool:
+    m = _PLACE_BEFORE.search(before)
+    return m is not None and (m.group(1) is None or verb_base(m.group(1)) is None)
