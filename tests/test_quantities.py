@@ -142,3 +142,6 @@ def test_times_of_an_act_are_counted_by_its_verbs_not_by_names_of_things() -> No
     assert q is not None
     assert not tells_act(q, "To the cup, I'm tossing in one tbsp of olive oil.")  # tossing in adds
     assert tells_act(q, "In the cup thoroughly, I'm swirling the stuff.")
+    q = parse("how long did I melt the cheese for?")
+    assert q is not None
+    assert tells_act(q, "For ten sec, I'm softening the cheese by microwaving mug.")  # a mug microwaved

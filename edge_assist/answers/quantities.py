@@ -202,12 +202,22 @@ def tells_act(q: QuantityQuestion, text: str) -> bool:
 def _names_a_thing(word: str, after: list[str]) -> bool:
     """ "cooking spray", "frying pan", "baking soda": an -ing word that names a thing with the
     noun after it, not an act."""
-    return word.endswith("ing") and bool(after) and (after[0] in _ING_NOUNS or lexical_kind(after[0]) == TOOL)
+    return (
+        word.endswith("ing")
+        and bool(after)
+        and (after[0] in _ING_NOUNS or f"{word} {after[0]}" in _ING_TOOLS)
+    )
 
 
-# What an -ing word names with it as a thing: cooking spray, baking soda, whipping cream ("frying
-# onions" is an act on the onions).
+# What an -ing word names with the word after it: cooking spray, baking soda, a frying pan
+# ("frying onions" is an act on the onions, "microwaving mug" one on the mug).
 _ING_NOUNS = frozenset("spray oil soda powder cream paper chocolate".split())
+_ING_TOOLS = frozenset(
+    " ".join(pair.split())
+    for pair in """frying pan|mixing bowl|cutting board|chopping board|baking sheet|baking dish|baking tray
+    |measuring cup|measuring spoon|serving dish|serving plate|serving bowl|serving spoon|rolling pin
+    |cooling rack|roasting tin|roasting pan|mixing spoon|cooking pot""".split("|")
+)
 
 
 @dataclass(frozen=True)
