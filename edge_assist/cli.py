@@ -70,14 +70,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
-    # SIGTERM while starting up (loading models) ends as cleanly as Ctrl-C; once the
-    # pipeline runs, its own handlers take over and flush everything.
-    signal.signal(signal.SIGTERM, _terminate)
-    if argv is None:  # the command line itself, not a caller's process (tests, scripts)
-        signal.signal(signal.SIGINT, _terminate)
-        # The deadline after a stop signal (runtime/stop_deadline.py), counted as it arrives.
-        watch_signals()
     try:
+        # SIGTERM while starting up (loading models) ends as cleanly as Ctrl-C; once the
+        # pipeline runs, its own handlers take over and flush everything. Installed inside the
+        # try: a signal right after it is a KeyboardInterrupt caught below, never a crash.
+        signal.signal(signal.SIGTERM, _terminate)
+        if argv is None:  # the command line itself, not a caller's process (tests, scripts)
+            signal.signal(signal.SIGINT, _terminate)
+            # The deadline after a stop signal (runtime/stop_deadline.py), counted as it arrives.
+            watch_signals()
         return int(func(args) or 0)
     except (EdgeAssistError, BridgeError) as e:
         print(f"edge-assist: error: {e}", file=sys.stderr)

@@ -26,3 +26,7 @@ def test_no_no_when_a_moment_tells_the_act_or_the_caption_is_about_something_els
     assert negated_no("stir the eggs", [NO_STIR]) is None  # neither the eggs nor the time named
     lidded = Moment("s", 6, 500.0, 520.0, "I covered the ramekin with a plate.", 0.5)
     assert negated_no("cover the ramekin", [UNCOVERED, lidded]) is None
+
+
+def test_only_the_asked_verb_itself_is_negated() -> None:
+    assert negated_no("grease the cup", [UNCOVERED]) is None  # no lid is no word on the grease
