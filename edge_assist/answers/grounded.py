@@ -236,7 +236,10 @@ class GroundedAnswerer:
                 text = await self._no(question, focus, found, before_t, session_id, trace) or text
             timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
-        composed = answer_text.compose(kind, moment.text, moment.t0, moment.note)
+        # with options to choose from, the option says what was used; the sentence only why
+        composed = answer_text.compose(
+            "what" if choices and kind == "with" else kind, moment.text, moment.t0, moment.note
+        )
         trace["composed"] = composed
         text, option = await self._said(question, composed, moment, choices, timings, trace)
         timings["total"] = time.perf_counter() - started
