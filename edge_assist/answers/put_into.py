@@ -58,14 +58,14 @@ def without_food_destination(
 
 
 def coats(words: list[str], at: int) -> bool:
-    """Whether the verb at `at` ("covering") puts a substance over its thing: "covering the mug
-    with cooking spray", not "covering the bowl" with a lid or a plate."""
+    """Whether the verb at `at` ("covering") greases its thing: "covering the mug with cooking
+    spray", not "covering the bowl" with a lid or a plate, nor "the noodles with water"."""
     tail = [w.lower() for w in words[at + 1 : at + 9]]
     if "with" not in tail:
         return False
     after = tail[tail.index("with") + 1 : tail.index("with") + 5]
-    # cooking spray is a kind of oil to the lexicons, not an ingredient of its own
-    return any(lexical_kind(singular(w)) == MATERIAL or covers("oil", singular(w)) for w in after)
+    # cooking spray is a kind of oil to the lexicons
+    return any(same_thing("oil", singular(w)) or covers("oil", singular(w)) for w in after)
 
 
 # Where another thing is put: "on top of the tortilla", "onto the toast", "over the lettuce".
