@@ -71,5 +71,6 @@ def negated_no(focus: str, found: Sequence[Moment]) -> tuple[str, Moment] | None
         named = bool(things) and all(meaning.thing_in(t, m.text) for t in things)
         timed = any(covers_act(a, t) for a in acts for _, t in meaning.caption_verbs(m.text))
         if named or timed:
-            return f"No: {tell(m.text, m.t0, m.note)[0].lower()}{tell(m.text, m.t0, m.note)[1:]}", m
+            said = tell(m.text, m.t0, m.note)
+            return f"No: {said[0].lower()}{said[1:]}", m
     return None
