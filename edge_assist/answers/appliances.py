@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from edge_assist.answers.focus import verb_base
 from edge_assist.tasks.details import Difference
 
 _GROUPS = {
@@ -47,9 +48,7 @@ def told(caption: str) -> list[str]:
     """The appliance groups a caption tells, by name or by a verb only one of them does."""
     out = []
     for w in _WORD.findall(_SAFE.sub(" ", caption.lower())):
-        group = _OF.get(w) or next(
-            (g for v, g in _VERBS.items() if w.startswith(v[:-1] if v.endswith("e") else v)), None
-        )
+        group = _OF.get(w) or _VERBS.get(verb_base(w) or "")
         if group and group not in out:
             out.append(group)
     return out
