@@ -77,6 +77,7 @@ class VirtualClock:
         self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
         self._seq = itertools.count()
         self._busy = 0
+        self._handoffs = 0  # busy sections ended: work that may hand on to more work
         self._wakeup: asyncio.Event | None = None
 
     def now(self) -> float:
@@ -107,6 +108,7 @@ class VirtualClock:
             yield
         finally:
             self._busy -= 1
+            self._handoffs += 1
             self._event().set()
 
     async def run_blocking(self, fn: Callable[..., T], *args: object) -> T:
@@ -135,8 +137,14 @@ class VirtualClock:
     async def drive(self) -> None:
         """Advance time whenever everybody waits on the clock. Runs until cancelled."""
         while True:
+            handoffs = self._handoffs
             for _ in range(_IDLE_TURNS):
                 await asyncio.sleep(0)
+            # Work that ended during those turns may be handing on to more (a thread's result
+            # going through a queue to the next thread): only a whole quiet run of turns, with
+            # nothing busy at any point, counts as idle, never a glimpse between two sections.
+            if not self._busy and self._handoffs != handoffs:
+                continue
             # Drop sleepers that were cancelled (a task shut down mid-sleep).
             while self._heap and self._heap[0][2].done():
                 heapq.heappop(self._heap)
