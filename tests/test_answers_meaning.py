@@ -102,6 +102,13 @@ def test_an_order_question_is_two_acts_each_starting_with_its_verb() -> None:
     assert order.parse("did the garlic go in before the shallot?") == order.Ordered(
         "add the garlic", "before", "add the shallot"
     )
+    # where the thing went says the act: a pan is put in, a microwave acts on it
+    assert order.parse("did I fry the tomatoes before the egg went in the pan?") == order.Ordered(
+        "fry the tomatoes", "before", "add the egg to the pan"
+    )
+    assert order.parse("did I whisk the egg before it went in the microwave?") == order.Ordered(
+        "whisk the egg", "before", "microwave the egg"
+    )
     assert order.parse("what did I do right after cracking the egg?") is None
     assert order.parse("did I add cheese?") is None
 
@@ -224,7 +231,7 @@ async def test_an_order_question_with_one_act_unseen_rests_on_neither(demo: EgoM
     # the salsa was added, the salt never was: the salsa moment alone says nothing of their order
     told = await demo.answer("did I salt the cup before the salsa?", session_id=sid)
     assert not said_yes(told.text) and not said_no(told.text), told.text
-    assert told.trace["order"][3] == "not both found"
+    assert told.trace["order"][3] == "not both found (moments offered per act: [0, 1])"
 
 
 @pytest.mark.slow

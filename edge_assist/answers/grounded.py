@@ -21,6 +21,7 @@ from typing import Any
 from edge_assist.answers import (
     backing,
     choice,
+    contents,
     day_recall,
     earned_no,
     grounding,
@@ -118,8 +119,10 @@ class GroundedAnswerer:
         timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
-    def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        return backing.backing(self.gate, self.text_encoder, focus, found)
+    def _backing(
+        self, focus: str, found: Sequence[Moment], read_as: dict[Moment, str]
+    ) -> dict[Moment, float]:
+        return backing.backing(self.gate, self.text_encoder, focus, found, read_as)
 
     async def _graph_answer(
         self,
@@ -174,8 +177,16 @@ class GroundedAnswerer:
             backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
             return order.Found(offered, [m for m, row in backed if row[-1] >= bar])
 
-        told = await order.answer(asked, find)
-        trace["order"] = [asked.first, asked.word, asked.second, "found" if told else "not both found"]
+        acts: list[int] = []
+
+        async def counted(focus: str) -> order.Found:
+            found = await find(focus)
+            acts.append(len(found.offered))
+            return found
+
+        told = await order.answer(asked, counted)
+        found_as = "found" if told else f"not both found (moments offered per act: {acts})"
+        trace["order"] = [asked.first, asked.word, asked.second, found_as]
         if told is None:
             return None
         text, moments = told
@@ -330,7 +341,8 @@ class GroundedAnswerer:
         # to be the one the question is about, and moments are ranked by that. What is below the
         # threshold is not evidence. A 135M model picks nearly at random among far-apart
         # options (measured), so only moments close to the best are put to it.
-        backing = await self.clock.run_blocking(self._backing, focus, found)
+        read_as = await contents.read_with_contents(self.recall, self.clock, found, before_t=before_t)
+        backing = await self.clock.run_blocking(self._backing, focus, found, read_as)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
         if (

@@ -1,0 +1,105 @@
+"""What "the contents of the mug" were: the things seen going into that vessel before.
+
+Recipes and captioners name a vessel's contents without naming them: "Microwave the contents of
+the mug", "whipping the stuff of the dish", "pour the mixture in the bowl into the pan". A
+question names the things ("did I heat the milk?", "when did the eggs go in the pan?"), so such
+a moment reads as not about them and the act is not found, or a "No" rests on the wrong moments.
+
+So each caption that refers to a vessel's contents is read with what earlier captions of the
+same stream put in that vessel, said after it ("warming the stuff of the cup (milk, sugar)").
+Only the past is read: what went in later is not in it yet. A vessel's contents poured into
+another go with them ("the mixture from the bowl into the pan" fills the pan with the bowl's
+things). The caption as told stays what an answer says; only the reading for matching gains
+the things.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from edge_assist.answers.focus import WORDS_OF
+from edge_assist.clock import Clock
+from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.recall import Recall
+from edge_assist.tasks.step_phrases import singular
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
+from edge_assist.text.kinds_of_things import same_thing
+
+# "the contents of the mug", "stuff in the dish", "the mixture from the bowl", "ingredients of a cup"
+_REFERENCE = re.compile(
+    r"\b(?:contents?|stuff|mixture|mix|ingredients|everything)\s+(?:of|in|inside|from)\s+"
+    r"(?:the|a|an|my|your|this|that)\s+([a-z-]+)",
+    re.I,
+)
+# How many things the reading names at most: the latest ones, so a long recipe's first vessel
+# does not drown the caption.
+MOST = 6
+
+
+def vessels_referred(caption: str) -> list[str]:
+    """The vessels whose contents the caption names without naming them (singular)."""
+    out = []
+    for m in _REFERENCE.finditer(caption):
+        word = singular(m.group(1).lower())
+        if lexical_kind(word) != MATERIAL:  # "the contents of an egg" is the egg itself
+            out.append(word)
+    return out
+
+
+def _materials(caption: str) -> list[str]:
+    words = (singular(x) for x in WORDS_OF.findall(caption.lower()))
+    return [w for w in words if lexical_kind(w) == MATERIAL]
+
+
+def _vessels(caption: str) -> list[str]:
+    return [w for w in (singular(x) for x in WORDS_OF.findall(caption.lower())) if lexical_kind(w) == TOOL]
+
+
+def _held(contents: dict[str, list[str]], vessel: str) -> list[str]:
+    return next((things for v, things in contents.items() if same_thing(v, vessel)), [])
+
+
+def _add(contents: dict[str, list[str]], vessel: str, things: Iterable[str]) -> None:
+    key = next((v for v in contents if same_thing(v, vessel)), vessel)
+    have = contents.setdefault(key, [])
+    for t in things:
+        if t in have:
+            have.remove(t)  # kept once, as the latest
+        have.append(t)
+
+
+def readings(captions: Iterable[str]) -> list[str | None]:
+    """Per caption of one stream, in time order: the caption with the things its referred vessels
+    held before it, or None when it refers to none (or they held nothing seen)."""
+    contents: dict[str, list[str]] = {}
+    out: list[str | None] = []
+    for caption in captions:
+        referred = vessels_referred(caption)
+        held = [t for v in referred for t in _held(contents, v)]
+        said = [t for t in dict.fromkeys(held) if t not in _materials(caption)][-MOST:]
+        out.append(f"{caption.rstrip('. ')} ({', '.join(said)})." if said else None)
+        # What this caption puts in every vessel it names: its own things and what it poured in.
+        put = [*_materials(caption), *held]
+        for vessel in _vessels(caption):
+            if not any(same_thing(vessel, v) for v in referred) or len(_vessels(caption)) == 1:
+                _add(contents, vessel, [t for t in put if not same_thing(t, vessel)])
+    return out
+
+
+async def read_with_contents(
+    recall: Recall, clock: Clock, found: Sequence[Moment], *, before_t: float
+) -> dict[Moment, str]:
+    """The moments of `found` that refer to a vessel's contents, each read with what its stream put
+    in that vessel before it (`readings`); the others are left out."""
+    sessions = {m.session_id for m in found if vessels_referred(m.text)}
+    out: dict[Moment, str] = {}
+    for session_id in sorted(sessions):
+        clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
+        clips = sorted(clips, key=lambda c: c.t0)
+        read = dict(zip(((c.clip_index, c.t0) for c in clips), readings(c.text for c in clips), strict=True))
+        for m in found:
+            said = read.get((m.clip_index, m.t0)) if m.session_id == session_id else None
+            if said is not None and vessels_referred(m.text):
+                out[m] = said
+    return out

@@ -1,0 +1,39 @@
+"""A vessel's contents named without naming them ("the contents of the mug") are read with the
+things seen going into that vessel before, and only those."""
+
+from __future__ import annotations
+
+from edge_assist.answers import contents, meaning
+
+STREAM = [
+    "Fill a microwave-safe cup with milk",
+    "Microwave the contents of the cup for 1 minute",
+    "Add 1 teaspoon of sugar to the cup",
+    "Crack one egg into a bowl",
+    "Whisk the contents of the bowl",
+    "Pour the mixture from the bowl into the pan",
+    "Stir the contents of the pan",
+    "Stir the contents of the cup",
+]
+
+
+def test_a_vessels_contents_are_what_went_in_before_and_no_later() -> None:
+    read = contents.readings(STREAM)
+    assert read[0] is None and read[2] is None and read[3] is None  # no vessel's contents named
+    assert read[1] == "Microwave the contents of the cup for 1 minute (milk)."  # the sugar came later
+    assert read[4] == "Whisk the contents of the bowl (egg)."
+    assert read[6] == "Stir the contents of the pan (egg)."  # poured in from the bowl
+    assert read[7] == "Stir the contents of the cup (milk, sugar)."
+
+
+def test_the_contents_of_a_food_are_the_food_and_an_empty_vessel_reads_as_told() -> None:
+    assert contents.vessels_referred("Pour the contents of an egg into the bowl") == []
+    assert contents.vessels_referred("whipping the stuff of the dish") == ["dish"]
+    assert contents.readings(["Microwave the contents of the mug"]) == [None]
+
+
+def test_the_reading_lets_a_question_naming_the_thing_meet_the_moment() -> None:
+    read = contents.readings(STREAM)[1]
+    assert read is not None
+    assert meaning.restate("heat the milk", STREAM[1]) is None  # the caption alone names no milk
+    assert meaning.restate("heat the milk", read) is not None
