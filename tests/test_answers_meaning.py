@@ -102,10 +102,7 @@ def test_an_order_question_is_two_acts_each_starting_with_its_verb() -> None:
     assert order.parse("did the garlic go in before the shallot?") == order.Ordered(
         "add the garlic", "before", "add the shallot"
     )
-    # where the thing went says the act: a pan is put in, a microwave acts on it
-    assert order.parse("did I fry the tomatoes before the egg went in the pan?") == order.Ordered(
-        "fry the tomatoes", "before", "add the egg to the pan"
-    )
+    # where the thing went says the act: a microwave acts on it
     assert order.parse("did I whisk the egg before it went in the microwave?") == order.Ordered(
         "whisk the egg", "before", "microwave the egg"
     )

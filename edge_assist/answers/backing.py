@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from edge_assist.answers import meaning
 from edge_assist.answers.support import AnswerGate, Words, features
@@ -19,25 +19,17 @@ _TIME_SLACK = 0.2
 
 
 def backing(
-    gate: AnswerGate,
-    encoder: TextEncoder,
-    focus: str,
-    found: Sequence[Moment],
-    read_as: Mapping[Moment, str] | None = None,
+    gate: AnswerGate, encoder: TextEncoder, focus: str, found: Sequence[Moment]
 ) -> dict[Moment, float]:
     """P(the moment is what the question is about), per candidate: the better of the focus as
     asked and the focus restated in the caption's words when it tells the same act by meaning,
-    weighed down when the caption tells only other acts on the thing (answers/meaning.py).
-    `read_as`: a moment's caption as read for this, when it differs from its text (a vessel's
-    contents named: answers/contents.py)."""
+    weighed down when the caption tells only other acts on the thing (answers/meaning.py)."""
     if not found:
         return {}
-    read_as = read_as or {}
-    captions = [read_as.get(m, m.text) for m in found]
-    readings = [meaning.read(focus, c) for c in captions]
+    readings = [meaning.read(focus, m.text) for m in found]
     restated = [r.restated for r in readings]
     extra = [r for r in restated if r is not None]
-    texts = [focus, *captions, *extra]
+    texts = [focus, *(m.text for m in found), *extra]
     words: list[Words | None] = [None] * len(texts)
     if hasattr(encoder, "encode_words"):
         words = list(encoder.encode_words(texts))
@@ -45,18 +37,20 @@ def backing(
     said = dict(zip(extra, words[n + 1 :], strict=True))
     # The restated focus is compared with its caption as a sentence too: the retrieval score is
     # the question's own, in its own words.
-    near = _cosines(encoder, [(r.restated, c) for c, r in zip(captions, readings, strict=True) if r.restated])
+    near = _cosines(
+        encoder, [(r.restated, m.text) for m, r in zip(found, readings, strict=True) if r.restated]
+    )
     out: dict[Moment, float] = {}
     asked_times = _times(focus)
-    for m, c, w, r in zip(found, captions, words[1 : n + 1], readings, strict=True):
-        p = gate.probability(features(m.score, focus, c, words[0], w))
+    for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
+        p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:
-            cosine = max(m.score, near.get((r.restated, c), m.score))
-            feats = features(cosine, r.restated, c, said[r.restated], w)
+            cosine = max(m.score, near.get((r.restated, m.text), m.score))
+            feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
         if r.as_place:
             p *= meaning.PLACE_WEIGHT
-        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, c) else p
+        out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, m.text) else p
     return out
 
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from edge_assist.answers.focus import WORDS_OF
+from edge_assist.answers.varieties import is_variety
 from edge_assist.clock import Clock
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
@@ -48,8 +50,15 @@ def vessels_referred(caption: str) -> list[str]:
 
 
 def _materials(caption: str) -> list[str]:
-    words = (singular(x) for x in WORDS_OF.findall(caption.lower()))
-    return [w for w in words if lexical_kind(w) == MATERIAL]
+    """The things a caption names, each with the variety word said before it ("skimmed milk"),
+    so a question about another variety is still told apart."""
+    words = WORDS_OF.findall(caption.lower())
+    out = []
+    for i, w in enumerate(words):
+        if lexical_kind(singular(w)) == MATERIAL:
+            variety = words[i - 1] if i and is_variety(words[i - 1]) else ""
+            out.append(f"{variety} {singular(w)}".strip())
+    return out
 
 
 def _vessels(caption: str) -> list[str]:
@@ -87,19 +96,20 @@ def readings(captions: Iterable[str]) -> list[str | None]:
     return out
 
 
-async def read_with_contents(
+async def with_contents(
     recall: Recall, clock: Clock, found: Sequence[Moment], *, before_t: float
-) -> dict[Moment, str]:
-    """The moments of `found` that refer to a vessel's contents, each read with what its stream put
-    in that vessel before it (`readings`); the others are left out."""
+) -> list[Moment]:
+    """`found`, each moment that refers to a vessel's contents told with what its stream put in
+    that vessel before it (`readings`)."""
     sessions = {m.session_id for m in found if vessels_referred(m.text)}
-    out: dict[Moment, str] = {}
+    read: dict[tuple[str, int, float], str | None] = {}
     for session_id in sorted(sessions):
         clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
         clips = sorted(clips, key=lambda c: c.t0)
-        read = dict(zip(((c.clip_index, c.t0) for c in clips), readings(c.text for c in clips), strict=True))
-        for m in found:
-            said = read.get((m.clip_index, m.t0)) if m.session_id == session_id else None
-            if said is not None and vessels_referred(m.text):
-                out[m] = said
+        said = readings(c.text for c in clips)
+        read.update({(session_id, c.clip_index, c.t0): s for c, s in zip(clips, said, strict=True)})
+    out = []
+    for m in found:
+        said = read.get((m.session_id, m.clip_index, m.t0))
+        out.append(replace(m, text=said) if said is not None and said.startswith(m.text.rstrip(". ")) else m)
     return out

@@ -119,10 +119,8 @@ class GroundedAnswerer:
         timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
-    def _backing(
-        self, focus: str, found: Sequence[Moment], read_as: dict[Moment, str]
-    ) -> dict[Moment, float]:
-        return backing.backing(self.gate, self.text_encoder, focus, found, read_as)
+    def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
+        return backing.backing(self.gate, self.text_encoder, focus, found)
 
     async def _graph_answer(
         self,
@@ -341,8 +339,9 @@ class GroundedAnswerer:
         # to be the one the question is about, and moments are ranked by that. What is below the
         # threshold is not evidence. A 135M model picks nearly at random among far-apart
         # options (measured), so only moments close to the best are put to it.
-        read_as = await contents.read_with_contents(self.recall, self.clock, found, before_t=before_t)
-        backing = await self.clock.run_blocking(self._backing, focus, found, read_as)
+        # "the contents of the mug" said with what went in it, for matching and in the answer
+        found = await contents.with_contents(self.recall, self.clock, found, before_t=before_t)
+        backing = await self.clock.run_blocking(self._backing, focus, found)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
         if (

@@ -20,7 +20,7 @@ from edge_assist.answers import meaning
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import ACTING_APPLIANCES, APPLIANCE_ACTS
+from edge_assist.text.action_families import APPLIANCE_ACTS
 from edge_assist.text.put_on_verbs import PUTS_ON
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
@@ -137,12 +137,8 @@ def _with_verb(rest: str, first: str) -> str:
         if thing in ("it", "they", "them"):  # "whisk the egg before it went in the microwave"
             thing = meaning.parse(first).thing or thing
         where = rest[m.end(2) :].split()
-        into = where[-1] if where and m.group(2) in ("in", "into") else ""
-        if into in ACTING_APPLIANCES:
-            return f"{APPLIANCE_ACTS[into]} the {thing}"  # "went in the microwave": microwaved
-        if lexical_kind(into) == TOOL:
-            return f"add the {thing} to the {into}"  # "went in the pan": put in it, cooked or not
-        return f"add the {thing}"
+        act = APPLIANCE_ACTS.get(where[-1]) if where and m.group(2) in ("in", "into") else None
+        return f"{act or 'add'} the {thing}"
     if (m := _THING_DONE.match(rest)) and (done := meaning.verb_base(m.group(2))):
         thing = m.group(1)
         if thing in ("it", "they", "them"):  # "peel the garlic before it was chopped": the same thing

@@ -45,6 +45,11 @@ def _groups(word: str) -> list[tuple[int, int]]:
     return [(s, g) for s, groups in enumerate(_SETS) for g, words in enumerate(groups) if word in words]
 
 
+def is_variety(word: str) -> bool:
+    """Whether a word names a variety of some thing ("skimmed", "brown", "unsalted")."""
+    return bool(_groups(word))
+
+
 def differ(a: str, b: str) -> bool:
     """Whether two variety words name two varieties of one thing."""
     ga, gb = _groups(a), _groups(b)
