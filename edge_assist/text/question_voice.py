@@ -75,7 +75,7 @@ _PASSIVE = re.compile(
     rf"{_ADVERB}{_PART}\b\s*(.*)$"
 )
 _WHEN_PASSIVE = re.compile(
-    rf"^(when|what time)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
+    rf"^(when|what time|how long)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
 )
 _HOW_MUCH_PASSIVE = re.compile(
     rf"^how (much|many)\s+{_THING}\s+(?:was|were|got)\s+{_ADVERB}{_PART}\b\s*(.*)$"
@@ -147,7 +147,8 @@ def statement_asked(q: str) -> str | None:
     """A statement asked back, said as the question it asks: "I didn't forget the salt" -> "did I
     forget the salt", "I've added the sugar" -> "did I add the sugar", "the oil was hot" -> "was
     the oil hot", "the pepper went in first" -> "did the pepper go in first"; else None."""
-    low = q.lower()
+    # "no salt went in, did it": whether the salt went in
+    low = re.sub(r"^no\s+(?=[a-z])", "the ", q.lower())
     if m := _I_NOT.match(low):
         return f"did I {m.group(1)}"
     if (m := _I_HAVE.match(low)) and (base := participle_base(m.group(2))):
@@ -218,7 +219,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"how {m.group(1)} {_thing(m.group(2))} did I {base}{_tail(m.group(4))}{end}"
     if (m := _PASSIVE.match(low)) and not low.startswith(("did i ", "did you ", "have i ", "has i ")):
         base = participle_base(m.group(3))
-        if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there"):
+        # "did some of the dried herb end up ...": "of" opens no thing, "dried" names it
+        if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there", "of"):
             return f"did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
     return None
 

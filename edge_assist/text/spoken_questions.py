@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from edge_assist.text import terse_questions
 from edge_assist.text.question_voice import participle_base, statement_asked
 
 # Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.
@@ -23,7 +24,7 @@ _ASIDE = re.compile(r"(?:^|,\s*|\s)(?:you know|i mean|like)\s*,\s*|^(?:you know|
 _FRAME = re.compile(
     r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
     r"(?:remind\s+me|tell\s+me|let\s+me\s+know|check|see|(?:do|did)\s+you\s+(?:know|remember|see|notice)"
-    r"|i\s+(?:can't|cannot|can\s+not|don't|do\s+not)\s+(?:remember|recall)|i\s+(?:forget|forgot)"
+    r"|(?:i\s+)?(?:can't|cannot|can\s+not|don't|do\s+not)\s+(?:remember|recall)|i\s+(?:forget|forgot)"
     r"|i\s+(?:wonder|was\s+wondering)|(?:i'm\s+|i\s+am\s+)?not\s+sure|any\s+idea|no\s+idea)"
     r"(?:\s+(?:again|please|for\s+me))?\s*,?\s+"
     r"(?:of\s+|about\s+)?(if|whether|when|what\s+time|how\s+much|how\s+many|how\s+long|what|where|which)"
@@ -82,7 +83,7 @@ def plain(question: str) -> str:
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
     body = _told_first(_AS_TOLD.sub("", body))
-    body = _framed(body) or _topic_first(body) or body
+    body = _framed(body) or _topic_first(body) or terse_questions.plain(body) or body
     return question if body == q.rstrip("?.! ") else f"{body}{end}"
 
 
@@ -132,6 +133,8 @@ def _framed(text: str) -> str | None:
         return statement_asked(clause)
     if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(3))):
         return f"{wh} did I {sv.group(2) or ''}{base}{_rest(sv)}"
+    if (asked := statement_asked(clause)) is not None and asked.startswith("did "):
+        return f"{wh} {asked}"  # "when the salt went on" -> "when did the salt go on"
     # "how much milk I poured": the thing comes before the clause
     words = clause.split()
     for i in range(1, min(len(words), 5)):
@@ -161,6 +164,8 @@ def _told_first(text: str) -> str:
     asked = asked.strip()
     if not comma or not told.strip() or _ASKS.match(told.strip()) or not _ASKS.match(asked):
         return text
+    if terse_questions.is_tag(asked):
+        return text  # "I didn't put the cumin in, did I": a statement asked back
     told = told.strip()
     if _TIME_FIRST.match(told):
         return f"{asked} {told}"

@@ -1,0 +1,123 @@
+"""A question said tersely, the thing first and the asking after it, said as the plain question.
+
+People ask an assistant the way they jot notes: "salsa, how much?", "eggs: how many did I whisk?",
+"cheese on top - when?", "the egg: did I beat it before zapping?", "blender - how long did I
+blitz it?", and a bare participle for a yes/no: "pan greased with oil?", "dried herbs sprinkled
+in?". A done act said first asks what follows: "blitzed. now what?". The answerer reads plain
+questions, so these are said as "how much salsa did I use", "how many eggs did I whisk", "when
+did the cheese go on top", "did I beat the egg before zapping", "how long did I blitz it in the
+blender", "did I grease the pan with oil", "what's next". Anything else is left as said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge_assist.text.action_families import APPLIANCE_ACTS, known
+from edge_assist.text.question_voice import participle_base
+from edge_assist.text.verb_forms import is_verb
+
+# The thing, then a colon, a dash, a comma or a full stop, then the asking: "salsa, how much".
+_SPLIT = re.compile(r"^(?P<topic>[^:,.?!]+?)\s*(?::|\s[-\u2013\u2014]|,|\.)\s+(?P<rest>\S.*)$")
+_QUESTION = re.compile(r"^(?:did|do|does|was|were|is|are|has|have|had|when|where|how|what|what's|which)\b")
+# A topic that is a time or a place said first ("at the two-minute mark"), not a thing.
+_NOT_A_TOPIC = re.compile(
+    r"^(?:at|about|around|after|before|by|in|on|towards?|during|when|while|so|ok|okay|and|but|i|you|it)\b"
+)
+_DETERMINER = re.compile(r"^(?:the|my|a|an|some|that|those|these)\s+")
+_NEXT = re.compile(r"^(?:(?:and\s+)?now\s+what|what\s+now|what\s+next|what's\s+next|next)$")
+_AMOUNT = re.compile(r"^how\s+(much|many)(?:\s+(?:of\s+(?:that|it|them|those)|in\s+all|altogether))?$")
+_AMOUNT_ASKED = re.compile(r"^how\s+(much|many)\s+((?:did|have|had)\s+(?:i|you)\b.*)$")
+_SKIPPED = re.compile(
+    r"^(?:(?:is\s+there\s+)?anything\s+(?:i|you)\s+(?:skipped|missed|left\s+out|forgot)"
+    r"|did\s+(?:i|you)\s+(?:skip|miss|leave\s+out|forget)\s+anything|what\s+did\s+(?:i|you)\s+"
+    r"(?:skip|miss|leave\s+out|forget))$"
+)
+_TAG = re.compile(
+    r"^(?:(?:did|didn't|was|wasn't|were|weren't|is|isn't|are|aren't|have|haven't|had|hadn't)(?:\s+not)?"
+    r"\s+(?:i|it|they|we|you|he|she)|right|yes|yeah|no|correct|true)$"
+)
+_ASKED_LAST = re.compile(r"^(\S+)\s+(.+?)\s+(when|how long|how much|how many|where)$")
+_PRONOUN = re.compile(r"\b(it|them|they|that|one)\b")
+# Where a thing is said to be in a topic: "cheese on top", "the red bits into the bowl".
+_PLACED = re.compile(r"^(?P<thing>.+?)\s+(?P<where>(?:on|in|into|onto|over)\b.*)$")
+# Vessels: a pronoun asked of one is what is in it ("blender - did I blitz it").
+_VESSELS = frozenset("bowl cup mug dish plate jar glass tray".split())
+# Past forms that are no participle of a thing's fate ("the salt went in" is a statement).
+_NOT_PARTICIPLES = frozenset("went got was were had did is are".split())
+
+
+def plain(text: str) -> str | None:
+    """The plain question a terse one asks, or None when `text` is not terse."""
+    low = " ".join(text.lower().split()).rstrip("?.! ")
+    if (m := _SPLIT.match(low)) is not None:
+        if (said := _topic_then_asking(m.group("topic").strip(), m.group("rest").strip())) is not None:
+            return said
+    return _done_then_asking(low) or _bare_participle(low)
+
+
+def _done_then_asking(low: str) -> str | None:
+    """ "flipped them when?" -> "when did I flip them": the act first, the asking word last."""
+    m = _ASKED_LAST.match(low)
+    if m is None or (base := participle_base(m.group(1))) is None or m.group(1) in _NOT_PARTICIPLES:
+        return None
+    if not (is_verb(base) or known(base)):
+        return None
+    return f"{m.group(3)} did I {base} {m.group(2)}"
+
+
+def is_tag(text: str) -> bool:
+    """Whether `text` is a tag that asks a statement back ("did I", "right", "yeah")."""
+    return bool(_TAG.match(" ".join(text.lower().split()).rstrip("?.! ")))
+
+
+def _topic_then_asking(topic: str, rest: str) -> str | None:
+    if _TAG.match(rest):
+        return None  # "no salt went in, did it": a statement asked back, not a thing first
+    if _NEXT.match(rest):
+        return "what's next"  # "blitzed. now what?", "batter's mixed - what now?"
+    if _NOT_A_TOPIC.match(topic) or len(topic.split()) > 8 or _QUESTION.match(topic):
+        return None
+    if _SKIPPED.match(rest):
+        return "did I skip anything"  # the session's task is what the topic names
+    the = topic if _DETERMINER.match(topic) else f"the {topic}"
+    the = re.sub(r"^(?:that|those|these)\b", "the", the)
+    bare = _DETERMINER.sub("", topic)
+    if m := _AMOUNT.match(rest):
+        return f"how {m.group(1)} {bare} did I use"
+    if m := _AMOUNT_ASKED.match(rest):
+        return f"how {m.group(1)} {bare} {m.group(2)}"
+    if rest == "when":
+        if placed := _PLACED.match(the):
+            return f"when did {placed.group('thing')} go {placed.group('where')}"
+        return f"when did {the} go in"
+    if rest == "how long":
+        place = next((w for w in topic.split() if w in APPLIANCE_ACTS), None)
+        return f"how long did I {APPLIANCE_ACTS[place]} {the}" if place else None
+    if not _QUESTION.match(rest):
+        return None
+    if (p := _PRONOUN.search(rest)) is None:
+        return None  # a whole question after the thing ("salsa or oregano, which went in first")
+    head = bare.split()[-1]
+    if head in APPLIANCE_ACTS or head in _VESSELS:
+        return f"{rest} in {the}"  # "blender - how long did I blitz it": what was in the blender
+    return f"{rest[: p.start()]}{the}{rest[p.end() :]}"
+
+
+def _bare_participle(low: str) -> str | None:
+    """ "pan greased with oil" -> "did I grease the pan with oil": a thing and what was done to it,
+    with no verb to ask by. Only a participle of a verb we know counts, after one to three words."""
+    words = low.split()
+    if not words or _QUESTION.match(low) or _NOT_A_TOPIC.match(low):
+        return None
+    for i in range(1, min(4, len(words))):
+        base = participle_base(words[i])
+        if base is None or not (is_verb(base) or known(base)) or words[i] in _NOT_PARTICIPLES:
+            continue
+        if any(participle_base(w) == w for w in words[:i]):
+            return None
+        thing = " ".join(words[:i])
+        the = thing if _DETERMINER.match(thing) else f"the {thing}"
+        rest = " ".join(words[i + 1 :])
+        return f"did I {base} {the}{' ' + rest if rest else ''}"
+    return None
