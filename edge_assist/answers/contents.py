@@ -106,8 +106,8 @@ async def with_contents(
     for session_id in sorted(sessions):
         clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
         clips = sorted(clips, key=lambda c: c.t0)
-        said = readings(c.text for c in clips)
-        read.update({(session_id, c.clip_index, c.t0): s for c, s in zip(clips, said, strict=True)})
+        told = readings(c.text for c in clips)
+        read.update({(session_id, c.clip_index, c.t0): s for c, s in zip(clips, told, strict=True)})
     out = []
     for m in found:
         said = read.get((m.session_id, m.clip_index, m.t0))
