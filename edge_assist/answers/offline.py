@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from edge_assist.answers import contradicted, follow_ups, forgot, skipped_step
+from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
@@ -88,6 +89,7 @@ class OfflineAnswerer:
         self.cfg = cfg
         self.procedure = procedure
         self.quantities = QuantityAnswers(recall, clock)
+        self.at_time = TimeAnswers(recall, clock)
         self.llm = llm
         self.text_encoder = text_encoder
         self.recall = recall
@@ -216,17 +218,19 @@ class OfflineAnswerer:
         return ans
 
     async def _quantity(self, asked: Asked, trace: dict[str, Any]) -> Answer | None:
-        """How many, how much, how long: from the amounts the matching captions say."""
+        """How many, how much, how long: from the amounts the matching captions say; or what was
+        done at a time the question names ("what was I doing two minutes in?")."""
         started = time.perf_counter()
-        told = await self.quantities.answer(
-            asked.question, session_id=asked.session_id, before_t=asked.before_t
-        )
-        if told is None:
-            return None
-        text, m, why = told
-        trace.update(quantity=why, outcome=why.get("outcome", ""))
-        timings = {"quantities": time.perf_counter() - started}
-        return Answer(text, None, cited(m), "quantities", moment_context(m), timings, trace, m)
+        for stage, source in (("at a time", self.at_time), ("quantities", self.quantities)):
+            told = await source.answer(asked.question, session_id=asked.session_id, before_t=asked.before_t)
+            if told is None:
+                continue
+            text, m, why = told
+            trace.update({"at_time" if source is self.at_time else "quantity": why})
+            trace["outcome"] = str(why.get("outcome", ""))
+            timings = {stage: time.perf_counter() - started}
+            return Answer(text, None, cited(m), stage, moment_context(m), timings, trace, m)
+        return None
 
     async def _fine_answer(
         self,
