@@ -284,3 +284,20 @@ def test_a_sauce_named_by_its_kind_is_that_sauce() -> None:
     assert meaning.restate("add hot sauce", sriracha) == "putting sriracha"
     assert not meaning.read("add hot sauce", sriracha).as_place  # "putting in" is no place
     assert meaning.restate("add the tomato sauce", "Smearing marinara sauce on the batter.") is not None
+
+
+def test_a_thing_named_by_its_look_is_a_thing_that_looks_so() -> None:
+    assert meaning.restate("add the yellow fruit", "I tipped one banana into the blender") == (
+        "tipped the banana"
+    )
+    assert meaning.restate("add the yellow fruit", "I put the strawberries in the blender") is None
+    assert meaning.restate("add the red sauce", "Spread 1 tablespoon of marinara over the mug") is not None
+    assert meaning.restate("add the little red bits", "Add the pimientos to the bowl") is not None
+    assert meaning.restate("add the brown spice", "Sprinkle salt on top") is None
+
+
+def test_describing_words_the_caption_does_not_say_are_left_out_but_a_variety_stays() -> None:
+    assert meaning.restate("add the herby seasoning", "With italian seasoning, I'm garnishing platter.") == (
+        "garnishing the seasoning"
+    )
+    assert meaning.restate("use whole milk", "pour skimmed milk") == "pour whole milk"

@@ -33,6 +33,7 @@ from edge_assist.answers.focus import (
     with_heads,
 )
 from edge_assist.answers.put_into import coats, only_as_place, puts_into, without_food_destination
+from edge_assist.answers.varieties import is_variety
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import (
@@ -45,7 +46,7 @@ from edge_assist.text.action_families import (
     same_act,
 )
 from edge_assist.text.coordinated_verbs import ADVERBS
-from edge_assist.text.kinds_of_things import covers, same_thing
+from edge_assist.text.kinds_of_things import LOOKS, covers, same_thing
 from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
     DETERMINERS,
@@ -97,14 +98,14 @@ def caption_gap(caption: str, words: list[str], i: int) -> bool:
     return prefix is not None
 
 
-def thing_in(thing: str, caption: str, *, general: bool = True) -> str | None:
+def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
-    is a general word ("vegetable" -> "lettuce") and `general`; None when the caption does not
-    name it."""
+    is a general word ("vegetable" -> "lettuce") and `general`, that looks as `look` says when
+    one is said ("the yellow fruit": a banana); None when the caption does not name it."""
     words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
     for i, w in enumerate(words):
         s = singular(w.lower())
-        if same_thing(thing, s) or (general and covers(thing, s)):
+        if same_thing(thing, s) or (general and covers(thing, s) and (not look or covers(look, s))):
             return w
         if i + 1 < len(words) and same_thing(thing, f"{w.lower()}-{singular(words[i + 1].lower())}"):
             return words[i + 1]  # "spring onions" for a scallion: the head word stands for it
@@ -122,6 +123,12 @@ def _general(words: list[str], at: int) -> bool:
         or prev[0].isdigit()
         or bool(verb_base(prev))
     )
+
+
+def _look(words: list[str], at: int) -> str:
+    """The look said right before a general word ("the yellow fruit", "the red sauce"), or ""."""
+    prev = words[at - 1].lower() if at > 0 else ""
+    return prev if prev in LOOKS and words[at].lower() != prev else ""
 
 
 @dataclass(frozen=True)
@@ -223,7 +230,10 @@ def _read(focus: str, caption: str) -> Reading:
     if not asked.thing:
         return _verb_only(focus, asked, caption)
     words = tokens(focus)
-    named = thing_in(asked.thing, caption, general=_general(words, asked.thing_at))
+    look = _look(words, asked.thing_at)
+    # a look is general however it is qualified: "the little red bits" are any red things
+    general = bool(look) or asked.thing in LOOKS or _general(words, asked.thing_at)
+    named = thing_in(asked.thing, caption, general=general, look=look)
     if named is None:
         return Reading(None, False)
     if (told_words := _every_thing_told(focus, asked, words, caption)) is None:
@@ -232,6 +242,7 @@ def _read(focus: str, caption: str) -> Reading:
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
         _say_as(out, asked, named)
+    _unsaid_describers(out, asked.thing_at, caption)
     if asked.verb:
         verbs = caption_verbs(caption)
         if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
@@ -285,6 +296,23 @@ def _say_as(out: list[str], asked: Asked, named: str) -> None:
         out[asked.thing_at - 1] = ""  # "spring onion" said as the caption's "scallion"
     if asked.thing_at + 1 < len(out) and out[asked.thing_at + 1].lower() in VAGUE:
         out[asked.thing_at + 1] = ""  # "the green stuff" said as "the cilantro"
+    if asked.thing_at > 0 and out[asked.thing_at - 1].lower() in LOOKS:
+        out[asked.thing_at - 1] = ""  # "the yellow fruit" said as "the banana"
+
+
+def _unsaid_describers(out: list[str], at: int, caption: str) -> None:
+    """Words that describe the thing at `at` in the question and that the caption does not say are
+    left out of `out` ("the herby seasoning" of "italian seasoning", "the little bits"): people
+    describe things their own way. A variety word stays ("whole milk" is not "skimmed milk"), as
+    does a number."""
+    said = {w.lower() for w in WORDS_OF.findall(caption)}
+    j = at - 1
+    while (
+        j >= 0 and out[j] and out[j].lower() not in DETERMINERS | FUNCTION_WORDS and not out[j][0].isdigit()
+    ):
+        if out[j].lower() not in said and not is_variety(out[j].lower()) and not verb_base(out[j]):
+            out[j] = ""
+        j -= 1
 
 
 def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:

@@ -43,6 +43,24 @@ KINDS = _kinds(
         "oil": "olive butter ghee spray",
         "liquid": "water milk oil stock broth juice vinegar wine cream",
         "utensil": "knife fork spoon whisk spatula ladle tongs peeler grater",
+        # What a thing looks like, for things named by it: "the red sauce", "the yellow fruit",
+        # "the brown spice", "the white powder", "the little green leaves".
+        "red": """tomato strawberry raspberry cherry cranberry pomegranate watermelon chilli chili chile
+            pimiento capsicum bell-pepper paprika salsa ketchup marinara tomato-sauce pizza-sauce
+            passata sriracha hot-sauce beet beetroot radish""",
+        "yellow": """banana lemon corn sweetcorn pineapple mango butter mustard turmeric yolk squash
+            cheddar""",
+        "brown": """cinnamon nutmeg cumin allspice clove mushroom chocolate cocoa coffee soy gravy walnut
+            pecan hazelnut almond peanut""",
+        "white": """flour salt sugar milk rice cream yogurt yoghurt mozzarella feta ricotta garlic
+            cauliflower coconut tofu mayonnaise mayo""",
+        "orange": "carrot orange paprika pumpkin turmeric apricot mango cheddar",
+        "black": "pepper peppercorn olive bean sesame",
+        "purple": "eggplant aubergine grape plum beet beetroot cabbage",
+        "powder": """flour sugar salt baking-powder baking-soda cocoa cinnamon paprika cumin turmeric
+            cornstarch cornflour spice""",
+        "seed": "sesame cumin poppy chia flax sunflower pumpkin fennel mustard coriander",
+        "leaf": "lettuce spinach basil bay mint cabbage kale arugula rocket herb greens",
         "container": "bowl cup jar mug glass plate dish ramekin pot pan tray",
     }
 )
@@ -65,6 +83,10 @@ _SAME = [
     hot-sauce sriracha tabasco chilli-sauce chili-sauce""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
+
+
+# The kinds above that say what a thing looks like: said before a general word, they narrow it.
+LOOKS = frozenset({"red", "yellow", "green", "brown", "white", "orange", "black", "purple"})
 
 
 def is_named(name: str) -> bool:
