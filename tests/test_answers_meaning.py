@@ -301,3 +301,11 @@ def test_describing_words_the_caption_does_not_say_are_left_out_but_a_variety_st
         "garnishing the seasoning"
     )
     assert meaning.restate("use whole milk", "pour skimmed milk") == "pour whole milk"
+
+
+def test_an_act_said_alone_is_restated_by_the_captions_verb_for_it() -> None:
+    assert meaning.restate("blitz", "Blend the mixture in a blender for 20 secs") == "Blend"
+    assert meaning.restate("blitz", "I tossed one banana in a blender") is None
+    assert order.parse("did I add the onion ahead of the garlic?") == order.Ordered(
+        "add the onion", "before", "add the garlic"
+    )

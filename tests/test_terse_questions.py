@@ -56,3 +56,9 @@ def test_a_statement_asked_back_keeps_its_statement() -> None:
     assert as_wearers(plain("I didn't put the paprika in, did I?")) == "did I put the paprika in?"
     assert as_wearers(plain("no pepper went in, did it?")) == "did I add the pepper?"
     assert as_wearers("how long were the carrots boiled?") == "how long did I boil the carrots?"
+
+
+def test_how_long_a_thing_went_in_is_how_long_it_cooked() -> None:
+    assert as_wearers("how long did the pie go in for?") == "how long did I cook the pie?"
+    assert as_wearers("how long was the bread in?") == "how long did I cook the bread?"
+    assert as_wearers("did I toast the bread first thing?") == "did I toast the bread?"

@@ -339,12 +339,13 @@ def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) 
 
 
 def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
-    """ "flip them", "stir it": a question whose object is a pronoun is about its act alone; the
-    caption's verb for that act restates it."""
+    """ "flip them", "stir it", "before blitzing": a question whose object is a pronoun, or that
+    names no thing, is about its act alone; the caption's verb for that act restates it."""
     words = tokens(focus)
     after = asked.verb_at + max(asked.verb_words, 1)  # "first microwave it": an adverb may lead
     pronoun = len(words) > after and words[after].lower() in PRONOUNS
-    if not asked.verb or not pronoun or BROAD.get(asked.verb):
+    alone = len(words) == after  # "before blitzing": the act said with no thing at all
+    if not asked.verb or not (pronoun or alone) or BROAD.get(asked.verb):
         return Reading(None, False)
     if not all(thing_in(t, caption) for t in things(focus)):
         return Reading(None, False)  # "wrap it in tortillas" is not "wrapping up the lettuce wraps"

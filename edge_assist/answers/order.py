@@ -87,9 +87,15 @@ _THING_WENT = re.compile(
 _THING_DONE = re.compile(r"^(?:the\s+|my\s+)?(.+?)\s+(?:was|were|got)\s+([a-z]+)$")
 
 
+# Other words for the two orders: "ahead of the garlic", "prior to zapping", "later than the salt".
+_SAID_BEFORE = re.compile(r"\b(?:ahead\s+of|prior\s+to|earlier\s+than|in\s+front\s+of)\b")
+_SAID_AFTER = re.compile(r"\b(?:later\s+than|following|behind)\b")
+
+
 def parse(question: str) -> Ordered | None:
     """The two acts of an order question, each as a focus starting with its verb, or None."""
     q = " ".join(question.lower().split()).rstrip("?.! ")
+    q = _SAID_BEFORE.sub("before", _SAID_AFTER.sub("after", q))
     if m := _LEAD_CLAUSE.match(q):
         q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
     elif m := _BY_THE_TIME.match(q):

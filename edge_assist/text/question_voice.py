@@ -77,6 +77,10 @@ _PASSIVE = re.compile(
 _WHEN_PASSIVE = re.compile(
     rf"^(when|what time|how long)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
 )
+# "how long did the pizza go in for?", "how long was the pie in?": how long it was cooked
+_HOW_LONG_IN = re.compile(
+    rf"^how long\s+(?:did|was|were)\s+{_DET}{_THING}\s+(?:go\s+in|stay\s+in|in|cook|bake)(?:\s+for)?$"
+)
 _HOW_MUCH_PASSIVE = re.compile(
     rf"^how (much|many)\s+{_THING}\s+(?:was|were|got)\s+{_ADVERB}{_PART}\b\s*(.*)$"
 )
@@ -128,7 +132,7 @@ _IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+alre
 _HAVE_I = re.compile(
     r"^(?:have|had)\s+i\s+(?:already\s+|just\s+|ever\s+)?(?!got\b)(\S+)\s*(.*?)(\s+(?:yet|already))?$"
 )
-_YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) first$")
+_YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) (?:first|first thing|to start with|to begin with)$")
 
 
 # A statement asked back: "I added the salt, didn't I?", "the pepper went in first, right?"
@@ -215,6 +219,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"how {m.group(1)} {_thing(m.group(2))} did I add{_tail(_where(m.group(3), m.group(4)))}{end}"
     if (m := _WHEN_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
         return f"{m.group(1)} did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
+    if m := _HOW_LONG_IN.match(low):
+        return f"how long did I cook the {_thing(m.group(1))}{end}"
     if (m := _HOW_MUCH_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
         return f"how {m.group(1)} {_thing(m.group(2))} did I {base}{_tail(m.group(4))}{end}"
     if (m := _PASSIVE.match(low)) and not low.startswith(("did i ", "did you ", "have i ", "has i ")):
