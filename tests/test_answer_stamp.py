@@ -85,3 +85,17 @@ def test_a_question_asked_with_ask_is_logged_with_its_answer_and_when(
     # Readers of the spoken decisions pass over them.
     loaded = read_predictions(log)
     assert not loaded.predictions and not loaded.problems
+
+
+@pytest.mark.slow  # the replay loads the offline text encoder
+@pytest.mark.timeout(300)
+def test_live_questions_are_read_as_ask_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Terse, and naming a time instead of an act: said plain first, live as in `ask`.
+    args = ["replay", str(DEMO), "--no-progress", "--set", f"general.data_dir={tmp_path}"]
+    asks = ["--ask", "200:what was I doing a minute in?", "--ask", "210:egg - how many?"]
+    assert main([*args, *asks]) == 0
+    out = capsys.readouterr().out
+    assert "[00:03:20] ANSWER: At 0:41 you cut the English muffin" in out
+    assert "[00:03:30] ANSWER: 1 egg" in out

@@ -1,7 +1,8 @@
 """The reactive step: the wearer asked. A follow-up ("and after that?", "how long ago?",
 "and the salt?") is read against the conversation first (`answers/follow_ups.py`).
 Procedure questions ("what's next?", "what did I miss?", "how far am I?", "which recipe
-am I making?") are answered by the tracker at once; quantities ("how many eggs did I
+am I making?") are answered by the tracker at once; a time named ("what was I doing two
+minutes in?") by the moment then (`answers/at_time.py`); quantities ("how many eggs did I
 use?") from the amounts in the captions (`answers/quantities.py`); others by a grounded
 answer (`answers/grounded.py`) or, with `reasoner.answerer = "free"`, the free-written
 path: a first pass that answers from the captions in view or asks memory, then an answer
@@ -14,6 +15,7 @@ import time
 from dataclasses import replace
 
 from edge_assist.answers import follow_ups
+from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import NO_ANSWER, cited_clips, nonempty
@@ -34,6 +36,8 @@ from edge_assist.runtime.steps.passes import clip_triple, task_context
 from edge_assist.runtime.steps.search import StepSearch
 from edge_assist.runtime.steps.verdict import StepNotes, Verdict
 from edge_assist.tasks.session import TaskSession
+from edge_assist.text.question_voice import as_wearers
+from edge_assist.text.spoken_questions import plain
 
 
 class QuestionStep:
@@ -54,15 +58,17 @@ class QuestionStep:
         self.search = search
         self.task_question = TaskQuestion(tasks.vectors)
         self.quantities = QuantityAnswers(grounded.recall, clock)
+        self.at_time = TimeAnswers(grounded.recall, clock)
         # The wearer's last questions, on the pipeline's clock (stream time in a replay).
         self.conversation = Conversation(now=clock.now)
 
     async def run(self, ctx: StepContext, gate: SearchGate | None, notes: StepNotes) -> Verdict:
         assert ctx.query is not None
         asked = ctx.query.text
+        # Said plain first, as `ask` says it: speech's fillers and terse forms read as questions.
         res = await follow_ups.resolve(
             self.conversation,
-            asked,
+            plain(asked),
             at=ctx.query.t,
             recall=self.grounded.recall,
             clock=self.clock,
@@ -77,7 +83,7 @@ class QuestionStep:
         if res.reply is not None:
             verdict, moment = Verdict.answer(res.reply, "", f"conversation: {res.outcome}"), res.moment
         else:
-            verdict, moment = await self._route(ctx, res.question, gate, notes)
+            verdict, moment = await self._route(ctx, as_wearers(res.question), gate, notes)
         if res.keep:
             turn = Turn(asked, res.question, verdict.text, ctx.query.t, ctx.session_id, ctx.now_t, moment)
             self.conversation.add(turn)
@@ -96,7 +102,8 @@ class QuestionStep:
             notes.trace["task_answer"] = told
             return Verdict.answer(told, "", "task tracker"), None
         start = time.perf_counter()
-        counted = await self.quantities.answer(
+        at_time = await self.at_time.answer(question, session_id=ctx.session_id, before_t=ctx.now_t)
+        counted = at_time or await self.quantities.answer(
             question, session_id=ctx.session_id, before_t=ctx.now_t, in_view=_in_view(ctx)
         )
         notes.timings["quantities"] = time.perf_counter() - start
