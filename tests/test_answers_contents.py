@@ -37,3 +37,11 @@ def test_the_reading_lets_a_question_naming_the_thing_meet_the_moment() -> None:
     assert read is not None
     assert meaning.restate("heat the milk", STREAM[1]) is None  # the caption alone names no milk
     assert meaning.restate("heat the milk", read) is not None
+
+
+def test_what_was_in_the_vessel_already_was_not_put_in_by_the_act_on_it() -> None:
+    read = contents.readings(STREAM)[7]
+    assert read is not None and contents.as_told(read) == "Stir the contents of the cup"
+    added = meaning.read("add the sugar", read)
+    assert added.restated is None and added.other_act
+    assert meaning.restate("whisk the sugar", read) is not None

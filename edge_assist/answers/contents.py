@@ -49,6 +49,15 @@ def vessels_referred(caption: str) -> list[str]:
     return out
 
 
+_TOLD_WITH = re.compile(r"^(.*) \(([^()]*)\)\.$")
+
+
+def as_told(text: str) -> str:
+    """A moment's text without the contents `readings` said after it: the caption as told."""
+    m = _TOLD_WITH.match(text)
+    return m.group(1) if m is not None and vessels_referred(m.group(1)) else text
+
+
 def _materials(caption: str) -> list[str]:
     """The things a caption names, each with the variety word said before it ("skimmed milk"),
     so a question about another variety is still told apart."""

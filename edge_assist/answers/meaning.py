@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
     VAGUE,
     WORDS_OF,
@@ -46,7 +47,7 @@ from edge_assist.text.action_families import (
     same_act,
 )
 from edge_assist.text.coordinated_verbs import ADVERBS
-from edge_assist.text.kinds_of_things import LOOKS, covers, same_thing
+from edge_assist.text.kinds_of_things import BY_LOOK, LOOKS, covers, same_thing
 from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
     DETERMINERS,
@@ -232,10 +233,19 @@ def _read(focus: str, caption: str) -> Reading:
     words = tokens(focus)
     look = _look(words, asked.thing_at)
     # a look is general however it is qualified: "the little red bits" are any red things
-    general = bool(look) or asked.thing in LOOKS or _general(words, asked.thing_at)
+    general = (
+        bool(look) or asked.thing in LOOKS or (asked.thing not in BY_LOOK and _general(words, asked.thing_at))
+    )
     named = thing_in(asked.thing, caption, general=general, look=look)
     if named is None:
         return Reading(None, False)
+    told = as_told(caption)
+    if (
+        told != caption
+        and _adds(asked.verb)
+        and thing_in(asked.thing, told, general=general, look=look) is None
+    ):
+        return Reading(None, True)  # in the vessel already ("the contents of the mug"): not put in now
     if (told_words := _every_thing_told(focus, asked, words, caption)) is None:
         return Reading(None, False)
     words = told_words

@@ -80,13 +80,17 @@ _SAME = [
     cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan|
     pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop|jug pitcher|
     sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove|tomato-sauce marinara passata pizza-sauce|
-    hot-sauce sriracha tabasco chilli-sauce chili-sauce""".split("|")
+    hot-sauce sriracha tabasco chilli-sauce chili-sauce|baking-powder|chilli-powder chili-powder|
+    curry-powder|garlic-powder|onion-powder|cocoa-powder cocoa|bay-leaf|sesame-seed sesame""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 
 
 # The kinds above that say what a thing looks like: said before a general word, they narrow it.
 LOOKS = frozenset({"red", "yellow", "green", "brown", "white", "orange", "black", "purple"})
+# Kinds named by a look alone ("the white powder", "the little seeds"): most of their names are a
+# thing of their own ("baking powder", "bay leaf"), so they stand for members only with a look.
+BY_LOOK = frozenset({"powder", "seed", "leaf"})
 
 
 def is_named(name: str) -> bool:
