@@ -239,11 +239,11 @@ def _read(focus: str, caption: str) -> Reading:
     named = thing_in(asked.thing, caption, general=general, look=look)
     if named is None:
         return Reading(None, False)
-    told = as_told(caption)
+    as_said = as_told(caption)
     if (
-        told != caption
+        as_said != caption
         and _adds(asked.verb)
-        and thing_in(asked.thing, told, general=general, look=look) is None
+        and thing_in(asked.thing, as_said, general=general, look=look) is None
     ):
         return Reading(None, True)  # in the vessel already ("the contents of the mug"): not put in now
     if (told_words := _every_thing_told(focus, asked, words, caption)) is None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import contradicted, follow_ups, forgot, skipped_step
+from edge_assist.answers import appliances, contradicted, follow_ups, forgot, skipped_step
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
@@ -226,6 +226,8 @@ class OfflineAnswerer:
             if told is None:
                 continue
             text, m, why = told
+            if m is not None and (d := appliances.appliance_difference(asked.question, m.text)):
+                text = contradicted.compose(d, m)  # "how long on the hob?" over a microwaving: No
             trace.update({"at_time" if source is self.at_time else "quantity": why})
             trace["outcome"] = str(why.get("outcome", ""))
             timings = {stage: time.perf_counter() - started}
