@@ -14,9 +14,8 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.clock import Clock
-from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning.answer_text import tell
-from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.text.numbers import CARDINALS, TIME_CARDINALS
 

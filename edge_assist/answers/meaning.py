@@ -226,16 +226,13 @@ def read(focus: str, caption: str) -> Reading:
     return put_on
 
 
-def _read(focus: str, caption: str) -> Reading:
-    asked = parse(focus)
-    if not asked.thing:
-        return _verb_only(focus, asked, caption)
-    words = tokens(focus)
+def _named(asked: Asked, words: list[str], caption: str) -> str | Reading:
+    """The caption's word for the thing asked, or the Reading when it names none: not at all, or
+    only among a vessel's contents, which no act on them put in."""
     look = _look(words, asked.thing_at)
     # a look is general however it is qualified: "the little red bits" are any red things
-    general = (
-        bool(look) or asked.thing in LOOKS or (asked.thing not in BY_LOOK and _general(words, asked.thing_at))
-    )
+    general = bool(look) or asked.thing in LOOKS
+    general = general or (asked.thing not in BY_LOOK and _general(words, asked.thing_at))
     named = thing_in(asked.thing, caption, general=general, look=look)
     if named is None:
         return Reading(None, False)
@@ -246,6 +243,17 @@ def _read(focus: str, caption: str) -> Reading:
         and thing_in(asked.thing, as_said, general=general, look=look) is None
     ):
         return Reading(None, True)  # in the vessel already ("the contents of the mug"): not put in now
+    return named
+
+
+def _read(focus: str, caption: str) -> Reading:
+    asked = parse(focus)
+    if not asked.thing:
+        return _verb_only(focus, asked, caption)
+    words = tokens(focus)
+    named = _named(asked, words, caption)
+    if isinstance(named, Reading):
+        return named
     if (told_words := _every_thing_told(focus, asked, words, caption)) is None:
         return Reading(None, False)
     words = told_words
