@@ -47,3 +47,13 @@ def test_was_it_a_thing_asks_whether_it_was_used() -> None:
     assert as_wearers("was it full-fat milk in the hot chocolate?") == "did I use full-fat milk?"
     assert as_wearers("was that a non-stick pan I used?") == "did I use non-stick pan?"
     assert as_wearers("was it hot?") == "was it hot?"
+
+
+def test_another_member_of_the_asked_things_kind_is_a_difference() -> None:
+    from edge_assist.answers import varieties
+
+    said = varieties.sibling_difference("cheddar", "scattering one tbsp of mozzarella cheese on top")
+    assert said is not None and (said.expected, said.observed) == ("cheddar", "mozzarella")
+    assert varieties.sibling_difference("cheddar", "sprinkle cheddar cheese") is None  # named as asked
+    assert varieties.sibling_difference("cheese", "sprinkle mozzarella") is None  # the kind itself
+    assert varieties.sibling_difference("pepper", "add cumin") is None  # spices are not told apart

@@ -117,6 +117,7 @@ def difference(focus: str, caption: str) -> Difference | None:
             or varieties.variety_difference(focus, _thing(focus), caption)
             or cut_size.size_difference(focus, caption)
             or appliances.appliance_difference(focus, caption)
+            or varieties.sibling_difference(_thing(focus), caption)
         )
     # "moderate" is a captioner's medium; the tracker's reading leaves it out (its deviations
     # were fitted without it), a question's answer may not
@@ -139,6 +140,8 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return appliances.tells_asked(focus, caption)
     if d.kind == "size":
         return cut_size.says_size(caption, d.expected)
+    if d.kind == "kind":
+        return meaning.thing_in(d.expected, caption, general=False) is not None
     return False
 
 

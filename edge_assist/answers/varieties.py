@@ -14,7 +14,7 @@ import re
 
 from edge_assist.tasks.details import Difference
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.text.kinds_of_things import same_thing
+from edge_assist.text.kinds_of_things import covers, same_thing
 
 # Each set: groups of words that name one variety, separated by "|". A word may sit in more than
 # one set ("white" is a sugar and a colour); two words differ when some set holds both in
@@ -97,6 +97,28 @@ def variety_difference(focus: str, thing: str, caption: str) -> Difference | Non
     if not told or asked in told or any(not differ(asked, t) for t in told):
         return None
     return Difference("variety", asked, told[0])
+
+
+# Kinds whose members are told apart when one is asked: a cheddar is no mozzarella, basil no
+# parsley. (Spices and vegetables are left out: a caption's "pepper" may be either.)
+_SIBLING_KINDS = ("cheese", "herb", "nut", "fish", "meat")
+
+
+def sibling_difference(thing: str, caption: str) -> Difference | None:
+    """Another member of the kind the asked `thing` belongs to, when the caption names that one
+    and never `thing` ("did I put cheddar on it?" over "scattering mozzarella cheese"), or None."""
+    if not thing:
+        return None
+    named = [singular(w) for w in _WORD.findall(caption.lower())]
+    if any(same_thing(thing, w) for w in named):
+        return None
+    for kind in _SIBLING_KINDS:
+        if same_thing(kind, thing) or not covers(kind, thing):
+            continue
+        other = next((w for w in named if covers(kind, w) and not same_thing(kind, w)), None)
+        if other is not None:
+            return Difference("kind", thing, other)
+    return None
 
 
 def without_variety(focus: str, thing: str) -> str:
