@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.quantities import bounded, parse
+from edge_assist.answers.quantity_question import bounded, parse
 from edge_assist.cli import main
 from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning.answer_text import content_words
@@ -145,3 +145,17 @@ def test_times_of_an_act_are_counted_by_its_verbs_not_by_names_of_things() -> No
     q = parse("how long did I melt the cheese for?")
     assert q is not None
     assert tells_act(q, "For ten sec, I'm softening the cheese by microwaving mug.")  # a mug microwaved
+
+
+def test_a_count_of_an_act_counts_the_moments_that_tell_it() -> None:
+    from edge_assist.answers.quantities import matches
+
+    clips = [
+        CaptionRecord("s", 0, 10.0, 40.0, "Wash a tomato"),
+        CaptionRecord("s", 1, 60.0, 160.0, "Slice one tomato into thin slices"),
+    ]
+    asked = parse("how many tomatoes did I slice?")
+    assert asked is not None
+    assert [f.moment.clip_index for f in matches(asked, clips)[0]] == [1]  # not the washing
+    used = parse("how many tomatoes did I use?")
+    assert used is not None and len(matches(used, clips)[0]) == 2  # "use" names no act

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from edge_assist.answers import grounding, quantities
+from edge_assist.answers import grounding, quantity_question
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM
 from edge_assist.reasoning import answer_text
@@ -31,7 +31,7 @@ async def choose(
     if len(offered) == 1:
         trace["outcome"] = "chosen (the only moment close enough)"
         return offered[0]
-    if (which := quantities.which_time(question)) in ("first", "last"):
+    if (which := quantity_question.which_time(question)) in ("first", "last"):
         # a time of the act is asked: the earliest or the latest, not the model's guess among them
         trace["outcome"] = f"chosen: the {which} of the moments close enough"
         return sorted(offered, key=lambda m: m.t0)[0 if which == "first" else -1]

@@ -16,7 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import meaning, places, quantities
+from edge_assist.answers import meaning, places, quantity_question
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
@@ -90,7 +90,7 @@ def _of_time(follow: FollowUp, last: Turn) -> Resolved:
 def _last_thing(question: str) -> str:
     """The thing the last question asked about: "garlic cloves" of "how many garlic cloves did I
     peel?", "the cheese" of "when did I add the cheese?" (its article dropped)."""
-    asked = quantities.parse(question)
+    asked = quantity_question.parse(question)
     if asked is not None and asked.said_thing:
         return asked.said_thing
     focus = answer_text.question_focus(question)

@@ -21,161 +21,26 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers.meaning import thing_in, verb_base
+from edge_assist.answers.quantity_question import (
+    QuantityQuestion,
+    bounded,
+    parse,
+)
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, known, same_act
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.text.action_families import BROAD, same_act
 from edge_assist.text.put_on_verbs import PHRASAL
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
-from edge_assist.text.verb_forms import is_verb
 
-_ASK = re.compile(r"^how\s+(?P<how>many|much|long)\b\s*(?P<rest>.*)$")
-# Where the thing asked about ends: "how much flour | went in", "how many eggs | did I use".
-_VERB_START = re.compile(
-    r"\b(?:did|do|does|have|had|has|was|were|am|is|are|went|go|goes|got|get|gets|came|come|used)\b"
-)
-_SUBJECTS = frozenset("i you we it they that this them those these".split())
-# "how much of it?": no thing of its own, it leans on what was said before (answers/follow_ups.py)
-_PRONOUN_ONLY = re.compile(r"^(?:(?:of\s+)?(?:it|that|them|this|those|these|there)|times?)\b")
-# "before I flipped them", "until it melted": a clause about another moment, not this one.
-_OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while)\b.*$")
-_FIRST = re.compile(
-    r"\b(?:(?:the|my)\s+first\s+(?:time|round|go)|at\s+first|first|initially|to\s+begin\s+with|"
-    r"at\s+the\s+start)\b"
-)
-_LAST = re.compile(
-    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally)\b"
-)
-_AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
-# Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
-_LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep go went".split())
-# Words of the question that name neither the thing nor the action.
-_EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
 _KIND_OF = re.compile(r"\b[a-z]+-(?:safe|proof|friendly|resistant)\b", re.I)
 TOLD = 3  # moments told one by one in an answer that adds several up
-_DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
-
-
-@dataclass(frozen=True)
-class QuantityQuestion:
-    dims: tuple[str, ...]  # the dimensions an amount may have (tasks/details.py)
-    thing: frozenset[str]  # content words of the thing asked about (may be empty for "how long")
-    action: frozenset[str]  # content words of the action, unless it says nothing ("use")
-    which: str  # "first", "second", "last" or "all"
-    times: bool  # "how many times": the matching moments are counted, not their amounts
-    said_thing: str  # the thing as asked, for the answer ("eggs")
-    verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
-    # "before I flipped them": only the moments before (or after) the first that tells this act
-    bound: tuple[str, str] = ("", "")
-    place: str = ""  # the vessel it went into ("pan" of "how much salt did I put in the pan")
-    in_units: bool = False  # counted in a unit ("how many pieces", "how many cups of water")
-
-
-def which_time(question: str) -> str:
-    """Which time of an act a question asks about: "first", "second", "last", or "all"."""
-    return _which(question.lower())
-
-
-def _which(rest: str) -> str:
-    if _FIRST.search(rest):
-        return "first"
-    if _AGAIN.search(rest):
-        return "second"
-    return "last" if _LAST.search(rest) else "all"
-
-
-def _is_act(word: str) -> bool:
-    """A verb, or a form of one the action families know ("nuke", "zapping")."""
-    base = verb_base(word)
-    return is_verb(word) or (base is not None and known(base))
-
-
-def parse(question: str) -> QuantityQuestion | None:
-    """ "How many eggs did I use?", "how much flour went in?", "how long did the eggs
-    microwave?", "how long was the bowl in the microwave the first time?"; None for others."""
-    q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
-    m = _ASK.match(q)
-    if m is None or re.match(r"^how\s+long\s+ago\b", q):
-        return None
-    how, rest = m.group("how"), m.group("rest")
-    which = _which(rest)
-    rest = _AGAIN.sub(" ", _LAST.sub(" ", _FIRST.sub(" ", rest)))
-    verb_at = _VERB_START.search(rest)
-    if verb_at is None and how != "long" and rest and not _PRONOUN_ONLY.match(rest):
-        rest += " did i use"  # "how much balsamic?": said short, asked about its use
-        verb_at = _VERB_START.search(rest)
-    if verb_at is None:
-        return None
-    lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
-    bound = _bound(rest[verb_at.end() :])
-    words = [w for w in tail.split() if w not in _SUBJECTS]
-    verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
-    others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
-    dims = _DIMS[how]
-    times = how == "many" and lead in ("times", "time")
-    thing = "" if times else lead
-    unit = thing.split(" of ")[0].strip()
-    if unit in UNITS:  # "how many cups of water": a volume of water
-        dims, thing = (UNITS[unit][0],), thing.split(" of ", 1)[1] if " of " in thing else ""
-    elif how == "many" and thing in ("minutes", "seconds", "hours"):
-        dims, thing = ("time",), ""
-    thing = thing or others
-    action = frozenset(w for v in verbs for w in answer_text.content_words(v))
-    bases = [b for v in verbs if (b := verb_base(v)) is not None]
-    if how == "long":
-        # "how long was it in the microwave?": the act the place is for.
-        bases += [APPLIANCE_ACTS[w] for w in _in_place.findall(rest) if w in APPLIANCE_ACTS]
-    said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
-    thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
-    thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
-    place = next((w for w in _INTO_VESSEL.findall(tail) if lexical_kind(singular(w)) == TOOL), "")
-    return QuantityQuestion(
-        dims,
-        thing_words,
-        action,
-        which,
-        times,
-        said,
-        tuple(dict.fromkeys(bases)),
-        bound,
-        singular(place),
-        unit in UNITS,
-    )
-
-
-_INTO_VESSEL = re.compile(r"\b(?:in|into|to|onto|on)\s+(?:the|a|my|your)\s+([a-z]+)")
-
-
-_BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
-
-
-def _bound(tail: str) -> tuple[str, str]:
-    """ "before I flipped them" -> ("before", "flip"); ("", "") when no such clause."""
-    m = _BOUND.search(tail)
-    base = verb_base(m.group(2)) if m else None
-    return (m.group(1), base) if m and base else ("", "")
-
-
-def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionRecord]:
-    """The clips before (or after) the first that tells the bounding act; all when none tells it."""
-    word, verb = q.bound
-    if not verb:
-        return clips
-    at = next(
-        (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
-    )
-    if at is None:
-        return clips
-    return [c for c in clips if (c.t0 < at.t0 if word == "before" else c.t0 > at.t0)]
-
-
-_in_place = re.compile(r"\b(?:in|into|on|inside)\s+(?:the\s+|a\s+|my\s+)?(\w+)")
 
 
 def tells_act(q: QuantityQuestion, text: str) -> bool:
@@ -269,6 +134,9 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
             ok = bool(amounts) and (has_thing or not q.thing)
         if ok:
             found.append(Found(c, tuple(amounts)))
+    if q.action and q.dims != ("time",):
+        # "how many tomatoes did I slice?": the slicing, not the washing of the same tomato
+        found = [f for f in found if tells_act(q, f.moment.text)] or found
     if q.place and q.dims != ("time",):
         # "how much salt did I put in the pan?": the salt that went into the pan, when told apart
         found = [f for f in found if thing_in(q.place, f.moment.text) is not None] or found
