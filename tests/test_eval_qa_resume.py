@@ -64,6 +64,8 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_report(
     ]
     assert on_disk == a["records"]
     assert _report(resumed / "report.md") == _report(whole / "report.md")
+    # stamped with the commit whose code answered (taken at the start of the run)
+    assert (whole / "command.txt").read_text().splitlines()[1].startswith("commit ")
 
 
 def test_qa_jobs_below_one_is_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -68,7 +68,7 @@ def add_qa(esub: argparse._SubParsersAction, default_dataset: Path, variants: Se
 
 
 def _qa(args: argparse.Namespace) -> int:
-    from edge_assist.evaluation import qa_bench
+    from edge_assist.evaluation import qa_bench, qa_freeform_report
 
     cfg = config_from_args(args)
     if args.questions:
@@ -90,6 +90,7 @@ def _qa(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
+    commit = qa_freeform_report.commit_of(Path(qa_bench.__file__).parent)
     result = qa_bench.run(
         cfg,
         dataset,
@@ -105,11 +106,12 @@ def _qa(args: argparse.Namespace) -> int:
     )
     overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
     result["command"] = command
+    result["commit"] = commit
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
     result["config_overrides"] = overrides
     qa_bench.write_results(out / "results.json", result)
     (out / "report.md").write_text(qa_bench.report_md(result, command, overrides), encoding="utf-8")
-    (out / "command.txt").write_text(command + "\n", encoding="utf-8")
+    (out / "command.txt").write_text(f"{command}\ncommit {commit}\n", encoding="utf-8")
     print(qa_bench.report_md(result, command, overrides))
     print(f"wrote {out / 'results.json'}, {out / 'report.md'}")
     return 0
@@ -125,6 +127,8 @@ def _freeform(args: argparse.Namespace, cfg: Config) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     command = "edge-assist " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
+    # The code that answers is the code at the start: commits landing during a long run are not it.
+    commit = qa_freeform_report.commit_of(Path(qa_freeform.__file__).parent)
     result = qa_freeform.run(
         cfg,
         Path(args.dataset),
@@ -134,7 +138,7 @@ def _freeform(args: argparse.Namespace, cfg: Config) -> int:
     )
     overrides = dict(x.split("=", 1) for x in override_items(args) if "=" in x)
     result["command"] = command
-    result["commit"] = qa_freeform_report.commit_of(Path(qa_freeform.__file__).parent)
+    result["commit"] = commit
     result["models"] = f"llm={cfg.models.llm}, text_encoder={cfg.models.text_encoder}"
     result["config_overrides"] = overrides
     qa_bench.write_results(out / "results.json", result)
