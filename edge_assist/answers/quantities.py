@@ -40,6 +40,8 @@ from edge_assist.text.stream_time import stream_clock
 from edge_assist.text.units import UNITS
 
 _KIND_OF = re.compile(r"\b[a-z]+-(?:safe|proof|friendly|resistant)\b", re.I)
+# A size said with a hyphen ("an 8-inch tortilla", "eight - inch"): the number and its unit.
+_SIZE = re.compile(r"(\w)\s*-\s*(inch|inches|cm|mm)\b", re.I)
 TOLD = 3  # moments told one by one in an answer that adds several up
 
 
@@ -122,7 +124,8 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
             if (has_action or not q.action) and (has_thing or not q.thing) and (q.action or q.thing):
                 found.append(Found(c, ()))
             continue
-        amounts = [a for a in parse_details(c.text).amounts if a.dim in q.dims] or _one(q, text)
+        amounts = [a for a in parse_details(_SIZE.sub(r"\1 \2", c.text)).amounts if a.dim in q.dims]
+        amounts = amounts or _one(q, text)
         if not amounts:
             continue
         if q.dims == ("time",):

@@ -20,7 +20,7 @@ from edge_assist.text.verb_forms import is_verb
 
 _in_place = re.compile(r"\b(?:in|into|on|inside)\s+(?:the\s+|a\s+|my\s+)?(\w+)")
 
-_ASK = re.compile(r"^how\s+(?P<how>many|much|long)\b\s*(?P<rest>.*)$")
+_ASK = re.compile(r"^how\s+(?P<how>many|much|long|big|large|wide|thick)\b\s*(?P<rest>.*)$")
 # Where the thing asked about ends: "how much flour | went in", "how many eggs | did I use".
 _VERB_START = re.compile(
     r"\b(?:did|do|does|have|had|has|was|were|am|is|are|went|go|goes|got|get|gets|came|come|used)\b"
@@ -43,6 +43,7 @@ _LIGHT_VERBS = frozenset("use used add put have need get take make do leave let 
 # Words of the question that name neither the thing nor the action.
 _EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
+_DIMS.update(dict.fromkeys(("big", "large", "wide", "thick"), ("length",)))  # "how big was the tortilla?"
 
 
 @dataclass(frozen=True)
