@@ -32,10 +32,12 @@ DATASET = ROOT / "edge_assist" / "data" / "captaincook4d"
 DEMO = "1_34"
 # the later pairs: a tuning twin and its held-back set, written together
 PAIRS = tuple((f"dev{i}", f"heldback{i}") for i in range(3, 8))
+# held-back sets written alone, with no tuning twin
+ALONE = ("heldback8",)
 
 
 def _all() -> dict[str, list[FreeQuestion]]:
-    parts = ("dev", "heldback", "heldback2", *(p for pair in PAIRS for p in pair))
+    parts = ("dev", "heldback", "heldback2", *(p for pair in PAIRS for p in pair), *ALONE)
     return {p: load_questions(QUESTIONS / f"freeform-{p}.jsonl") for p in parts}
 
 
@@ -50,7 +52,7 @@ def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
     # Each held-back set is over recordings no other file uses.
     assert not (recs["dev"] & recs["heldback"]) and not (recs["heldback2"] & (recs["dev"] | recs["heldback"]))
     # later pairs: recordings no other file uses
-    for p in (p for pair in PAIRS for p in pair):
+    for p in (*(p for pair in PAIRS for p in pair), *ALONE):
         assert not recs[p] & set().union(*(r for q, r in recs.items() if q != p)), p
     recipes = json.loads((DATASET / "manifest.json").read_text())["recordings"]
     tuning = recs["dev"].union(*(recs[tune] for tune, _ in PAIRS))
@@ -62,6 +64,8 @@ def test_the_files_parse_and_cover_what_the_benchmark_promises() -> None:
         assert {recipes[r]["recipe"] for r in recs[tune]} <= {recipes[r]["recipe"] for r in recs["dev"]}, tune
         # Its held-back set's recipes are ones no tuning file asks about.
         assert not {recipes[r]["recipe"] for r in recs[held]} & tuned, held
+    for held in ALONE:
+        assert len(parts[held]) >= 50 and not {recipes[r]["recipe"] for r in recs[held]} & tuned, held
     for p, qs in parts.items():
         assert set(Counter(q.kind for q in qs)) == set(KINDS), p
         assert any(q.expect.about_what for q in qs) and any(q.expect.abstain for q in qs)
