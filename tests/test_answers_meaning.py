@@ -309,3 +309,10 @@ def test_an_act_said_alone_is_restated_by_the_captions_verb_for_it() -> None:
     assert order.parse("did I add the onion ahead of the garlic?") == order.Ordered(
         "add the onion", "before", "add the garlic"
     )
+
+
+def test_a_thing_cooked_in_a_pan_had_gone_in_it() -> None:
+    melted = "In a steel frying skillet on low heat, I'm melting a little knob of butter."
+    assert meaning.restate("add the butter in the pan", melted) == "melting the butter in the pan"
+    assert meaning.restate("add the salt", melted) is None  # the thing must be there
+    assert meaning.restate("add the butter", "Melt the butter in the microwave") is None  # no pan

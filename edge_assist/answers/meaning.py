@@ -143,6 +143,10 @@ class Reading:
     as_place: bool = False
 
 
+# Where a caption cooks its thing: "in a steel frying skillet", "on the pan".
+_IN_VESSEL = re.compile(
+    r"\b(?:in|on|into)\s+(?:the|a|an|my)\s+(?:[a-z-]+\s+){0,2}(?:pan|skillet|pot|saucepan|wok)\b", re.I
+)
 # A caption with no verb that puts its thing somewhere: "1 egg to a blender".
 _SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
 
@@ -280,18 +284,7 @@ def _read(focus: str, caption: str) -> Reading:
         if own and not any(verb_base(caption_words[i]) == asked.verb for i, _ in verbs):
             told = [t for t in told if t != asked.verb]
         if asked.verb not in told:
-            # the caption's own word ("scattered"): its word vector is the one the gate compares
-            match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
-            if (
-                match is None
-                and _adds(asked.verb)
-                and asked.verb not in PUTS_ON
-                and puts_into(caption, asked.thing)
-            ):
-                # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
-                # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
-                # salt on them, and eggs poured somewhere are not salted
-                match = caption_words[verbs[0][0]]
+            match = _verb_said_as(asked, verbs, caption_words, caption)
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
@@ -305,6 +298,24 @@ def _read(focus: str, caption: str) -> Reading:
     return _restated(
         asked, words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
     )
+
+
+def _verb_said_as(
+    asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str], caption: str
+) -> str | None:
+    """The caption's own word for the asked act, or None when none of its verbs tells it."""
+    # the caption's own word ("scattered"): its word vector is the one the gate compares
+    match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
+    if match is None and _adds(asked.verb) and asked.verb not in PUTS_ON and puts_into(caption, asked.thing):
+        # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
+        # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
+        # salt on them, and eggs poured somewhere are not salted
+        match = caption_words[verbs[0][0]]
+    if match is None and _adds(asked.verb) and asked.verb not in PUTS_ON and _IN_VESSEL.search(caption):
+        # "melting butter in a frying skillet", "frying the garlic in the pan": cooked in a
+        # vessel, the thing had gone in it
+        match = next((caption_words[i] for i, t in verbs if same_act("heat", t)), None)
+    return match
 
 
 def _say_as(out: list[str], asked: Asked, named: str) -> None:
