@@ -90,3 +90,9 @@ def test_a_procedure_question_may_name_its_task_or_tell_something_first() -> Non
     assert _asked_parts("what did I do with the English muffin?") == [
         "what did i do with the english muffin?"
     ]
+
+
+def test_contractions_written_without_the_apostrophe_are_read_as_said() -> None:
+    assert plain("whats left to do") == "what's left to do"
+    assert plain("i didnt add the salt did i") == "i didn't add the salt did i"
+    assert plain("what is next?") == "what is next?"

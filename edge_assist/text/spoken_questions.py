@@ -76,11 +76,33 @@ _AS_TOLD = re.compile(
 )
 
 
+# Contractions speech-to-text writes without the apostrophe: "whats next", "i didnt".
+_CONTRACTED = {
+    "whats": "what's",
+    "hows": "how's",
+    "wheres": "where's",
+    "didnt": "didn't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "wasnt": "wasn't",
+    "isnt": "isn't",
+    "dont": "don't",
+    "cant": "can't",
+    "ive": "I've",
+    "im": "I'm",
+}
+_APOSTROPHES = re.compile(r"\b(" + "|".join(_CONTRACTED) + r")\b", re.I)
+
+
+def _apostrophe(m: re.Match[str]) -> str:
+    return _CONTRACTED[m.group(1).lower()]
+
+
 def plain(question: str) -> str:
     """The question without what speech adds around it; `question` itself when nothing is."""
     q = " ".join(question.split())
     end = q[len(q.rstrip("?.! ")) :]
-    body = _ASIDE.sub(" ", _HESITATION.sub(" ", q.rstrip("?.! ")))
+    body = _ASIDE.sub(" ", _HESITATION.sub(" ", _APOSTROPHES.sub(_apostrophe, q.rstrip("?.! "))))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
     body = _told_first(_AS_TOLD.sub("", body))
     body = _framed(body) or _topic_first(body) or terse_questions.plain(body) or body
