@@ -45,3 +45,7 @@ def test_what_was_in_the_vessel_already_was_not_put_in_by_the_act_on_it() -> Non
     added = meaning.read("add the sugar", read)
     assert added.restated is None and added.other_act
     assert meaning.restate("whisk the sugar", read) is not None
+
+
+def test_describing_words_stop_at_an_amount() -> None:
+    assert meaning.restate("add 1/4 tsp salt to bowl", "Add 1 teaspoon salt to the bowl") is None

@@ -106,10 +106,13 @@ def readings(captions: Iterable[str]) -> list[str | None]:
 
 
 async def with_contents(
-    recall: Recall, clock: Clock, found: Sequence[Moment], *, before_t: float
+    recall: Recall, clock: Clock, found: Sequence[Moment], *, before_t: float, asked: str = ""
 ) -> list[Moment]:
     """`found`, each moment that refers to a vessel's contents told with what its stream put in
-    that vessel before it (`readings`)."""
+    that vessel before it (`readings`). A question that itself says "the contents of the mug"
+    (`asked`) is matched in those words, and the moments are left as told."""
+    if vessels_referred(asked):
+        return list(found)
     sessions = {m.session_id for m in found if vessels_referred(m.text)}
     read: dict[tuple[str, int, float], str | None] = {}
     for session_id in sorted(sessions):

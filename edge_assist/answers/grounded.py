@@ -340,7 +340,7 @@ class GroundedAnswerer:
         # threshold is not evidence. A 135M model picks nearly at random among far-apart
         # options (measured), so only moments close to the best are put to it.
         # "the contents of the mug" said with what went in it, for matching and in the answer
-        found = await contents.with_contents(self.recall, self.clock, found, before_t=before_t)
+        found = await contents.with_contents(self.recall, self.clock, found, before_t=before_t, asked=focus)
         backing = await self.clock.run_blocking(self._backing, focus, found)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold

@@ -55,6 +55,7 @@ from edge_assist.text.stop_words import (
     PARTICLES,
     PRONOUNS,
 )
+from edge_assist.text.units import UNITS
 
 # How much a moment that tells only other acts on the thing asked about still counts: "when did I
 # peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
@@ -333,12 +334,14 @@ def _unsaid_describers(out: list[str], at: int, caption: str) -> None:
     """Words that describe the thing at `at` in the question and that the caption does not say are
     left out of `out` ("the herby seasoning" of "italian seasoning", "the little bits"): people
     describe things their own way. A variety word stays ("whole milk" is not "skimmed milk"), as
-    does a number."""
+    does an amount."""
     said = {w.lower() for w in WORDS_OF.findall(caption)}
     j = at - 1
     while (
         j >= 0 and out[j] and out[j].lower() not in DETERMINERS | FUNCTION_WORDS and not out[j][0].isdigit()
     ):
+        if out[j].lower() in UNITS:
+            return  # "1/4 tsp salt": an amount says how much, not what the thing is like
         if out[j].lower() not in said and not is_variety(out[j].lower()) and not verb_base(out[j]):
             out[j] = ""
         j -= 1
