@@ -147,6 +147,12 @@ _I_DID = re.compile(r"^i\s+(?:already\s+|just\s+|definitely\s+|actually\s+)?(\S+
 _THING_WAS = re.compile(rf"^{_DET}{_THING}\s+(was|were|is|are|went|got|had)\s+(.+)$")
 
 
+def is_tag_of(text: str) -> bool:
+    """Whether lower-case `text` is only a tag that asks a statement back ("did I", "right")."""
+    m = _TAG.match(f" {text}")
+    return m is not None and m.end() == len(text) + 1
+
+
 def statement_asked(q: str) -> str | None:
     """A statement asked back, said as the question it asks: "I didn't forget the salt" -> "did I
     forget the salt", "I've added the sugar" -> "did I add the sugar", "the oil was hot" -> "was

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, known
-from edge_assist.text.question_voice import participle_base
+from edge_assist.text.question_voice import is_tag_of, participle_base
 from edge_assist.text.verb_forms import is_verb
 
 # The thing, then a colon, a dash, a comma or a full stop, then the asking: "salsa, how much".
@@ -32,10 +32,6 @@ _SKIPPED = re.compile(
     r"^(?:(?:is\s+there\s+)?anything\s+(?:i|you)\s+(?:skipped|missed|left\s+out|forgot)"
     r"|did\s+(?:i|you)\s+(?:skip|miss|leave\s+out|forget)\s+anything|what\s+did\s+(?:i|you)\s+"
     r"(?:skip|miss|leave\s+out|forget))$"
-)
-_TAG = re.compile(
-    r"^(?:(?:did|didn't|was|wasn't|were|weren't|is|isn't|are|aren't|have|haven't|had|hadn't)(?:\s+not)?"
-    r"\s+(?:i|it|they|we|you|he|she)|right|yes|yeah|no|correct|true)$"
 )
 _ASKED_LAST = re.compile(r"^(\S+)\s+(.+?)\s+(when|how long|how much|how many|where)$")
 _PRONOUN = re.compile(r"\b(it|them|they|that|one)\b")
@@ -68,11 +64,11 @@ def _done_then_asking(low: str) -> str | None:
 
 def is_tag(text: str) -> bool:
     """Whether `text` is a tag that asks a statement back ("did I", "right", "yeah")."""
-    return bool(_TAG.match(" ".join(text.lower().split()).rstrip("?.! ")))
+    return is_tag_of(" ".join(text.lower().split()).rstrip("?.! "))
 
 
 def _topic_then_asking(topic: str, rest: str) -> str | None:
-    if _TAG.match(rest):
+    if is_tag_of(rest):
         return None  # "no salt went in, did it": a statement asked back, not a thing first
     if _NEXT.match(rest):
         return "what's next"  # "blitzed. now what?", "batter's mixed - what now?"
