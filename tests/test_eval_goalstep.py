@@ -15,11 +15,13 @@ from edge_assist.evaluation.goalstep import (
     CLIP_S,
     CREDIT,
     DATA_FILE,
+    LIST_VARIANT,
     VARIANT,
     GoalStepError,
     build,
     clips,
     load,
+    own_list,
     split_of,
 )
 from edge_assist.evaluation.goalstep_captions import clause, sentence
@@ -88,8 +90,32 @@ def test_ground_truth_is_empty_and_the_manifest_counts_hours(built: Path) -> Non
     assert manifest["clips"]["val"] == 32 and manifest["recordings"][UID]["idle_clips"] == 10
     assert (built / "LICENSE-Ego4D-GoalStep").exists()
     ds = Dataset.open(built)
-    assert ds.variants == (VARIANT,) and ds.recordings("val") == [UID]
+    assert ds.variants == (VARIANT, LIST_VARIANT) and ds.recordings("val") == [UID]
     assert len(ds.captions("val", VARIANT, UID)) == 32
+
+
+def test_the_list_variant_names_the_wearers_own_list_of_what_was_done(built: Path) -> None:
+    (video,) = load(DATA)
+    # Essential steps once each, in the order first done; "Wash hands" (optional) is an aside and
+    # "Cook potato", taken up again at 213 s, is listed once.
+    assert own_list(video) == [
+        "Cook potato",
+        "Add spice into the potato",
+        "Heat meat on a skillet",
+        "Adjust the meat on the skillet",
+        "Prepare toast",
+        "Prepare egg in the skillet",
+        "Flip the meat in the skillet",
+    ]
+    assert own_list(video, max_steps=2) == ["Cook potato", "Add spice into the potato"]
+    clips_lines = _lines(built / "val" / VARIANT / f"{UID}.jsonl")
+    listed = _lines(built / "val" / LIST_VARIANT / f"{UID}.jsonl")
+    assert listed[1:] == clips_lines[1:]  # the same clips, captioned the same
+    meta = listed[0]["meta"]
+    assert meta["task_list"] is True and "recipe" not in meta and "task" not in meta
+    assert meta["task_context"].startswith("Steps: 1. Cook potato; 2. Add spice into the potato; 3. ")
+    stream = load_caption_stream(built / "val" / LIST_VARIANT / f"{UID}.jsonl")
+    assert len(stream.captions) == 32 and "Flip the meat in the skillet" in stream.task_context
 
 
 def test_the_build_is_deterministic(built: Path, tmp_path: Path) -> None:

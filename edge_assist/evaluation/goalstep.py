@@ -8,10 +8,13 @@ captioned: what the wearer did there is unknown, and a sentence made up for it (
 person continues ...") would be the builder's words, not the wearer's; its time still
 counts in the video's hours, since glasses would be running.
 
-Nothing here is labelled a mistake and no task is named: the stream's meta carries no
-`task`, `recipe` or `task_context`, and the video's goal lies under `truth`, a key the
-assistant does not read, for reports only. Every spoken alert is a false alarm, so the
-ground truth of each split is empty. Videos go to `train` or `val` by a hash of their id.
+Nothing here is labelled a mistake. In the `clips` variant no task is named: the stream's
+meta carries no `task`, `recipe` or `task_context`, and the video's goal lies under `truth`, a
+key the assistant does not read, for reports only. The `list` variant is the same stream with
+the task named as the wearer's own plain list, written from the steps the person really did
+(`own_list`): a list that was followed, in a real person's order, with their repeats,
+interruptions and asides. In both, every spoken alert is a false alarm, so the ground truth of
+each split is empty. Videos go to `train` or `val` by a hash of their id.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +39,11 @@ CREDIT = "Ego4D Goal-Step (Song et al., NeurIPS 2023), MIT License"
 SOURCE = "Ego4D Goal-Step annotations, 10-s clips captioned from the substeps overlapping them"
 DATA_FILE = "goalstep_dev.json"
 VARIANT = "clips"
+# The same clip streams with a task named as the wearer's own plain list (see `own_list`).
+LIST_VARIANT = "list"
+VARIANTS = (VARIANT, LIST_VARIANT)
+# A list someone writes for their own task is short: the first distinct steps they did.
+MAX_LISTED = 15
 SPLITS = ("train", "val")
 CLIP_S = 10.0
 # A segment belongs to a clip when it covers at least this much of it (or lies wholly in it):
@@ -54,6 +63,7 @@ class Segment:
     end: float
     description: str
     substeps: tuple[Segment, ...] = ()
+    relevance: str = ""  # a step's `is_relevant`: essential, optional, irrelevant, unsure
 
     def overlap(self, t0: float, t1: float) -> float:
         return min(self.end, t1) - max(self.start, t0)
@@ -115,7 +125,7 @@ def _segment(path: Path, where: str, raw: Any, child: str = "substep") -> Segmen
     if not isinstance(subs, list):
         raise _bad(path, where, "'segments' is not a list")
     inner = tuple(_segment(path, f"{where}, {child} {i}", s) for i, s in enumerate(subs))
-    return Segment(start, end, desc, inner)
+    return Segment(start, end, desc, inner, str(raw.get("is_relevant") or ""))
 
 
 def _video(path: Path, i: int, raw: Any) -> Video:
@@ -195,6 +205,47 @@ def stream(video: Video, cut: Sequence[Clip]) -> list[dict[str, Any]]:
     return [{"meta": meta}] + [{"t0": c.t0, "t1": c.t1, "text": c.text} for c in cut if c.text]
 
 
+_LIST_FILLER = frozenset("a an the some of".split())
+
+
+def _step_key(text: str) -> str:
+    """Two step descriptions a wearer would write once ("Remove pancake from a pan", "Remove the
+    pancake from the pan"): lower case, without articles, each word without a plural -s."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _LIST_FILLER)
+
+
+def own_list(video: Video, max_steps: int = MAX_LISTED) -> list[str]:
+    """The task as the wearer could have written it before starting: the essential steps, each
+    once, in the order first done, at most `max_steps`. What the person really did then differs
+    from it the way a day differs from a plan: steps repeated in batches, taken up again after
+    an interruption, done out of the written order, and others not on the list."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for step in video.steps:
+        key = _step_key(step.description)
+        if step.relevance != "essential" or not key or key in seen:
+            continue
+        seen.add(key)
+        out.append(step.description.strip().rstrip("."))
+        if len(out) == max_steps:
+            break
+    return out
+
+
+def listed_stream(video: Video, cut: Sequence[Clip]) -> list[dict[str, Any]]:
+    """`stream` with the wearer's own list named as the task (no list when no step is essential)."""
+    lines = stream(video, cut)
+    steps = own_list(video)
+    if steps:
+        lines[0]["meta"].update(
+            task_context="Steps: " + "; ".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
+            task_list=True,
+            source=f"{SOURCE}; the task named as a plain list of the video's own essential steps",
+        )
+    return lines
+
+
 def _manifest_head() -> dict[str, Any]:
     return {
         "dataset": DATASET,
@@ -203,12 +254,16 @@ def _manifest_head() -> dict[str, Any]:
         "data_file": DATA_FILE,
         "delta_s": DELTA_S["all-day"],
         "clip_s": CLIP_S,
-        "variants": [VARIANT],
+        "variants": list(VARIANTS),
         "ground_truth": "none: nothing is labelled a mistake, every spoken alert is a false alarm",
+        "list_variant": (
+            f"the '{VARIANT}' streams with the task named as a plain list: the video's essential steps, "
+            f"each once, in the order first done, at most {MAX_LISTED}"
+        ),
         "idle_clips": "left out of the stream (no annotated segment shown); their time counts in hours",
         "split_rule": "sha256(video_uid) mod 2: 0 train, 1 val",
         "layout": {
-            "streams": f"<split>/{VARIANT}/<video_uid>.jsonl",
+            "streams": "<split>/<variant>/<video_uid>.jsonl",
             "ground_truth": "<split>/gt.jsonl (empty)",
         },
         "splits": {},
@@ -235,6 +290,7 @@ def build(data: str | Path, out_dir: str | Path, *, splits: Sequence[str] = SPLI
             cut = clips(v)
             lines = stream(v, cut)
             write_jsonl(out / split / VARIANT / f"{v.uid}.jsonl", lines)
+            write_jsonl(out / split / LIST_VARIANT / f"{v.uid}.jsonl", listed_stream(v, cut))
             spoken = [c for c in cut if c.text]
             manifest["recordings"][v.uid] = {
                 "split": split,
