@@ -61,7 +61,9 @@ CHECKS = (
     Check("captioner", "CaptainCook4D val, clips in a captioner's words", "captaincook", "captioner"),
     Check("list", "CaptainCook4D val, recipes as plain lists", "captaincook", "list"),
     Check("goalstep", "Ego4D Goal-Step val, unscripted, no task named", "goalstep", goalstep.VARIANT),
-    Check("goalstep-list", "Ego4D Goal-Step val, the wearer's own list named", "goalstep", goalstep.LIST_VARIANT),
+    Check(
+        "goalstep-list", "Ego4D Goal-Step val, the wearer's own list named", "goalstep", goalstep.LIST_VARIANT
+    ),
 )
 CHECK_KEYS = (*(c.key for c in CHECKS), "hazards")
 

@@ -123,3 +123,33 @@ def test_a_different_setting_amount_or_tool_still_is(vc: VectorCache) -> None:
     assert _diffs(vc, "Cut the muffin in two with a knife", "Cut the muffin in two with a spoon") == [
         "spoon instead of knife"
     ]
+
+
+def test_a_clip_of_two_actions_compares_the_one_that_is_the_step(vc: VectorCache) -> None:
+    # The second action is the next step begun (or an aside), not what this step used.
+    assert (
+        _diffs(vc, "Mix flour in water", "The person mixes flour in bowl, then adds salt to mixture.") == []
+    )
+    assert (
+        _diffs(
+            vc,
+            "Stir the rice in the pot with a spoon",
+            "The person stirs the rice in a pot with a spoon, then stirs the zucchini with a spatula.",
+        )
+        == []
+    )
+    # The action that is the step still differs where it does.
+    assert _diffs(vc, "Mix flour in water", "The person washes the bowl, then mixes sugar in water.") == [
+        "sugar instead of flour"
+    ]
+
+
+def test_a_thing_of_any_kind_or_written_in_two_words_is_no_other_thing(vc: VectorCache) -> None:
+    # "ingredients" names no particular thing: the pasta stirred is one of them.
+    assert _diffs(vc, "Stir fry the ingredients", "The person stir-fries the pasta.") == []
+    assert _diffs(vc, "Add flaxseed on the dough rolls", "The person adds flax seed to dough.") == []
+    # A compound verb begins an action ("deep-fries"): that clause is the step, the syrup is the next.
+    caption = (
+        "The person deep-fries pancake batter in the pan, then adds the pancake to the syrup in the pot."
+    )
+    assert _diffs(vc, "Deep fry pancake batter in the pan", caption) == []

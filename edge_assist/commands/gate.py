@@ -2,6 +2,7 @@
 
 edge-assist gate show                           thresholds, how it was trained, its val metrics
 edge-assist gate train [--out FILE]             fit on CaptainCook4D train labels, thresholds on val
+    [--error-free DIR]                          and on Goal-Step streams where nothing is a mistake
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_assist.commands.options import config_from_args
 from edge_assist.errors import EdgeAssistError
 from edge_assist.reasoning.gate import SHIPPED, Gate
+
+if TYPE_CHECKING:  # training reads the evaluation's data, imported where used
+    from edge_assist.evaluation.harness import Dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,12 +51,45 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="val variants whose false-alarm budgets the thresholds must all keep",
     )
     t.add_argument(
+        "--error-free",
+        default="",
+        metavar="DIR",
+        help="a built Ego4D Goal-Step dir (eval build-goalstep): its train streams with the wearer's own "
+        "list named are fitted on as captions where nothing is a mistake, its val streams reported",
+    )
+    t.add_argument(
         "--from-feedback",
         action="store_true",
         help="refit the gate in use from the wearer's thanks / not-now labels (feedback.jsonl in "
         "general.data_dir); writes <data_dir>/gate.json",
     )
     p.set_defaults(func=_gate, _parser=p)
+
+
+def _error_free(path: str) -> Dataset | None:
+    from edge_assist.evaluation import goalstep
+    from edge_assist.evaluation.harness import Dataset
+
+    if not path:
+        return None
+    ds = Dataset.open(path)
+    if goalstep.LIST_VARIANT not in ds.variants:
+        raise EdgeAssistError(
+            f"{path} holds no '{goalstep.LIST_VARIANT}' streams; rebuild it with "
+            f"`edge-assist eval build-goalstep --data DIR --out {path}`"
+        )
+    return ds
+
+
+def _show(g: Gate) -> int:
+    print(f"gate: {g.path}")
+    for name, m in g.services.items():
+        print(
+            f"  {name}: {len(m.features)} features, thresholds "
+            + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items())
+        )
+    print(json.dumps(g.training, indent=1))
+    return 0
 
 
 def _gate(args: argparse.Namespace) -> int:
@@ -61,15 +99,7 @@ def _gate(args: argparse.Namespace) -> int:
         return 2
     cfg = config_from_args(args)
     if cmd == "show":
-        g = Gate.load(cfg.reasoner.gate_file or SHIPPED)
-        print(f"gate: {g.path}")
-        for name, m in g.services.items():
-            print(
-                f"  {name}: {len(m.features)} features, thresholds "
-                + ", ".join(f"{k} {v:.3f}" for k, v in m.thresholds.items())
-            )
-        print(json.dumps(g.training, indent=1))
-        return 0
+        return _show(Gate.load(cfg.reasoner.gate_file or SHIPPED))
     if args.from_feedback:
         from edge_assist.evaluation.gate_feedback import refit_from_feedback
         from edge_assist.outputs.feedback import FILE
@@ -90,6 +120,7 @@ def _gate(args: argparse.Namespace) -> int:
 
     ds = Dataset.open(args.data)
     command = "edge-assist gate train" + (f" --out {args.out}" if args.out != str(SHIPPED) else "")
+    command += f" --error-free {args.error_free}" if args.error_free else ""
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     choose_on = [v.strip() for v in args.choose_on.split(",") if v.strip()]
     unknown = sorted(set(choose_on) - set(variants))
@@ -103,6 +134,7 @@ def _gate(args: argparse.Namespace) -> int:
         command,
         variants=variants,
         choose_on=choose_on,
+        negatives=_error_free(args.error_free),
     )
     for name, pts in res["rows"].items():
         if name.startswith(("gate, ", "caption-only")):

@@ -1,8 +1,11 @@
 """Train the shipped gate and report what it does: `edge-assist gate train`.
 
-- fit on train's stream variants (the same steps told several ways), thresholds for quiet /
-  normal / chatty under the false-alarm budgets on every val variant at once, and the
-  candidate that generalises best ships (gate_choice.py: with or without session history);
+- fit on train's stream variants (the same steps told several ways), and, when given, on
+  streams where nothing is a mistake (Ego4D Goal-Step's train videos with the wearer's own
+  list named: a real person's repeats, asides and order, which CaptainCook4D's scripted
+  recordings lack); thresholds for quiet / normal / chatty under the false-alarm budgets on
+  every val variant at once, and the candidate that generalises best ships (gate_choice.py:
+  with or without session history); the error-free val streams are reported beside;
 - the caption-only baseline (the same classifier on the caption's own embedding: what
   style alone scores), each feature group removed, and leave-recipes-out folds over
   train+val (a gate that never saw a recipe's recordings, scored on them);
@@ -22,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from edge_assist.evaluation import goalstep
 from edge_assist.evaluation.gate_choice import best, candidate, thresholds_over
 from edge_assist.evaluation.gate_data import Rows, collect, data_hash
+from edge_assist.evaluation.gate_report_text import plot, report
 from edge_assist.evaluation.gate_training import BUDGETS, Point, choose, curve, design, evaluate, fit_logistic
 from edge_assist.evaluation.harness import VARIANTS, Dataset
 from edge_assist.inference.base import TextEncoder
@@ -31,6 +36,8 @@ from edge_assist.reasoning.gate import Gate, ServiceModel
 from edge_assist.reasoning.gate_features import GROUPS, NAMES
 from edge_assist.reasoning.hazards import HazardDetector
 
+# Streams where nothing is a mistake, fitted on beside CaptainCook4D (every caption "no error").
+ERROR_FREE = "Ego4D Goal-Step, the wearer's own list"
 CHOOSE_ON = "paraphrased"  # thresholds are chosen on val's paraphrased streams (no recipe wording)
 PAIRS: tuple[tuple[str, str], ...] = ()
 CAPTION_L2 = 10.0
@@ -80,16 +87,13 @@ def train_and_report(
     *,
     variants: Sequence[str] = VARIANTS,
     choose_on: Sequence[str] = (CHOOSE_ON,),
+    negatives: Dataset | None = None,
     log: Callable[[str], object] = print,
 ) -> dict[str, Any]:
     started = time.time()
-    rows: dict[tuple[str, str], Rows] = {}
-    for split in ("train", "val"):
-        for v in variants:
-            rows[(split, v)] = collect(ds, split, v, encoder)
-            got = rows[(split, v)]
-            log(f"features: {split} {v}: {len(got.y)} captions, {int(got.y.sum())} due")
-    train = Rows.concat([rows[("train", v)] for v in variants])
+    rows = _collected(ds, variants, encoder, log)
+    clean = _error_free(negatives, encoder, log)
+    train = Rows.concat([rows[("train", v)] for v in variants] + ([clean["train"]] if clean else []))
     val = _Split(ds, "val")
     valrows = {v: rows[("val", v)] for v in variants}
     without = [n for n in NAMES if n not in SESSION_HISTORY]
@@ -117,12 +121,17 @@ def train_and_report(
     res["curve"] = [p.to_json() for p in pts]
     for v in variants:
         res["rows"][f"gate, val {v}"] = chosen.rows[v]
+    if negatives is not None and clean:
+        res["rows"][f"gate, {ERROR_FREE} val"] = _points(
+            _probs(model, clean["val"]), clean["val"], _Split(negatives, "val"), thr
+        )
+        res["error_free"] = {"streams": ERROR_FREE, "train_rows": len(clean["train"].y)}
 
     others = {"caption-only": _caption_only(train, rows, val, command, res)}
     others.update(_without_groups(train, rows, val, command, res))
-    res["leave_recipes_out"] = leave_recipes_out(ds, rows)
+    res["leave_recipes_out"] = leave_recipes_out(ds, rows, clean.get("train"))
     res["hazards"] = hazard_rates(ds, rows, HazardDetector.load(encoder))
-    Gate({"ER": model}, _provenance(ds, train, command, res, variants)).save(model_path)
+    Gate({"ER": model}, _provenance(ds, train, command, res, variants, negatives)).save(model_path)
     res["model"] = str(model_path)
     res["seconds"] = round(time.time() - started, 1)
     _write(out_dir, res, others)
@@ -173,25 +182,65 @@ def _without_groups(
     return variants
 
 
+def _collected(
+    ds: Dataset, variants: Sequence[str], encoder: TextEncoder, log: Callable[[str], object]
+) -> dict[tuple[str, str], Rows]:
+    rows: dict[tuple[str, str], Rows] = {}
+    for split in ("train", "val"):
+        for v in variants:
+            rows[(split, v)] = got = collect(ds, split, v, encoder)
+            log(f"features: {split} {v}: {len(got.y)} captions, {int(got.y.sum())} due")
+    return rows
+
+
+def _error_free(
+    negatives: Dataset | None, encoder: TextEncoder, log: Callable[[str], object]
+) -> dict[str, Rows]:
+    """Train and val rows of the streams where nothing is a mistake (none without `negatives`)."""
+    if negatives is None:
+        return {}
+    out = {}
+    for split in ("train", "val"):
+        out[split] = collect(negatives, split, goalstep.LIST_VARIANT, encoder)
+        log(f"features: {ERROR_FREE} {split}: {len(out[split].y)} captions, none due")
+    return out
+
+
 def _provenance(
-    ds: Dataset, train: Rows, command: str, res: dict[str, Any], variants: Sequence[str]
+    ds: Dataset,
+    train: Rows,
+    command: str,
+    res: dict[str, Any],
+    variants: Sequence[str],
+    negatives: Dataset | None = None,
 ) -> dict[str, Any]:
     """What the shipped gate file says of itself: command, date, data and its val metrics."""
+    data = f"CaptainCook4D train ({', '.join(variants)})"
+    if negatives is not None:
+        data += f" + {ERROR_FREE} train (every caption labelled no error)"
     return {
         "command": command,
         "trained": time.strftime("%Y-%m-%d"),
-        "data": f"CaptainCook4D train ({', '.join(variants)})",
+        "data": data,
         "thresholds_from": f"val {', '.join(res['choose_on'])} (the strictest per chattiness)",
         "chosen": res["chosen"],
         "data_sha256": data_hash(ds, ["train", "val"], list(variants)),
+        **(
+            {"error_free_sha256": data_hash(negatives, ["train", "val"], [goalstep.LIST_VARIANT])}
+            if negatives is not None
+            else {}
+        ),
         "train_rows": int(len(train.y)),
         "train_positives": int(train.y.sum()),
         "val_metrics": {k: v for k, v in res["rows"].items() if k.startswith("gate, ")},
     }
 
 
-def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[str, Any]:
-    """Folds of recipes over train+val: fit without a fold's recipes, score on them (paraphrased)."""
+def leave_recipes_out(
+    ds: Dataset, rows: dict[tuple[str, str], Rows], error_free: Rows | None = None
+) -> dict[str, Any]:
+    """Folds of recipes over train+val: fit without a fold's recipes (and on the error-free
+    streams the gate is fitted on, if any), score on them (paraphrased)."""
     everything = Rows.concat([rows[("train", CHOOSE_ON)], rows[("val", CHOOSE_ON)]])
     train_other = Rows.concat(
         [rows[("train", v)] for v in VARIANTS if v != CHOOSE_ON]
@@ -210,6 +259,7 @@ def leave_recipes_out(ds: Dataset, rows: dict[tuple[str, str], Rows]) -> dict[st
             [
                 everything.take(~out_mask),
                 train_other.take(np.array([k[3] not in held for k in train_other.keys])),
+                *([error_free] if error_free is not None else []),
             ]
         )
         m = _fit(fit_rows, NAMES)
@@ -258,100 +308,3 @@ def _restrict(sp: _Split, sessions: set[str]) -> _Split:
     out.durations = {s: d for s, d in sp.durations.items() if s in sessions}
     out.delta_s = sp.delta_s
     return out
-
-
-def report(res: dict[str, Any]) -> str:
-    lines = [
-        "# The intervention gate (Error Recovery), CaptainCook4D",
-        "",
-        f"Command: `{res['command']}`",
-        "",
-        f"Trained on train ({', '.join(res['variants'])}); for each chattiness the threshold is the "
-        f"strictest that keeps the false-alarm budget per hour of error-free recordings "
-        f"({res['budgets_false_alarms_per_hour']}) on each of val {', '.join(res['choose_on'])}. "
-        "Every caption where the gate's probability passes the threshold is an ER prediction (before the "
-        "intervention policy), scored by the EgoServe scorer (δ = 25 s).",
-        "",
-        "| row | chattiness | P | R | ER F1 | false alarms / h |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, pts in res["rows"].items():
-        for c, p in pts.items():
-            lines.append(
-                f"| {name} | {c} | {p['precision']} | {p['recall']} | {p['f1']} | "
-                f"{p['false_alarms_per_hour']} |"
-            )
-    lines += _choice_lines(res)
-    lro = res["leave_recipes_out"]
-    lines += [
-        "",
-        f"## Leave recipes out ({len(lro['folds'])} folds of recipes over train+val, {lro['variant']})",
-        "",
-        "| chattiness | P | R | ER F1 | false alarms / h |",
-        "|---|---|---|---|---|",
-    ]
-    for c, p in lro["mean"].items():
-        lines.append(f"| {c} | {p['precision']} | {p['recall']} | {p['f1']} | {p['false_alarms_per_hour']} |")
-    lines += [
-        "",
-        "## Safety alerts from the hazard detector on error-free recordings (their false-alarm cost)",
-        "",
-        "| recordings | alerts | hours | per hour |",
-        "|---|---|---|---|",
-    ]
-    for k, h in res["hazards"].items():
-        lines.append(f"| {k} | {h['alerts']} | {h['hours']} | {h['per_hour']} |")
-    lines += ["", "## Weights (standardised features)", "", "| feature | weight |", "|---|---|"]
-    for n, w in sorted(res["weights"].items(), key=lambda kv: -abs(kv[1])):
-        lines.append(f"| {n} | {w} |")
-    lines += [
-        "",
-        "The whole curve on val paraphrased: `curve.png` (F1 and false alarms per hour against the "
-        "threshold).",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _choice_lines(res: dict[str, Any]) -> list[str]:
-    """Both candidates on every val variant, and which one ships (gate_choice.py)."""
-    lines = [
-        "",
-        f"## Which gate ships: {res['chosen']} "
-        f"(best worst-case ER F1 over val {', '.join(res['choose_on'])})",
-        "",
-        "| candidate | val variant | chattiness | P | R | ER F1 | false alarms / h |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for name, c in res["candidates"].items():
-        for v, pts in c["rows"].items():
-            for ch, p in pts.items():
-                lines.append(
-                    f"| {name} | {v} | {ch} | {p['precision']} | {p['recall']} | {p['f1']} | "
-                    f"{p['false_alarms_per_hour']} |"
-                )
-    lines += ["", "| candidate | worst-case F1 (mean of quiet and chatty) |", "|---|---|"]
-    lines += [f"| {name} | {c['worst_case_f1']} |" for name, c in res["candidates"].items()]
-    return lines
-
-
-def plot(res: dict[str, Any], path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # the eval extra is not installed: the numbers are in results.json
-        return
-    c = res["curve"]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot([p["false_alarms_per_hour"] for p in c], [p["f1"] for p in c], marker=".", label="gate (ER F1)")
-    for name, thr in res["thresholds"].items():
-        t = float(thr)
-        pt = min(c, key=lambda q: float(abs(q["threshold"] - t)))  # noqa: B023 (used at once)
-        ax.annotate(name, (pt["false_alarms_per_hour"], pt["f1"]))
-    ax.set_xlabel("false alarms per hour (error-free val recordings)")
-    ax.set_ylabel("ER F1 (val, paraphrased)")
-    ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)

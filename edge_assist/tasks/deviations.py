@@ -15,8 +15,12 @@ or material, other) and compared only with things of their own kind, by encoder 
 
 What the wearer does is the caption's action clauses: a caption often also tells the scene
 ("...; the bowl of grated cheddar stays beside the hob"), and a thing merely seen is not a
-thing used. The verb of each clause, function words and every word of kind "other" never
-count, so a word that is no value is no deviation ("plus instead of secure").
+thing used. A caption of a 10-s clip often tells two actions ("mixes flour in the bowl, then
+adds salt to the mixture"): things and tools are compared in the one closest to the step (the
+other is the next step begun, or an aside), so the salt of the second is no "salt instead of
+water" at "Mix the flour in water". The verb of each clause, function words and every word of
+kind "other" never count, so a word that is no value is no deviation ("plus instead of
+secure").
 """
 
 from __future__ import annotations
@@ -47,15 +51,32 @@ class Thing:
     phrase: str  # with its modifier when the text gives one ("grated cheese")
 
 
-def action_text(caption: str) -> str:
-    """The clauses in which someone acts; the whole caption when none is told that way."""
+def _verb(word: str) -> bool:
+    """A verb form, a compound one too ("stir-fries", "deep-fries": its last part)."""
+    return is_verb_form(word) or ("-" in word and is_verb_form(word.rsplit("-", 1)[1]))
+
+
+def acting_clauses(caption: str) -> list[str]:
+    """The clauses in which someone acts, in order: a subject before its first word ("The person
+    compresses ..."), or a verb first ("..., then stirs the sauce")."""
     clauses = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(caption) if c.strip(" ,")]
     acting = []
     for c in clauses:
-        words = _WORD.findall(_SUBJECT.sub("", c.lower()))
-        if words and is_verb_form(words[0]):
+        bare = _SUBJECT.sub("", c.lower())
+        words = _WORD.findall(bare)
+        if words and (bare != c.lower() or _verb(words[0])):
             acting.append(c)
-    return "; ".join(acting) if acting else caption
+    return acting
+
+
+def step_clause(step_text: str, caption: str, vectors: Vectors) -> str:
+    """The action of the caption that is the step: of several acting clauses, the one closest to
+    the step's text; the caption's action text when it tells one action."""
+    acting = acting_clauses(caption)
+    if len(acting) < 2:
+        return "; ".join(acting) if acting else caption
+    sims = vectors(acting) @ vectors([step_text])[0]
+    return acting[int(np.argmax(sims))]
 
 
 def things(text: str, kinds: WordKinds) -> list[Thing]:
@@ -63,7 +84,7 @@ def things(text: str, kinds: WordKinds) -> list[Thing]:
     out: list[Thing] = []
     for clause in re.split(r"[;.!?]", text):
         words = _WORD.findall(_SUBJECT.sub("", clause.strip().lower()))
-        if words and is_verb_form(words[0]):
+        if words and _verb(words[0]):
             words = words[1:]  # the clause's verb, even when it is also a noun ("spoons", "salts")
         typed = kinds.kinds(words)
         for i, (w, k) in enumerate(zip(words, typed, strict=True)):
@@ -100,10 +121,12 @@ def differences(
     """Every way the caption differs from the step: values, then a tool, then a thing."""
     cap = parse_details(caption)
     diffs = value_differences(step, cap)
+    acted = step_clause(step_text, caption, vectors)
+    told = parse_details(acted)
     # Every word vector read below, in one encoder call: each call has a fixed cost (~3 ms
     # here) that a batch of a few words pays once.
-    vectors([*step.tools, *cap.tools, *_WORD.findall(step_text.lower()), *_WORD.findall(caption.lower())])
-    st, ct = _tools(step, kinds), _tools(cap, kinds)
+    vectors([*step.tools, *told.tools, *_WORD.findall(step_text.lower()), *_WORD.findall(acted.lower())])
+    st, ct = _tools(step, kinds), _tools(told, kinds)
     if st and ct:
         sim = vectors(ct) @ vectors(st).T
         worst = int(np.argmin(sim.max(axis=1)))
@@ -112,8 +135,11 @@ def differences(
     # A tool is compared in its slot ("with ..."), never as a thing that is merely not named:
     # a step of two actions names the tool of each, and a caption of one shows only its own.
     wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
-    done = [t for t in things(action_text(caption), kinds) if t.kind == MATERIAL]
-    d = _thing_difference(wanted, done, vectors, th)
+    done = [t for t in things(acted, kinds) if t.kind == MATERIAL]
+    # A thing the caption writes in two words ("flax seed" for "flaxseed") is there.
+    joined = re.sub(r"[^a-z]+", "", acted.lower())
+    there = {t.head for t in wanted if re.sub(r"[^a-z]+", "", t.head.lower()) in joined}
+    d = _thing_difference(wanted, done, vectors, th, there)
     if d is not None:
         diffs.append(d)
     return diffs
@@ -127,15 +153,17 @@ def _step_things(step_text: str, step: Details, kinds: WordKinds) -> list[Thing]
 
 
 def _thing_difference(
-    want: list[Thing], have: list[Thing], vectors: Vectors, th: Thresholds
+    want: list[Thing], have: list[Thing], vectors: Vectors, th: Thresholds, there: set[str]
 ) -> Difference | None:
-    """One thing of the step not there, and one not of the step there instead (same kind)."""
+    """One thing of the step not there, and one not of the step there instead (same kind);
+    `there`: things of the step the caption names in other spelling."""
     if not want or not have:
         return None
     wv = vectors([t.head for t in want])
     hv = vectors([t.head for t in have])
     sim = wv @ hv.T
     gone, new = sim.max(axis=1), sim.max(axis=0)
+    gone = np.where([t.head in there for t in want], 1.0, gone)
     g, k = int(np.argmin(gone)), int(np.argmin(new))
     if gone[g] < th.gone_cos and new[k] < th.new_cos:
         return Difference("ingredient", want[g].phrase, have[k].head)

@@ -74,7 +74,10 @@ MATERIALS = _words(
     """
 )
 # Never a tool or a material, whatever the encoder says: body parts, places and furniture,
-# positions and parts of a thing, shapes and sizes.
+# positions and parts of a thing, shapes and sizes; and words that name no particular thing but
+# any ("the ingredients", "the food", "everything"): a person's own list says "Stir fry the
+# ingredients" and then stirs the pasta, which is no other thing than the step's. A kind that
+# is also a variety stays a thing ("vegetable oil" is not "olive oil").
 OTHER_WORDS = _words(
     """finger fingers fingertip fingertips thumb palm wrist arm arms elbow face eye eyes head hair
     mouth
@@ -85,7 +88,9 @@ OTHER_WORDS = _words(
     piece pieces slice slices strip strips cube cubes chunk chunks circle circles round rounds
     layer layers bit bits mixture contents content rest remaining amount amounts portion
     colour color size shape texture temperature heat flame smoke steam bubbles
-    plus minus total step steps time times way"""
+    plus minus total step steps time times way
+    ingredient ingredients food foods meal meals stuff item items thing things everything
+    something anything groceries component components supplies"""
 )
 PROTOTYPES: dict[str, tuple[str, ...]] = {
     TOOL: ("a kitchen utensil", "a hand tool", "a cooking pan or pot", "a kitchen appliance", "a container"),
