@@ -1,16 +1,19 @@
 """Does the default gate work where a wearer lives? One report over the generalisation checks.
 
-    python -m benchmarks.eval_generalization [--checks per-step,clips,captioner,list,goalstep,hazards]
+    python -m benchmarks.eval_generalization
+        [--checks per-step,clips,captioner,list,goalstep,goalstep-list,hazards]
         [--rows ours,chatty,caption-only] [--limit N] [--jobs N] [--goalstep DIR]
-        [--response-cache FILE] [--set section.key=value ...] [--out benchmarks/results/generalization]
+        [--response-cache FILE] [--work DIR [--read-back]] [--set section.key=value ...]
+        [--out benchmarks/results/generalization]
 
 Checks (`CHECKS`): CaptainCook4D val per step (paraphrased); the same recordings as 10-s clip
 streams (`clips`), in a captioner's words (`captioner`), and with each recipe given as a
 plain list (`list`); Ego4D Goal-Step unscripted (`goalstep`: no task named, no ground truth,
-every alert a false alarm); and the hazard set (`hazards`: the shipped hazard detector on
-`edge_assist/data/hazard_captions/`, recall on hazards and alerts on near-misses, val only;
-`--final` scores the test half, once per design). A variant this checkout cannot make is
-reported as "not built", not run.
+every alert a false alarm) and the same streams with the wearer's own list named
+(`goalstep-list`: the video's steps as the person did them; every alert false too); and the
+hazard set (`hazards`: the shipped hazard detector on `edge_assist/data/hazard_captions/`,
+recall on hazards and alerts on near-misses, val only; `--final` scores the test half, once
+per design). A variant this checkout cannot make is reported as "not built", not run.
 
 Per check and row: ER F1, P/R, false alarms per hour (recordings without ground truth) and
 by the tracker finding behind each, content match, "strong held behind weak" (from the
@@ -153,6 +156,7 @@ def run_check(
             out_dir=run_dir / check.key,
             executor=pool,
             progress=lambda msg: print(f"{check.key}: {msg}", flush=True),
+            read_back=args.read_back,
         )
         rows[key] = row_summary(rr, ds, args.split, recordings)
     hours = sum(ds.duration_s(r) for r in recordings) / 3600.0
@@ -326,6 +330,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--goalstep-data", default=str(GOALSTEP_DATA), help="Goal-Step annotations")
     p.add_argument("--final", action="store_true", help="score the hazard set's test half (final run only)")
     p.add_argument("--work", default="", help="decisions and the model cache (default: a temporary dir)")
+    p.add_argument(
+        "--read-back",
+        action="store_true",
+        help="resume a run: recordings whose decisions are already in --work are read, not replayed",
+    )
     p.add_argument(
         "--response-cache", default=None, help="model response cache (default WORK/model-cache.sqlite)"
     )
