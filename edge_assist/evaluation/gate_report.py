@@ -121,7 +121,7 @@ def train_and_report(
     res["curve"] = [p.to_json() for p in pts]
     for v in variants:
         res["rows"][f"gate, val {v}"] = chosen.rows[v]
-    if negatives is not None and clean:
+    if negatives is not None:
         res["rows"][f"gate, {ERROR_FREE} val"] = _points(
             _probs(model, clean["val"]), clean["val"], _Split(negatives, "val"), thr
         )

@@ -121,11 +121,20 @@ def differences(
     """Every way the caption differs from the step: values, then a tool, then a thing."""
     cap = parse_details(caption)
     diffs = value_differences(step, cap)
+    # Every vector read below (the clauses and the step, then words and tools), in one encoder
+    # call: each call has a fixed cost (~3 ms here) that a batch of a few texts pays once.
+    vectors(
+        [
+            *step.tools,
+            *cap.tools,
+            *_WORD.findall(step_text.lower()),
+            *_WORD.findall(caption.lower()),
+            *acting_clauses(caption),
+            step_text,
+        ]
+    )
     acted = step_clause(step_text, caption, vectors)
     told = parse_details(acted)
-    # Every word vector read below, in one encoder call: each call has a fixed cost (~3 ms
-    # here) that a batch of a few words pays once.
-    vectors([*step.tools, *told.tools, *_WORD.findall(step_text.lower()), *_WORD.findall(acted.lower())])
     st, ct = _tools(step, kinds), _tools(told, kinds)
     if st and ct:
         sim = vectors(ct) @ vectors(st).T
