@@ -153,3 +153,16 @@ def test_a_thing_of_any_kind_or_written_in_two_words_is_no_other_thing(vc: Vecto
         "The person deep-fries pancake batter in the pan, then adds the pancake to the syrup in the pot."
     )
     assert _diffs(vc, "Deep fry pancake batter in the pan", caption) == []
+
+
+def test_an_ingredient_another_step_names_is_that_step_not_a_swap(vc: VectorCache) -> None:
+    # The salt is the next step's: a clip that shows it beside the flour is that step begun (or
+    # the wrong step read), not salt used instead of the water; the honey no step names is a swap.
+    task = TaskLibrary.load().resolve(
+        "Flatbread. Steps: Mix the flour in water; Add salt to the dough; Knead the dough"
+    )
+    assert task is not None
+    other = _deviations(task, vc, ["The person mixes the flour with salt in a bowl."])
+    assert other == [[]]
+    swap = _deviations(task, vc, ["The person mixes the flour with honey in a bowl."])
+    assert swap[0] and swap[0][0].differences[0].observed == "honey"

@@ -33,7 +33,7 @@ from edge_assist.evaluation.gate_training import BUDGETS, Point, choose, curve, 
 from edge_assist.evaluation.harness import VARIANTS, Dataset
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate import Gate, ServiceModel
-from edge_assist.reasoning.gate_features import GROUPS, NAMES
+from edge_assist.reasoning.gate_features import GROUPS, NAMES, nameable
 from edge_assist.reasoning.hazards import HazardDetector
 
 # Streams where nothing is a mistake, fitted on beside CaptainCook4D (every caption "no error").
@@ -74,8 +74,10 @@ def _fit(rows: Rows, names: Sequence[str]) -> ServiceModel:
 
 
 def _probs(m: ServiceModel, rows: Rows) -> np.ndarray:
+    """As the decider speaks: a row with no finding and no missing step to name is silent."""
     cols = [NAMES.index(n) for n in m.features]
-    return m.probabilities(design(rows.X[:, cols], m.features, m.pairs))
+    p = m.probabilities(design(rows.X[:, cols], m.features, m.pairs))
+    return np.where(nameable(rows.X), p, 0.0)
 
 
 def train_and_report(

@@ -42,6 +42,7 @@ class GateVerdict:
     probability: float | None = None
     threshold: float | None = None
     trace: dict[str, Any] = field(default_factory=dict)
+    vague: bool = False  # over the threshold, but with no finding and no missing step to name
 
     @property
     def reason(self) -> str:
@@ -49,9 +50,16 @@ class GateVerdict:
             return f"hazard: {self.hazard.kind} ({self.hazard.reading}; P {self.hazard.score:.2f})"
         if self.probability is None:
             return "gate: no task under way"
+        if self.vague:
+            return f"gate: P(ER helps) {self.probability:.2f}, but no finding or missing step to name"
         rel = ">=" if self.action == "speak" else "<" if self.action == "silent" else "near"
         what = f"; {self.finding.kind}: {self.finding.evidence}" if self.finding is not None else ""
         return f"gate: P(ER helps) {self.probability:.2f} {rel} {self.threshold:.2f}{what}"
+
+
+def has_something_to_name(state: TrackerState) -> bool:
+    """A finding, or a step found missing and still not done: what an error alert can name."""
+    return top_finding(state) is not None or bool(state.missing)
 
 
 def top_finding(state: TrackerState) -> Finding | None:
@@ -122,6 +130,10 @@ class GateDecider:
             }
         )
         finding = top_finding(state)
+        if not has_something_to_name(state) and self.gate.inputs != "caption_embedding":
+            # An error alert says what is wrong: with no finding and no missing step there is
+            # only "check this step", which leaves the wearer to guess.
+            return GateVerdict("silent", SubType.ERROR_RECOVERY, None, None, p, thr, trace, vague=p >= thr)
         if self.llm_too and abs(p - thr) < self.unsure_band:
             return GateVerdict("unsure", SubType.ERROR_RECOVERY, finding, None, p, thr, trace)
         action = "speak" if p >= thr else "silent"

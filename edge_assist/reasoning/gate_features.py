@@ -44,7 +44,7 @@ class StepTiming:
     """Seconds of stream time, kept per session by the assistant (or the trainer)."""
 
     step_s: float  # since the step in progress began
-    since_finding_s: float  # since the tracker last found anything (inf: never)
+    since_finding_s: float  # since the tracker last found anything at this step (inf: never)
     session_s: float  # since the session's first caption
     first: bool  # the first caption of the session
 
@@ -87,6 +87,23 @@ def features(
     }
 
 
+# Features that are not 0 only when the tracker has something an error alert can name: a
+# finding, or a step found missing and still not done (`gate_decider.has_something_to_name`).
+NAMEABLE = (
+    "prerequisite_missing",
+    "order_violation",
+    "repeated_step",
+    "deviation_count",
+    "unmatched_action",
+    "still_missing",
+)
+
+
+def nameable(X: np.ndarray, names: tuple[str, ...] = NAMES) -> np.ndarray:
+    """Per feature row (columns in `names` order): is there something to name?"""
+    return np.any(X[:, [names.index(n) for n in NAMEABLE]] > 0, axis=1)
+
+
 def vector(feats: dict[str, float], names: tuple[str, ...] = NAMES) -> np.ndarray:
     return np.array([feats[n] for n in names], dtype=np.float64)
 
@@ -107,7 +124,10 @@ class SessionClock:
             self.session, self._start, self._step, self._finding_t, self._n = session_id, t0, "", -math.inf, 0
         step = state.step_id if state is not None else ""
         if step != self._step or not step:
-            self._step, self._step_t0 = step, t0
+            # A finding is about the step it was raised at: once the wearer is at another step it
+            # says nothing of this one (else one doubtful finding makes every later clip look
+            # wrong).
+            self._step, self._step_t0, self._finding_t = step, t0, -math.inf
         since = t1 - self._finding_t
         timing = StepTiming(
             step_s=t1 - self._step_t0, since_finding_s=since, session_s=t1 - self._start, first=self._n == 0

@@ -20,7 +20,7 @@ import numpy as np
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
-from edge_assist.tasks.findings import PREREQUISITE, Finding, TrackerState, skipped_sentence
+from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerState, skipped_sentence
 
 SENTENCE_CHARS = 120
 FAITHFUL_COS = 0.7  # a rephrasing this close to the template says the same thing
@@ -57,6 +57,10 @@ def repeat_key(finding: Finding | None, state: TrackerState | None) -> str:
     whichever step it is noticed at (the sentence also names that step, so texts differ)."""
     if finding is not None and finding.kind == PREREQUISITE and finding.missing:
         return skipped_sentence(finding.missing[0])
+    # A step reported skipped and then done is the wearer putting it right: "it was meant to come
+    # before" is the same advice again, not news.
+    if finding is not None and finding.kind == ORDER:
+        return skipped_sentence(finding.step_text)
     if finding is None and state is not None and state.missing:
         return skipped_sentence(state.text_of(state.missing[0]))
     return ""
