@@ -12,7 +12,7 @@ from edge_assist.errors import ModelError
 from edge_assist.evaluation.gate_report import SESSION_HISTORY
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.gate import SHIPPED, Gate
-from edge_assist.reasoning.gate_features import NAMES
+from edge_assist.reasoning.gate_features import NAMES, nameable
 from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.reasoning.phrasing import unfaithful
 from tests.fakes import RefusingEncoder
@@ -81,6 +81,7 @@ def test_shipped_gate_reproduces_its_recorded_val_metrics(text_encoder: TextEnco
     er = g.services["ER"]
     rows = collect(ds, "val", "paraphrased", text_encoder)
     p = er.probabilities(rows.X[:, [NAMES.index(n) for n in er.features]])
+    p = np.where(nameable(rows.X), p, 0.0)  # as the decider speaks: something to name
     recs = ds.recordings("val")
     gt, _ = ds.ground_truth("val", recs)
     durations = {ds.session_id(r): ds.duration_s(r) for r in recs}
