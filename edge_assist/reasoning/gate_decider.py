@@ -16,7 +16,7 @@ import numpy as np
 
 from edge_assist.events import SubType
 from edge_assist.reasoning.gate import Gate
-from edge_assist.reasoning.gate_features import SessionClock, features
+from edge_assist.reasoning.gate_features import SessionClock, can_name, features
 from edge_assist.reasoning.hazard_phrases import HazardMatcher
 from edge_assist.reasoning.hazards import Hazard, HazardDetector
 from edge_assist.tasks.findings import (
@@ -55,11 +55,6 @@ class GateVerdict:
         rel = ">=" if self.action == "speak" else "<" if self.action == "silent" else "near"
         what = f"; {self.finding.kind}: {self.finding.evidence}" if self.finding is not None else ""
         return f"gate: P(ER helps) {self.probability:.2f} {rel} {self.threshold:.2f}{what}"
-
-
-def has_something_to_name(state: TrackerState) -> bool:
-    """A finding, or a step found missing and still not done: what an error alert can name."""
-    return top_finding(state) is not None or bool(state.missing)
 
 
 def top_finding(state: TrackerState) -> Finding | None:
@@ -130,7 +125,7 @@ class GateDecider:
             }
         )
         finding = top_finding(state)
-        if not has_something_to_name(state) and self.gate.inputs != "caption_embedding":
+        if self.gate.inputs != "caption_embedding" and not can_name(feats):
             # An error alert says what is wrong: with no finding and no missing step there is
             # only "check this step", which leaves the wearer to guess.
             return GateVerdict("silent", SubType.ERROR_RECOVERY, None, None, p, thr, trace, vague=p >= thr)

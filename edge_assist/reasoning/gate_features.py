@@ -88,7 +88,8 @@ def features(
 
 
 # Features that are not 0 only when the tracker has something an error alert can name: a
-# finding, or a step found missing and still not done (`gate_decider.has_something_to_name`).
+# finding, or a step found missing and still not done. The decider and the gate's training
+# read the same rule from here.
 NAMEABLE = (
     "prerequisite_missing",
     "order_violation",
@@ -102,6 +103,11 @@ NAMEABLE = (
 def nameable(X: np.ndarray, names: tuple[str, ...] = NAMES) -> np.ndarray:
     """Per feature row (columns in `names` order): is there something to name?"""
     return np.any(X[:, [names.index(n) for n in NAMEABLE]] > 0, axis=1)
+
+
+def can_name(feats: dict[str, float]) -> bool:
+    """The same for one caption's features."""
+    return any(feats[n] > 0 for n in NAMEABLE)
 
 
 def vector(feats: dict[str, float], names: tuple[str, ...] = NAMES) -> np.ndarray:
