@@ -10,7 +10,7 @@ from edge_assist.config import Config
 from edge_assist.events import SubType
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.policy import InterventionPolicy
-from edge_assist.reasoning.task_alerts import NO_FINDING_RULE, NO_TASK_RULE, TaskBasis
+from edge_assist.reasoning.task_alerts import NO_FINDING_RULE, NO_TASK_RULE, UNCLEAR_RULE, TaskBasis
 from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.session import TaskSession
@@ -35,7 +35,7 @@ async def test_a_task_alert_needs_a_task_under_way() -> None:
 
 async def test_on_a_task_only_recognised_an_alert_needs_a_finding_behind_it() -> None:
     p = InterventionPolicy(Config().policy)
-    recognised = TaskBasis("tea", "recognised")
+    recognised = TaskBasis("tea", "recognised", step_id="2", similarity=0.7)
     held = await say(p, 10.0, recognised.about("2"))  # a standing missing step, no finding now
     assert not held.allowed and held.reason == NO_FINDING_RULE
     assert (await say(p, 20.0, recognised.about(SKIP))).allowed
@@ -43,6 +43,23 @@ async def test_on_a_task_only_recognised_an_alert_needs_a_finding_behind_it() ->
     assert (await say(p, 200.0, TaskBasis("tea", "named").about("2"))).allowed
     # A caller that gives no basis is not judged by the rule.
     assert (await say(p, 400.0, None)).allowed
+
+
+async def test_on_a_task_only_recognised_a_finding_needs_a_caption_clearly_its_step() -> None:
+    p = InterventionPolicy(Config().policy, clock=None)
+    # Read off a caption only loosely like the step ("refrigerates a bowl of food" as "Whisk
+    # the contents of bowl"), off a step the tracker is unsure of, or off another step than
+    # the one the caption is read as: not said.
+    loose = TaskBasis("tea", "recognised", step_id="2", similarity=0.45).about(SKIP)
+    unsure = TaskBasis("tea", "recognised", step_id="2", similarity=0.7).about(
+        F.Finding(F.PREREQUISITE, "2", "Boil the water", 0.22, "began before boiling", ("Boil the water",))
+    )
+    elsewhere = TaskBasis("tea", "recognised", step_id="5", similarity=0.7).about(SKIP)
+    for t, basis in enumerate((loose, unsure, elsewhere)):
+        held = await say(p, 100.0 * (t + 1), basis)
+        assert not held.allowed and held.reason == UNCLEAR_RULE
+    # A task the wearer named keeps the gate's word, however loose the caption.
+    assert (await say(p, 500.0, TaskBasis("tea", "named", step_id="2", similarity=0.45).about(SKIP))).allowed
 
 
 # Ordinary home activity, worded as Goal-Step's captions are: cooking that is no library

@@ -58,5 +58,9 @@ class ProactiveStep:
         if tracked.reading is not None:
             notes.trace["task"] = tracked.reading.to_json()
         reading = tracked.reading
-        notes.task = TaskBasis(reading.state.task, reading.source) if reading is not None else TaskBasis()
+        notes.task = (
+            TaskBasis(reading.state.task, reading.source, "", reading.state.step_id, reading.state.similarity)
+            if reading is not None
+            else TaskBasis()
+        )
         return tracked
