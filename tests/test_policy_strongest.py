@@ -143,3 +143,14 @@ async def test_similar_advice_holds_back_only_what_is_not_stronger(text_encoder:
     weaker = await say(p, "Now pour the egg into the ramekin cup.", 20.0, 0.3)
     assert not weaker.allowed and "cosine" in weaker.reason
     assert (await say(p, "Now pour the egg into the ramekin cup.", 30.0, 0.9)).allowed
+
+
+async def test_a_chattier_wearer_hears_a_second_alert_sooner(text_encoder: TextEncoder) -> None:
+    # ER cooldown 20 s: quiet keeps all of it, normal half, chatty a quarter.
+    for chattiness, allowed in (("quiet", False), ("normal", False), ("chatty", True)):
+        p = policy(text_encoder, chattiness=chattiness)
+        assert (await say(p, SKIP, 10.0, 0.9)).allowed
+        assert (await say(p, HIGH, 16.0, 0.9)).allowed is allowed, chattiness
+    p = policy(text_encoder, chattiness="normal")
+    assert (await say(p, SKIP, 10.0, 0.9)).allowed
+    assert (await say(p, HIGH, 21.0, 0.9)).allowed

@@ -137,7 +137,9 @@ class RetrievalConfig:
 class PolicyConfig:
     chattiness: str = setting(
         "quiet",
-        "how readily the gate speaks: quiet (about 1 false alarm per hour on val), normal (2.5), chatty (5)",
+        "how readily it speaks: the gate's threshold for quiet (about 1 false alarm per hour on val), "
+        "normal (2.5), chatty (5); normal and chatty also shorten cooldowns and say a step done late "
+        "after it was reported skipped",
         choices=("quiet", "normal", "chatty"),
     )
     cooldown_s: dict = setting(
@@ -152,7 +154,8 @@ class PolicyConfig:
             "RO": 600.0,
             "TU": 30.0,
         },
-        "per sub-type: no second proactive service of that kind within this time (seconds)",
+        "per sub-type: no second proactive service of that kind within this time (seconds; "
+        "normal keeps half of it, chatty a quarter)",
     )
     max_per_hour: int = setting(
         0, "global cap on proactive services per hour; 0 = off (count)", lo=0, hi=3600

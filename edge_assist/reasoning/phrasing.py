@@ -52,14 +52,18 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
     return "Something may have gone wrong in this step."
 
 
-def repeat_key(finding: Finding | None, state: TrackerState | None) -> str:
+def repeat_key(
+    finding: Finding | None, state: TrackerState | None, *, late_step_is_news: bool = False
+) -> str:
     """What an alert is about, for the policy's repeat check: a missing step is the same advice
-    whichever step it is noticed at (the sentence also names that step, so texts differ)."""
+    whichever step it is noticed at (the sentence also names that step, so texts differ).
+
+    A step reported skipped and then done late is the wearer putting it right: "it was meant to
+    come before" tells them again what they were told, unless `late_step_is_news` (a chattier
+    wearer also wants to hear that the order was broken, the steps after it done too early)."""
     if finding is not None and finding.kind == PREREQUISITE and finding.missing:
         return skipped_sentence(finding.missing[0])
-    # A step reported skipped and then done is the wearer putting it right: "it was meant to come
-    # before" is the same advice again, not news.
-    if finding is not None and finding.kind == ORDER:
+    if finding is not None and finding.kind == ORDER and not late_step_is_news:
         return skipped_sentence(finding.step_text)
     if finding is None and state is not None and state.missing:
         return skipped_sentence(state.text_of(state.missing[0]))

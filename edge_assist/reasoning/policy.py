@@ -1,8 +1,9 @@
 """The intervention policy: when a wanted response may actually be spoken.
 
 Explicit, configurable rules (config [policy]) applied after the reasoner has decided:
-per-sub-type cooldowns, a global cap per hour, do-not-disturb, and no repeat of the same
-advice within a window (same normalised text, or text-encoder cosine above a threshold).
+per-sub-type cooldowns (shorter for a chattier wearer), a global cap per hour,
+do-not-disturb, and no repeat of the same advice within a window (same normalised text, or
+text-encoder cosine above a threshold).
 An alert about a task needs a task under way (`task_alerts`).
 Safety bypasses cooldowns, the cap and do-not-disturb (it still is not repeated within
 its own short window, unless it got worse: a higher `severity` than the alert it would
@@ -38,6 +39,9 @@ from edge_assist.reasoning.held_alerts import BEHIND_WEAKER, HeldAlert, HeldAler
 from edge_assist.reasoning.task_alerts import TaskBasis, task_rule
 
 HOUR_S = 3600.0
+# Share of each proactive cooldown kept at each chattiness: a chattier wearer hears a second,
+# different alert sooner after the first (a skipped step, then a swapped ingredient at the next).
+COOLDOWN_SHARE = {"quiet": 1.0, "normal": 0.5, "chatty": 0.25}
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,10 @@ class InterventionPolicy:
         # Check-then-remember must be atomic: two steps in flight at once (a question
         # overtaking a caption) could otherwise both pass the same cooldown.
         self._lock = asyncio.Lock()
+
+    @property
+    def chattiness(self) -> str:
+        return self.cfg.chattiness
 
     def _window_s(self) -> float:
         return max(self.cfg.repeat_window_s, self.cfg.safety_repeat_window_s, HOUR_S)
@@ -193,7 +201,7 @@ class InterventionPolicy:
         """The cap or cooldown that holds a non-Safety alert back now ("" when none does)."""
         if self.cfg.do_not_disturb:
             return "do_not_disturb"
-        cooldown = self.cfg.cooldown_s.get(sub_type.value, 0.0)
+        cooldown = self.cfg.cooldown_s.get(sub_type.value, 0.0) * COOLDOWN_SHARE[self.cfg.chattiness]
         # Only an alert at least as strong keeps the cooldown on for this one.
         last = next(
             (

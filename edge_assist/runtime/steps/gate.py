@@ -44,7 +44,8 @@ class GateStep:
             return Verdict.silent(said.reason)
         if said.action == "speak" and said.sub_type is not None:
             text = await self._words(said, tracked, notes)
-            about, severity = repeat_key(said.finding, tracked.state), 0
+            news = self.policy.chattiness != "quiet"
+            about, severity = repeat_key(said.finding, tracked.state, late_step_is_news=news), 0
             if said.hazard is not None:
                 # The same hazard is one alert while it stays as it is; worse, it is a new one.
                 about, severity = f"hazard: {said.hazard.kind}", said.hazard.severity
