@@ -144,6 +144,19 @@ def test_a_clip_of_two_actions_compares_the_one_that_is_the_step(vc: VectorCache
     ]
 
 
+def test_of_two_actions_the_one_that_works_on_the_steps_own_things_is_the_step(vc: VectorCache) -> None:
+    # Whatever the encoder makes of the spice paste, the onions are the step's: no "shelf
+    # instead of onions".
+    caption = "The person collects spice paste from shelf, then removes the unwanted parts from the onions."
+    assert _diffs(vc, "Reduce the onions into small slices", caption) == []
+    caption = "The person checks for oil in the pancake, then immerses pancake inside syrup."
+    assert _diffs(vc, "Add the pancake to a syrup in a pot", caption) == []
+    # The action on the step's eggs is the step, and its sugar is no cheese.
+    caption = "The person wipes the counter, then pours sugar over the eggs."
+    step = "Sprinkle the grated cheese over the eggs"
+    assert _diffs(vc, step, caption) == ["sugar instead of grated cheese"]
+
+
 def test_a_thing_of_any_kind_or_written_in_two_words_is_no_other_thing(vc: VectorCache) -> None:
     # "ingredients" names no particular thing: the pasta stirred is one of them.
     assert _diffs(vc, "Stir fry the ingredients", "The person stir-fries the pasta.") == []

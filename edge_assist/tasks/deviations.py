@@ -18,9 +18,10 @@ What the wearer does is the caption's action clauses: a caption often also tells
 thing used. A caption of a 10-s clip often tells two actions ("mixes flour in the bowl, then
 adds salt to the mixture"): things and tools are compared in the one closest to the step (the
 other is the next step begun, or an aside), so the salt of the second is no "salt instead of
-water" at "Mix the flour in water". The verb of each clause, function words and every word of
-kind "other" never count, so a word that is no value is no deviation ("plus instead of
-secure").
+water" at "Mix the flour in water". The one closest is first the one that names most of the
+step's own things, then the nearest by encoder cosine. The verb of each clause, function words
+and every word of kind "other" never count, so a word that is no value is no deviation ("plus
+instead of secure").
 """
 
 from __future__ import annotations
@@ -58,25 +59,35 @@ def _verb(word: str) -> bool:
 
 def acting_clauses(caption: str) -> list[str]:
     """The clauses in which someone acts, in order: a subject before its first word ("The person
-    compresses ..."), or a verb first ("..., then stirs the sauce")."""
-    clauses = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(caption) if c.strip(" ,")]
+    compresses ..."), a verb first ("..., then stirs the sauce"), or any word told as the next
+    action (", then immerses the pancake": no verb list knows every verb)."""
+    parts = _CLAUSE_SPLIT.split(caption)
+    joins = [m.group(0) for m in _CLAUSE_SPLIT.finditer(caption)]
     acting = []
-    for c in clauses:
+    for i, part in enumerate(parts):
+        c = part.strip(" ,")
+        if not c:
+            continue
         bare = _SUBJECT.sub("", c.lower())
         words = _WORD.findall(bare)
-        if words and (bare != c.lower() or _verb(words[0])):
+        then = i > 0 and "then" in joins[i - 1] and bool(words) and words[0].endswith("s")
+        if words and (bare != c.lower() or _verb(words[0]) or then):
             acting.append(c)
     return acting
 
 
-def step_clause(step_text: str, caption: str, vectors: Vectors) -> str:
-    """The action of the caption that is the step: of several acting clauses, the one closest to
-    the step's text; the caption's action text when it tells one action."""
+def step_clause(step_text: str, caption: str, vectors: Vectors, named: Sequence[str] = ()) -> str:
+    """The action of the caption that is the step: of several acting clauses, the one that names
+    most of the step's things (`named`, their heads), and among those the one closest to the
+    step's text; the caption's action text when it tells one action. A clause that works on the
+    step's onions is the step, whatever the encoder makes of "collects spice paste from shelf"."""
     acting = acting_clauses(caption)
     if len(acting) < 2:
         return "; ".join(acting) if acting else caption
+    heads = [re.sub(r"[^a-z]+", "", h.lower()) for h in named]
+    counts = [sum(h in re.sub(r"[^a-z]+", "", c.lower()) for h in heads if h) for c in acting]
     sims = vectors(acting) @ vectors([step_text])[0]
-    return acting[int(np.argmax(sims))]
+    return acting[max(range(len(acting)), key=lambda i: (counts[i], float(sims[i])))]
 
 
 def things(text: str, kinds: WordKinds) -> list[Thing]:
@@ -133,7 +144,8 @@ def differences(
             step_text,
         ]
     )
-    acted = step_clause(step_text, caption, vectors)
+    wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
+    acted = step_clause(step_text, caption, vectors, [singular(t.head) for t in wanted])
     told = parse_details(acted)
     st, ct = _tools(step, kinds), _tools(told, kinds)
     if st and ct:
@@ -143,7 +155,6 @@ def differences(
             diffs.append(Difference("tool", st[0], ct[worst]))
     # A tool is compared in its slot ("with ..."), never as a thing that is merely not named:
     # a step of two actions names the tool of each, and a caption of one shows only its own.
-    wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
     done = [t for t in things(acted, kinds) if t.kind == MATERIAL]
     # A thing the caption writes in two words ("flax seed" for "flaxseed") is there.
     joined = re.sub(r"[^a-z]+", "", acted.lower())
