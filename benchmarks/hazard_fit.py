@@ -1,7 +1,7 @@
 """Fit the hazard detector's logistic weights (edge_assist/data/hazard_model.json) with numpy.
 
-Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl, train4.jsonl, ordinary_cc4d.jsonl
-and ordinary_goalstep.jsonl
+Train on hazard_captions/train.jsonl, train2.jsonl, train3.jsonl, train4.jsonl, train5.jsonl,
+ordinary_cc4d.jsonl and ordinary_goalstep.jsonl
 (hazard = 1; near misses and ordinary lines = 0), with each train caption's text-encoder
 neighbours taken among the train captions of other kinds or files (see `design`). Before fitting on all
 of train, the same fit is cross-validated with whole kinds held out (5 folds of kinds), because
@@ -10,7 +10,7 @@ never saw.
 
 The L2 strength and the threshold are chosen on val.jsonl together with those out-of-fold train
 predictions: the threshold is the lowest that keeps alerts on at most 5 % of the near misses of
-val and of the held-out train folds (456 near misses rather than val's 48, so that one or two
+val and of the held-out train folds (616 near misses rather than val's 48, so that one or two
 captions do not set it), and the L2 strength is the one with the best recall on val and the
 held-out folds at that threshold. dev.jsonl (written before the lexicon was last extended) and
 dev2.jsonl (another hand, other settings, and a spoken style) are reported beside them, per
@@ -34,7 +34,7 @@ from edge_assist.reasoning.hazard_reading import Lexicon
 from edge_assist.reasoning.hazards import CAPTIONS, EXAMPLES, MODEL_PATH
 
 NEAR_MISS_BOUND = 0.05
-STYLES = ("first_person", "captioner", "terse", "spoken")
+STYLES = ("first_person", "captioner", "terse", "spoken", "clip")
 L2_GRID = (0.1, 0.3, 1.0)
 FOLDS = 5
 
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.write:
         training = {
             "command": "python -m benchmarks.hazard_fit --write",
-            "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + train4.jsonl"
+            "data": "hazard_captions/train.jsonl + train2.jsonl + train3.jsonl + train4.jsonl + train5.jsonl"
             " + ordinary_cc4d.jsonl + ordinary_goalstep.jsonl (hazard vs near_miss + ordinary)",
             "chosen_on": "val.jsonl and train cross-validated with whole kinds held out",
             "l2": l2,

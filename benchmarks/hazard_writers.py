@@ -37,7 +37,7 @@ from edge_assist.inference.loader import load_text_encoder
 from edge_assist.reasoning.hazard_model import COMBOS, FEATURES, K_NEAREST
 from edge_assist.reasoning.hazard_reading import Lexicon, Reading
 
-WRITTEN = ("train", "train2", "train3", "train4", "val", "dev", "dev2")
+WRITTEN = ("train", "train2", "train3", "train4", "train5", "val", "dev", "dev2")
 ORDINARY = ("ordinary_cc4d", "ordinary_goalstep")
 PROBE_L2 = 10.0  # ridge strength of the soft-reading probes (3 and 30 gave the same within 1 %)
 

@@ -36,6 +36,7 @@ EXAMPLES = (
     "train2.jsonl",
     "train3.jsonl",
     "train4.jsonl",
+    "train5.jsonl",
     "ordinary_cc4d.jsonl",
     "ordinary_goalstep.jsonl",
 )
