@@ -11,6 +11,7 @@ import pytest
 from edge_assist.cli import main
 from edge_assist.clock import RealClock
 from edge_assist.inference.base import TextEncoder
+from edge_assist.reasoning.phrasing import template
 from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import LIST_TASK, TaskLibrary
 from edge_assist.tasks.listed import list_task
@@ -270,3 +271,14 @@ def test_a_listed_step_done_late_was_reported_skipped_and_then_out_of_order(vc: 
     )
     assert _kinds(states)[2] == [F.PREREQUISITE] and states[2].missing == ("2",)
     assert states[3].step_id == "2" and _kinds(states)[3] == [F.ORDER] and not states[3].missing
+
+
+def test_a_step_still_missing_is_said_before_the_step_that_began_without_it(vc: VectorCache) -> None:
+    # The tea is poured without the water boiled; the wearer then puts the bag in, a step the
+    # boiling need not precede. The reminder still names the pouring, not the step now under way.
+    states = _track(vc, ["I fill the kettle with water", "Pouring water into the mug", "I put a tea bag in the mug"])
+    assert [s.step_id for s in states] == ["1", "4", "3"]
+    last = states[-1]
+    assert last.missing == ("2",) and last.missing_for == ("4",)
+    said = template(None, last)
+    assert said == 'Did you skip "Boil the water in the kettle"? It comes before "Pour the boiling water into the mug".'

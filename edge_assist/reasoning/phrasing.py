@@ -46,7 +46,7 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
     if finding is not None:
         return finding.say()
     if state is not None and state.missing:
-        return skipped_sentence(state.text_of(state.missing[0]), before=state.step_text)
+        return state.missing_sentence()
     if state is not None and state.step_text:
         return f'Check this step: "{state.step_text.rstrip(".")}".'
     return "Something may have gone wrong in this step."

@@ -95,6 +95,8 @@ class TrackerState:
     n_steps: int
     findings: tuple[Finding, ...] = ()
     missing: tuple[str, ...] = ()  # step ids found missing (a later step began without them), still not done
+    # For each of `missing`, the id of the step that began without it: the one it "comes before".
+    missing_for: tuple[str, ...] = ()
     task_confidence: float = 1.0  # how sure recognition is of the task (1 when the stream named it)
     step_texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -104,6 +106,14 @@ class TrackerState:
 
     def text_of(self, sid: str) -> str:
         return self.step_texts.get(sid, sid)
+
+    def missing_sentence(self) -> str:
+        """"Did you skip X? It comes before Y." for the first step still missing, Y the step that
+        began without it: the step in progress now may be another, one X need not precede."""
+        if not self.missing:
+            return ""
+        before = self.missing_for[0] if self.missing_for else ""
+        return skipped_sentence(self.text_of(self.missing[0]), before=self.text_of(before) if before else "")
 
     def to_json(self) -> dict:
         return {
@@ -119,6 +129,7 @@ class TrackerState:
             "k": self.k,
             "n": self.n_steps,
             "missing": list(self.missing),
+            "missing_for": list(self.missing_for),
             "findings": [f.to_json() for f in self.findings],
         }
 

@@ -239,7 +239,7 @@ class StepTracker:
         # Steps presumed done (before a picked-up task was seen) first, then in the order done.
         presumed = [i for i in self.task.topological() if h.done >> i & 1 and i not in self._order]
         done_ids = [steps[i].id for i in [*presumed, *self._order] if h.done >> i & 1]
-        still_missing = tuple(steps[i].id for i in self._flagged_missing if not (h.done >> i & 1))
+        still = [(i, later) for i, later in self._flagged_missing.items() if not (h.done >> i & 1)]
         available = [
             s.id for i, s in enumerate(steps) if not (h.done >> i & 1) and (self._pre[i] & ~h.done) == 0
         ]
@@ -255,7 +255,8 @@ class StepTracker:
             available=tuple(available),
             n_steps=self.task.n,
             findings=tuple(findings),
-            missing=still_missing,
+            missing=tuple(steps[i].id for i, _ in still),
+            missing_for=tuple(steps[later].id for _, later in still),
             step_texts={s.id: s.text for s in steps},
         )
 
