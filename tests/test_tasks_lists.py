@@ -276,9 +276,12 @@ def test_a_listed_step_done_late_was_reported_skipped_and_then_out_of_order(vc: 
 def test_a_step_still_missing_is_said_before_the_step_that_began_without_it(vc: VectorCache) -> None:
     # The tea is poured without the water boiled; the wearer then puts the bag in, a step the
     # boiling need not precede. The reminder still names the pouring, not the step now under way.
-    states = _track(vc, ["I fill the kettle with water", "Pouring water into the mug", "I put a tea bag in the mug"])
+    states = _track(
+        vc, ["I fill the kettle with water", "Pouring water into the mug", "I put a tea bag in the mug"]
+    )
     assert [s.step_id for s in states] == ["1", "4", "3"]
     last = states[-1]
     assert last.missing == ("2",) and last.missing_for == ("4",)
     said = template(None, last)
-    assert said == 'Did you skip "Boil the water in the kettle"? It comes before "Pour the boiling water into the mug".'
+    boil, pour = "Boil the water in the kettle", "Pour the boiling water into the mug"
+    assert said == f'Did you skip "{boil}"? It comes before "{pour}".'
