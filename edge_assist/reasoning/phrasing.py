@@ -20,7 +20,14 @@ import numpy as np
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
-from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerState, skipped_sentence
+from edge_assist.tasks.findings import (
+    ORDER,
+    PREREQUISITE,
+    Finding,
+    TrackerState,
+    skipped_key,
+    skipped_sentence,
+)
 
 SENTENCE_CHARS = 120
 FAITHFUL_COS = 0.7  # a rephrasing this close to the template says the same thing
@@ -55,17 +62,20 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
 def repeat_key(
     finding: Finding | None, state: TrackerState | None, *, late_step_is_news: bool = False
 ) -> str:
-    """What an alert is about, for the policy's repeat check: a missing step is the same advice
-    whichever step it is noticed at (the sentence also names that step, so texts differ).
+    """What an alert is about, for the policy's repeat check. Steps found missing when a later
+    step began are told together, in one sentence: a reminder of any of them afterwards, at
+    whatever step it comes (the sentence names that step too, so texts differ), is the same advice.
 
     A step reported skipped and then done late is the wearer putting it right: "it was meant to
     come before" tells them again what they were told, unless `late_step_is_news` (a chattier
     wearer also wants to hear that the order was broken, the steps after it done too early)."""
     if finding is not None and finding.kind == PREREQUISITE and finding.missing:
-        return skipped_sentence(finding.missing[0])
-    if finding is not None and finding.kind == ORDER and not late_step_is_news:
-        return skipped_sentence(finding.step_text)
+        return skipped_key(finding.step_text)
+    if finding is not None and finding.kind == ORDER and finding.missing and not late_step_is_news:
+        return skipped_key(finding.missing[0])
     if finding is None and state is not None and state.missing:
+        if state.missing_for:
+            return skipped_key(state.text_of(state.missing_for[0]))
         return skipped_sentence(state.text_of(state.missing[0]))
     return ""
 

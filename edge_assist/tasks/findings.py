@@ -5,6 +5,7 @@ trace, the HUD and (next) the intervention gate all read these, never free text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from edge_assist.tasks.details import Difference
@@ -16,6 +17,7 @@ REPEATED = "repeated_step"  # a step already done (and finished) began again
 DEVIATION = "deviation"  # the caption matches a step but differs in an amount, setting, tool or object
 UNMATCHED = "unmatched_action"  # an action that matches no step of the task
 KINDS = (PREREQUISITE, ORDER, REPEATED, DEVIATION, UNMATCHED)
+MAX_NAMED_MISSING = 3  # a skip alert names at most this many steps ("and 4 more steps" after two)
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class Finding:
         Each names the step(s) it is about and what differs, in that order: "this step" alone
         leaves the wearer to guess which one, and a glance at the HUD must be enough."""
         if self.kind == PREREQUISITE and self.missing:
-            return skipped_sentence(self.missing[0], before=self.step_text)
+            return skipped_sentence(self.missing[0], before=self.step_text, also=self.missing[1:])
         if self.kind == ORDER and self.missing:
             step, missing = _short(self.step_text), _short(self.missing[0])
             return f'"{step}" was meant to come before "{missing}", not after it.'
@@ -63,12 +65,26 @@ class Finding:
         return "That does not look like a step of this task."
 
 
-def skipped_sentence(step_text: str, before: str = "") -> str:
-    """One wording for a missing step: a second alert about the same step is then nearly the
-    same advice, which the intervention policy holds back as a repeat (encoder cosine)."""
-    if before:
-        return f'Did you skip "{_short(step_text)}"? It comes before "{_short(before)}".'
-    return f'Did you skip "{_short(step_text)}"? It comes before this step.'
+def skipped_sentence(step_text: str, before: str = "", also: Sequence[str] = ()) -> str:
+    """One wording for missing steps: the first named, with the others found missing before the
+    same step (`also`) told in the same sentence, so that a reminder of one of them later is
+    not news to the wearer. A second alert about the same step is nearly the same advice, which
+    the intervention policy holds back as a repeat (encoder cosine)."""
+    names = [f'"{_short(t)}"' for t in (step_text, *also)]
+    if len(names) > MAX_NAMED_MISSING:
+        more = len(names) - MAX_NAMED_MISSING + 1
+        names = [*names[: MAX_NAMED_MISSING - 1], f"{more} more steps"]
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    it = "It comes" if len(also) == 0 else "They come"
+    where = f'"{_short(before)}"' if before else "this step"
+    return f"Did you skip {said}? {it} before {where}."
+
+
+def skipped_key(before: str) -> str:
+    """What alerts about steps found missing are about, for the policy's repeat check: the step
+    that began without them. Told together when found, they are one piece of advice, whichever
+    of them a later reminder names."""
+    return f'Steps skipped before "{_short(before)}".'
 
 
 def _short(text: str, n: int = 60) -> str:
@@ -108,12 +124,15 @@ class TrackerState:
         return self.step_texts.get(sid, sid)
 
     def missing_sentence(self) -> str:
-        """"Did you skip X? It comes before Y." for the first step still missing, Y the step that
+        """ "Did you skip X? It comes before Y." for the first step still missing, Y the step that
         began without it: the step in progress now may be another, one X need not precede."""
         if not self.missing:
             return ""
-        before = self.missing_for[0] if self.missing_for else ""
-        return skipped_sentence(self.text_of(self.missing[0]), before=self.text_of(before) if before else "")
+        if not self.missing_for:
+            return skipped_sentence(self.text_of(self.missing[0]))
+        before = self.missing_for[0]
+        group = [self.text_of(m) for m, b in zip(self.missing, self.missing_for, strict=True) if b == before]
+        return skipped_sentence(group[0], before=self.text_of(before), also=group[1:])
 
     def to_json(self) -> dict:
         return {
