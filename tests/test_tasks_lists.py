@@ -285,3 +285,13 @@ def test_a_step_still_missing_is_said_before_the_step_that_began_without_it(vc: 
     said = template(None, last)
     boil, pour = "Boil the water in the kettle", "Pour the boiling water into the mug"
     assert said == f'Did you skip "{boil}"? It comes before "{pour}".'
+
+
+def test_activity_that_names_nothing_of_the_task_is_no_unmatched_step(vc: VectorCache) -> None:
+    # The wearer charges a phone while the kettle boils: no step, and nothing to say about it.
+    states = _track(vc, ["I fill the kettle with water", "The person charges a phone battery"])
+    assert states[-1].step_id == "" and states[-1].findings == ()
+    # An action on the task's own things that is no step of it is still one.
+    tr = StepTracker(list_task("tea", "Make tea", TEA), vc.get, vectors=vc)
+    assert tr._about_the_task("The person throws the tea bag at the kettle")
+    assert not tr._about_the_task("The person charges a phone battery")

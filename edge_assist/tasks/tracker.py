@@ -140,6 +140,7 @@ class StepTracker:
         self._pre = task.prereq_masks()
         self._step_vecs = self._vectors.get([s.text for s in task.steps])
         self._step_words = [frozenset(singular(w) for w in _WORD.findall(s.text.lower())) for s in task.steps]
+        self._task_words = frozenset(singular(w) for s in task.steps for w in content_words(s.text))
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
         self._order: list[int] = []  # steps in the order the best path did them
         self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
@@ -226,6 +227,10 @@ class StepTracker:
             self._visit = (j, frozenset())
         if j >= 0:
             findings = [*self._sequence_findings(h, conf), *self._deviation_findings(j, conf, text, sims)]
+        elif not self._about_the_task(text):
+            # Charging a battery in the middle of a recipe is no mistake in it: the wearer is
+            # doing something else, and the task waits.
+            findings = []
         else:
             findings = [
                 Finding(
@@ -317,6 +322,12 @@ class StepTracker:
         step = self.task.steps[j]
         said = f"the step says {diffs[0].expected}; seen: {diffs[0].observed}"
         return [Finding(DEVIATION, step.id, step.text, conf, said, differences=tuple(diffs))]
+
+    def _about_the_task(self, text: str) -> bool:
+        """Whether a caption that matches no step names something some step names: an action on
+        the task's things that is no step of it (an ingredient the recipe does not use added to
+        its bowl) is worth a word; one on nothing of the task is the wearer doing something else."""
+        return any(singular(w) in self._task_words for w in content_words(text))
 
     def _of_another_step(self, j: int, d: Difference) -> bool:
         """An ingredient seen that another step of the task names is that step's, not a swap
