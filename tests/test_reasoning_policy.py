@@ -32,6 +32,10 @@ async def test_cooldown_per_sub_type_on_stream_time() -> None:
     # Another sub-type has its own cooldown.
     assert (await admit(p, SubType.ERROR_RECOVERY, "That was sugar, not salt.", 111.0)).allowed
     assert (await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now stir the pot.", 130.5)).allowed
+    # A step that ended before the last alert (steps of a stream may overlap) is held, and the
+    # reason says so instead of a negative time.
+    v = await admit(p, SubType.NEXT_STEP_GUIDANCE, "Now serve.", 125.0)
+    assert not v.allowed and "the last at 130.5 s, after this step ended" in v.reason
 
 
 async def test_hourly_cap_and_do_not_disturb() -> None:

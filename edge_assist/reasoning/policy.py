@@ -212,7 +212,14 @@ class InterventionPolicy:
             None,
         )
         if last is not None:
-            return f"cooldown:{sub_type.value} ({now_t - last.t:.1f} s since the last, needs {cooldown:g} s)"
+            since = now_t - last.t
+            # Steps of one stream may overlap in time: this one can end before the last alert's.
+            when = (
+                f"{since:.1f} s since the last"
+                if since >= 0
+                else f"the last at {last.t:.1f} s, after this step ended"
+            )
+            return f"cooldown:{sub_type.value} ({when}, needs {cooldown:g} s)"
         if self.cfg.max_per_hour > 0:
             in_hour = [s for s in self._spoken if s.t > now_t - HOUR_S]
             if len(in_hour) >= self.cfg.max_per_hour:
