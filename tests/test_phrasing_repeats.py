@@ -28,10 +28,11 @@ def test_steps_found_missing_together_are_told_together_and_once() -> None:
         == 'Did you skip "Boil the water" and "Warm the pot"? They come before "Pour the water".'
     )
     # The water boiled late; the pot is still missing: reminding of it is what was said already.
+    # (The water's own lateness is news at a chattier setting, as for one step.)
     texts = {"1": "Boil the water", "2": "Warm the pot", "3": "Pour the water", "4": "Add the tea"}
     state = F.TrackerState(
         "tea", "Tea", "4", "Add the tea", 0.9, 0.8, 0.2, ("1", "3", "4"), (), 4,
-        missing=("2",), missing_for=("3",), step_texts=texts,
+        missing=("2",), missing_for=("3",), missing_told_with=("1",), step_texts=texts,
     )  # fmt: skip
     for news in (False, True):
         assert repeat_key(None, state, late_step_is_news=news) == repeat_key(

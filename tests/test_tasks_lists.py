@@ -281,7 +281,7 @@ def test_a_step_still_missing_is_said_before_the_step_that_began_without_it(vc: 
     )
     assert [s.step_id for s in states] == ["1", "4", "3"]
     last = states[-1]
-    assert last.missing == ("2",) and last.missing_for == ("4",)
+    assert last.missing == ("2",) and last.missing_for == ("4",) and last.missing_told_with == ("2",)
     said = template(None, last)
     boil, pour = "Boil the water in the kettle", "Pour the boiling water into the mug"
     assert said == f'Did you skip "{boil}"? It comes before "{pour}".'

@@ -25,7 +25,6 @@ from edge_assist.tasks.findings import (
     PREREQUISITE,
     Finding,
     TrackerState,
-    skipped_key,
     skipped_sentence,
 )
 
@@ -62,21 +61,21 @@ def template(finding: Finding | None, state: TrackerState | None) -> str:
 def repeat_key(
     finding: Finding | None, state: TrackerState | None, *, late_step_is_news: bool = False
 ) -> str:
-    """What an alert is about, for the policy's repeat check. Steps found missing when a later
-    step began are told together, in one sentence: a reminder of any of them afterwards, at
-    whatever step it comes (the sentence names that step too, so texts differ), is the same advice.
+    """What an alert is about, for the policy's repeat check: a missing step is the same advice
+    whichever step it is noticed at (the sentence also names that step, so texts differ). Steps
+    found missing together are told in one sentence, which names the first: a later reminder of
+    another of them is that advice again.
 
     A step reported skipped and then done late is the wearer putting it right: "it was meant to
     come before" tells them again what they were told, unless `late_step_is_news` (a chattier
     wearer also wants to hear that the order was broken, the steps after it done too early)."""
     if finding is not None and finding.kind == PREREQUISITE and finding.missing:
-        return skipped_key(finding.step_text)
-    if finding is not None and finding.kind == ORDER and finding.missing and not late_step_is_news:
-        return skipped_key(finding.missing[0])
+        return skipped_sentence(finding.missing[0])
+    if finding is not None and finding.kind == ORDER and not late_step_is_news:
+        return skipped_sentence(finding.step_text)
     if finding is None and state is not None and state.missing:
-        if state.missing_for:
-            return skipped_key(state.text_of(state.missing_for[0]))
-        return skipped_sentence(state.text_of(state.missing[0]))
+        first = state.missing_told_with[0] if state.missing_told_with else state.missing[0]
+        return skipped_sentence(state.text_of(first))
     return ""
 
 

@@ -80,13 +80,6 @@ def skipped_sentence(step_text: str, before: str = "", also: Sequence[str] = ())
     return f"Did you skip {said}? {it} before {where}."
 
 
-def skipped_key(before: str) -> str:
-    """What alerts about steps found missing are about, for the policy's repeat check: the step
-    that began without them. Told together when found, they are one piece of advice, whichever
-    of them a later reminder names."""
-    return f'Steps skipped before "{_short(before)}".'
-
-
 def _short(text: str, n: int = 60) -> str:
     text = text.strip().rstrip(".")
     if len(text) <= n:
@@ -113,6 +106,9 @@ class TrackerState:
     missing: tuple[str, ...] = ()  # step ids found missing (a later step began without them), still not done
     # For each of `missing`, the id of the step that began without it: the one it "comes before".
     missing_for: tuple[str, ...] = ()
+    # For each of `missing`, the id of the first step found missing with it: the alert that
+    # reported them named it first, and a reminder of the others is that same advice.
+    missing_told_with: tuple[str, ...] = ()
     task_confidence: float = 1.0  # how sure recognition is of the task (1 when the stream named it)
     step_texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 

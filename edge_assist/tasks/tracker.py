@@ -144,6 +144,9 @@ class StepTracker:
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
         self._order: list[int] = []  # steps in the order the best path did them
         self._flagged_missing: dict[int, int] = {}  # step -> the step it was missing before
+        # Step -> the first of the steps found missing with it (told in one sentence); kept when
+        # the step comes late after all.
+        self._told_with: dict[int, int] = {}
         # The step read at the last caption and the deviations already raised while it went on:
         # a step over six 10-s clips is one deviation, not six.
         self._visit: tuple[int, frozenset[tuple[str, str, str]]] = (-1, frozenset())
@@ -262,6 +265,7 @@ class StepTracker:
             findings=tuple(findings),
             missing=tuple(steps[i].id for i, _ in still),
             missing_for=tuple(steps[later].id for _, later in still),
+            missing_told_with=tuple(steps[self._told_with.get(i, i)].id for i, _ in still),
             step_texts={s.id: s.text for s in steps},
         )
 
@@ -282,6 +286,7 @@ class StepTracker:
         miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
         for i in miss:
             self._flagged_missing[i] = j
+            self._told_with[i] = miss[0]
         if miss:
             findings.append(
                 Finding(
