@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_assist.answers import (
+    anchored,
     backing,
     choice,
     contents,
@@ -119,8 +120,8 @@ class GroundedAnswerer:
         timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
-    def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        return backing.backing(self.gate, self.text_encoder, focus, found)
+    def _backing(self, focus: str, found: Sequence[Moment], act_needed: bool) -> dict[Moment, float]:
+        return backing.backing(self.gate, self.text_encoder, focus, found, act_needed=act_needed)
 
     async def _graph_answer(
         self,
@@ -341,7 +342,8 @@ class GroundedAnswerer:
         # options (measured), so only moments close to the best are put to it.
         # "the contents of the mug" said with what went in it, for matching and in the answer
         found = await contents.with_contents(self.recall, self.clock, found, before_t=before_t, asked=focus)
-        backing = await self.clock.run_blocking(self._backing, focus, found)
+        act_needed = not anchored.asks_time_or_amount(question)  # answers/anchored.py
+        backing = await self.clock.run_blocking(self._backing, focus, found, act_needed)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
         if (
