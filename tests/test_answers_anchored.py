@@ -40,6 +40,10 @@ def test_no_anchor_in_a_caption_of_another_thing_or_another_act() -> None:
     assert anchored.anchor("colour was the platter", garnished) is None
     butter = "Now I am liquefying a little knob of butter in a non-stick frying skillet"
     assert anchored.anchor("pan greased with oil", butter) is None
+    # a verb the families know must be told, even beside a caption verb they do not know
+    handled = "With milk, I'm handling the cup."
+    assert anchored.anchor("mix the contents of the mug", handled, act_needed=False) is None
+    assert anchored.anchor("once the water has boiled, check the water", "I'm boiling the water.") is None
     # a thing the question names that the caption does not (the pan) leaves no anchor
     fried = "Till mushrooms start to soften and brown, I'm frying for six mins."
     assert anchored.anchor("mushrooms in the pan, how long", fried, act_needed=False) is None

@@ -50,13 +50,13 @@ def anchor(
 ) -> str | None:
     """The focus said as the things it names and its act, in the caption's words, or None when
     the caption does not name every thing, tells another act, or there is nothing to anchor.
+    Every verb of the question the act families know must be told by a verb of the caption.
     `act_needed` (any question but a when or a how much / many / long): the caption must tell
-    the act asked, by a verb the act families know, and every such verb of the question; what
-    is asked may be the act itself ("pan greased with oil?") or something no caption tells
-    ("what colour was the platter?"). `kind_of`: a word's kind by the encoder
-    (tasks/word_kinds.py), for words no lexicon holds: in a when or how question, one it reads
-    as no thing ("recall", "herby") that the caption does not say is the asker's own wording,
-    left out."""
+    the act asked, its verb one the families know; what is asked may be the act itself ("pan
+    greased with oil?") or something no caption tells ("what colour was the platter?").
+    `kind_of`: a word's kind by the encoder (tasks/word_kinds.py), for words no lexicon holds:
+    in a when or how question, one it reads as no thing ("recall", "herby") that the caption
+    does not say is the asker's own wording, left out."""
     words = tokens(focus)
     head = parse(focus, verb_first=act_needed)
     asked = [t for t in things(focus, verb_first=act_needed) if t != head.verb]  # "how many did I whisk"
@@ -90,13 +90,11 @@ def anchor(
             continue  # "on top of the egg": a noun, not the act
         told = next((caption_words[j] for j, t in verbs if covers_act(base, t)), None)
         if told is None:
-            if act_needed or (verbs and all(known(t) for _, t in verbs)):
-                return None  # an act the caption does not tell
-            continue
+            return None  # an act the caption does not tell ("when did I mix it?" of "handling the cup")
         out.append(told)
         act_told = True
-    if act_needed and not act_told:
-        return None  # "did I dry the herbs?": what is asked is the act, and no verb tells it
+    if act_needed and (not act_told or (head.verb and not known(head.verb))):
+        return None  # "did I dry the herbs?", "did I check the water?": the act asked is not told
     out += list(named.values())  # a thing said in a form the loop did not meet ("spring onion")
     said_as = " ".join(out)
     return said_as if said_as and said_as.lower() != " ".join(WORDS_OF.findall(focus.lower())) else None
