@@ -44,6 +44,10 @@ def test_no_anchor_in_a_caption_of_another_thing_or_another_act() -> None:
     handled = "With milk, I'm handling the cup."
     assert anchored.anchor("mix the contents of the mug", handled, act_needed=False) is None
     assert anchored.anchor("once the water has boiled, check the water", "I'm boiling the water.") is None
+    # a describing word the caption does not say is another thing ("hot sauce" is not mayonnaise)
+    assert anchored.anchor("add any hot sauce", "I tipped in a quarter mug mayonnaise to the dish.") is None
+    assert anchored.anchor("add any hot sauce", "To the basin, I am putting in one teaspoon sriracha sauce.")
+    assert anchored.anchor("use a non-stick pan", "I'm pouring three puddles into the steel skillet.") is None
     # a thing the question names that the caption does not (the pan) leaves no anchor
     fried = "Till mushrooms start to soften and brown, I'm frying for six mins."
     assert anchored.anchor("mushrooms in the pan, how long", fried, act_needed=False) is None
@@ -81,6 +85,10 @@ def test_the_anchor_lifts_the_moment_that_names_the_thing_above_the_threshold_an
     found = _moments(text_encoder, "melt the butter first thing", [BUTTER, CINNAMON])
     b = backing.backing(gate, text_encoder, "melt the butter first thing", found)
     assert b[found[0]] >= gate.threshold > b[found[1]]
+    # an order's acts are read as asked: no anchor
+    found = _moments(text_encoder, "vanilla, how much", [VANILLA, CINNAMON])
+    b = backing.backing(gate, text_encoder, "vanilla, how much", found, act_needed=None)
+    assert b[found[0]] < gate.threshold
     # nothing the question names is in memory: nothing is lifted
     found = _moments(text_encoder, "cumin, how much", [VANILLA, CINNAMON, SALT])
     b = backing.backing(gate, text_encoder, "cumin, how much", found, act_needed=False)

@@ -27,8 +27,8 @@ from edge_assist.answers.meaning import _general, _look, caption_verbs, thing_in
 from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import OTHER, WordKinds, lexical_kind
-from edge_assist.text.action_families import covers_act, known
-from edge_assist.text.stop_words import PREPOSITIONS
+from edge_assist.text.action_families import ANY_ACT, covers_act, known
+from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PREPOSITIONS, PRONOUNS
 from edge_assist.text.units import UNIT_NAMES
 
 # How much the anchor's score counts beside the question's own: a clear anchor ("vanilla" of "I
@@ -36,6 +36,7 @@ from edge_assist.text.units import UNIT_NAMES
 ANCHOR_WEIGHT = 0.7
 # Words after which a verb's form is a noun: "on top of", "the spread", "a slice".
 _NOT_BEFORE_VERB = PREPOSITIONS | frozenset("a an the my your this that some any each".split())
+_NOT_DESCRIBERS = DETERMINERS | FUNCTION_WORDS | PRONOUNS | PREPOSITIONS
 _TIME_OR_AMOUNT = re.compile(r"\b(?:when|what time|how (?:much|many|long))\b", re.I)
 
 
@@ -63,10 +64,20 @@ def anchor(
     lowered = [w.lower() for w in words]
     named: dict[str, str] = {}
     for t in asked:
-        at = next((i for i, w in enumerate(lowered) if singular(w) == t or w == t), -1)
+        head_word = t.split("-")[-1]  # "spring-onion" stands at "onion"
+        at = next((i for i, w in enumerate(lowered) if singular(w) == head_word or w == head_word), -1)
         look = _look(words, at) if at >= 0 else ""
         general = at < 0 or bool(look) or _general(words, at)
-        said = thing_in(t.split("-")[-1] if "-" in t else t, caption, general=general, look=look)
+        said = thing_in(t, caption, general=general, look=look)
+        named_two = "-" in t and at > 0  # "hot sauce" is one thing: "hot" describes nothing
+        if (
+            said is not None
+            and at > 0
+            and not look
+            and not named_two
+            and _unsaid_describer(lowered[at - 1], caption)
+        ):
+            return None  # "any hot sauce?" of mayonnaise, "a non-stick pan?" of a steel skillet
         if said is not None:
             named[t] = said
         elif act_needed or lexical_kind(t) is not None or kind_of is None or kind_of(t) != OTHER:
@@ -92,12 +103,20 @@ def anchor(
         if told is None:
             return None  # an act the caption does not tell ("when did I mix it?" of "handling the cup")
         out.append(told)
-        act_told = True
+        act_told = act_told or base not in ANY_ACT  # "use" and "do" tell no act of their own
     if act_needed and (not act_told or (head.verb and not known(head.verb))):
         return None  # "did I dry the herbs?", "did I check the water?": the act asked is not told
     out += list(named.values())  # a thing said in a form the loop did not meet ("spring onion")
     said_as = " ".join(out)
     return said_as if said_as and said_as.lower() != " ".join(WORDS_OF.findall(focus.lower())) else None
+
+
+def _unsaid_describer(word: str, caption: str) -> bool:
+    """Whether `word`, right before a thing asked about, describes it in words the caption does not
+    say: "hot" of "hot sauce", "non-stick" of "non-stick pan". Grammar, numbers and verbs do not."""
+    if word in _NOT_DESCRIBERS or word[0].isdigit() or word in UNIT_NAMES or verb_base(word) is not None:
+        return False
+    return word not in {w.lower() for w in WORDS_OF.findall(caption)} | set(tokens(caption.lower()))
 
 
 _KINDS: dict[int, tuple[TextEncoder, WordKinds]] = {}

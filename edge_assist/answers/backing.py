@@ -19,7 +19,12 @@ _TIME_SLACK = 0.2
 
 
 def backing(
-    gate: AnswerGate, encoder: TextEncoder, focus: str, found: Sequence[Moment], *, act_needed: bool = True
+    gate: AnswerGate,
+    encoder: TextEncoder,
+    focus: str,
+    found: Sequence[Moment],
+    *,
+    act_needed: bool | None = True,
 ) -> dict[Moment, float]:
     """P(the moment is what the question is about), per candidate: the better of the focus as
     asked and the focus restated in the caption's words when it tells the same act by meaning,
@@ -29,7 +34,9 @@ def backing(
         return {}
     readings = [meaning.read(focus, m.text) for m in found]
     kind_of = anchored.word_kinds(encoder).kind
-    anchors = [anchored.anchor(focus, m.text, act_needed=act_needed, kind_of=kind_of) for m in found]
+    anchors: list[str | None] = [None] * len(found)  # act_needed None: no anchor (an order's acts)
+    if act_needed is not None:
+        anchors = [anchored.anchor(focus, m.text, act_needed=act_needed, kind_of=kind_of) for m in found]
     restated = [r.restated for r in readings]
     extra = list(dict.fromkeys(r for r in [*restated, *anchors] if r is not None))
     texts = [focus, *(m.text for m in found), *extra]
