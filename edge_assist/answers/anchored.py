@@ -62,28 +62,9 @@ def anchor(
     head = parse(focus, verb_first=act_needed)
     asked = [t for t in things(focus, verb_first=act_needed) if t != head.verb]  # "how many did I whisk"
     lowered = [w.lower() for w in words]
-    named: dict[str, str] = {}
-    for t in asked:
-        head_word = t.split("-")[-1]  # "spring-onion" stands at "onion"
-        at = next((i for i, w in enumerate(lowered) if singular(w) == head_word or w == head_word), -1)
-        look = _look(words, at) if at >= 0 else ""
-        general = at < 0 or bool(look) or _general(words, at)
-        said = thing_in(t, caption, general=general, look=look)
-        named_two = "-" in t and at > 0  # "hot sauce" is one thing: "hot" describes nothing
-        if (
-            said is not None
-            and at > 0
-            and not look
-            and not named_two
-            and _unsaid_describer(lowered[at - 1], caption)
-        ):
-            return None  # "any hot sauce?" of mayonnaise, "a non-stick pan?" of a steel skillet
-        if said is not None:
-            named[t] = said
-        elif act_needed or lexical_kind(t) is not None or kind_of is None or kind_of(t) != OTHER:
-            return None  # a thing the caption does not name: it tells something else
+    named = _things_named(words, asked, caption, act_needed, kind_of)
     if not named:
-        return None
+        return None  # a thing the caption does not name, or none asked
     verbs = caption_verbs(caption)
     caption_words = tokens(caption)
     out: list[str] = []
@@ -109,6 +90,35 @@ def anchor(
     out += list(named.values())  # a thing said in a form the loop did not meet ("spring onion")
     said_as = " ".join(out)
     return said_as if said_as and said_as.lower() != " ".join(WORDS_OF.findall(focus.lower())) else None
+
+
+def _things_named(
+    words: list[str], asked: list[str], caption: str, act_needed: bool, kind_of: Callable[[str], str] | None
+) -> dict[str, str] | None:
+    """Each thing asked and the caption's word for it; None when the caption does not name one,
+    or names it while the question describes it otherwise."""
+    lowered = [w.lower() for w in words]
+    named: dict[str, str] = {}
+    for t in asked:
+        head_word = t.split("-")[-1]  # "spring-onion" stands at "onion"
+        at = next((i for i, w in enumerate(lowered) if singular(w) == head_word or w == head_word), -1)
+        look = _look(words, at) if at >= 0 else ""
+        general = at < 0 or bool(look) or _general(words, at)
+        said = thing_in(t, caption, general=general, look=look)
+        named_two = "-" in t and at > 0  # "hot sauce" is one thing: "hot" describes nothing
+        if (
+            said is not None
+            and at > 0
+            and not look
+            and not named_two
+            and _unsaid_describer(lowered[at - 1], caption)
+        ):
+            return None  # "any hot sauce?" of mayonnaise, "a non-stick pan?" of a steel skillet
+        if said is not None:
+            named[t] = said
+        elif act_needed or lexical_kind(t) is not None or kind_of is None or kind_of(t) != OTHER:
+            return None  # a thing the caption does not name: it tells something else
+    return named
 
 
 def _unsaid_describer(word: str, caption: str) -> bool:
