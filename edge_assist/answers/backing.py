@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 
 from edge_assist.answers import anchored, meaning
-from edge_assist.answers.support import AnswerGate, Words, features
+from edge_assist.answers.gate_words import features
+from edge_assist.answers.support import AnswerGate, Words
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.details import parse_details, parse_number

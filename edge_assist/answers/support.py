@@ -37,6 +37,8 @@ from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 FORMAT = "edge-assist-answer-gate/1"
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "answer_gate.json"
 FEATURES = ("cosine", "share", "recall_mean", "recall_min")
+# The same recall read by the parts of the question the lexicons know (answers/gate_words.py).
+WORD_FEATURES = ("anchor_mean", "thing_min", "act", "precision")
 _WORD = re.compile(r"^(?:[a-z]+|\d+(?:[./]\d+)*)$")
 
 Words = tuple[list[str], np.ndarray]  # words and their contextual vectors (n, dim)
@@ -102,7 +104,7 @@ class AnswerGate:
         if not isinstance(o, dict) or o.get("format") != FORMAT:
             raise ModelError(f"{p}: not an edge-assist answer gate (format {FORMAT})")
         model = ServiceModel.from_json(o.get("model", {}), str(p))
-        missing = [f for f in model.features if f not in FEATURES]
+        missing = [f for f in model.features if f not in FEATURES + WORD_FEATURES]
         thr = o.get("threshold")
         if missing or not isinstance(thr, (int, float)) or not math.isfinite(thr):
             raise ModelError(f"{p}: answer gate with unknown features {missing} or no threshold")
