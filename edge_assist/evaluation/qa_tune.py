@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import pickle
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -233,8 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--floor",
         default="",
-        help="a gate file: choose the threshold that answers most free-form questions right while val stays "
-        "within FLOOR_POINTS of that gate's val figures (default: the best worst-ratio to the targets)",
+        help="a gate file, or its val figures (answerable,abstain original, then paraphrased): choose the "
+        "threshold that answers most free-form questions right while val stays within FLOOR_POINTS of them "
+        "(default: the best worst-ratio to the targets)",
     )
     ap.add_argument(
         "--cache",
@@ -326,6 +328,8 @@ def _floors(path: str, data: dict[tuple[str, ...], list[Row]], val: list[tuple[s
     """The val figures (answerable, abstain per variant) of the gate at `path`, less FLOOR_POINTS."""
     if not path:
         return []
+    if re.fullmatch(r"[\d.]+(?:,[\d.]+){3}", path):  # the figures themselves
+        return [float(x) - FLOOR_POINTS for x in path.split(",")]
     gate = AnswerGate.load(path)
     cols = [ALL_FEATURES.index(n) for n in gate.model.features]
     out = []
