@@ -57,3 +57,40 @@ def test_a_restyled_question_keeps_what_it_asks_and_is_repeatable() -> None:
     assert len(said) > 10 and q not in said
     assert all("salsa to the cup" in s and s.endswith("?") for s in said)
     assert restyle(q, "q1") == restyle(q, "q1")
+
+
+def test_free_form_rows_are_taken_only_where_the_expected_answer_names_the_moment() -> None:
+    from edge_assist.evaluation.qa_freeform_score import Expect, FreeQuestion
+    from edge_assist.evaluation.qa_tune_freeform import at_time, label
+
+    def q(kind: str, expect: Expect, conversation: str | None = None) -> FreeQuestion:
+        return FreeQuestion("x", "1_34", None, "did I add cheese?", kind, expect, conversation)
+
+    assert label(q("yesno", Expect(yes=True, times=(255.9,)))) is True
+    assert label(q("yesno", Expect(yes=False))) is False
+    assert label(q("never", Expect(abstain=True))) is False
+    assert label(q("amount", Expect(number="2", units=("tbsp",)))) is None  # no time: no moment named
+    assert label(q("procedure", Expect(says=("done",)))) is None
+    assert label(q("yesno", Expect(yes=True, times=(1.0,)), conversation="c")) is None
+    assert at_time(255.0, 260.0, (255.9,)) and at_time(254.5, 256.0, (255.0,))
+    assert not at_time(200.0, 210.0, (255.9,))
+
+
+def test_the_threshold_keeps_val_at_its_floors_first_then_answers_most_free_form_questions() -> None:
+    import numpy as np
+
+    from edge_assist.evaluation import qa_tune
+
+    free = [
+        ("f", "a", True, np.asarray([[0.6], [0.2]]), np.asarray([True, False])),
+        ("f", "b", True, np.asarray([[0.4]]), np.asarray([True])),
+        ("f", "c", False, np.asarray([[0.5]]), np.asarray([False])),
+    ]
+    score = lambda F: F[:, 0]  # noqa: E731
+    assert qa_tune._free_right(free, score, 0.3) == 2  # a and b answered from their moment, c too
+    assert qa_tune._free_right(free, score, 0.55) == 2  # a answered, b and c not
+    assert qa_tune._floors("96.4,91.4,81.1,96.8", {}, []) == [95.4, 90.4, 80.1, 95.8]
+    ok = [{"answerable": 96.0, "abstain": 91.0}, {"answerable": 81.0, "abstain": 96.0}]
+    low = [{"answerable": 96.0, "abstain": 89.0}, {"answerable": 81.0, "abstain": 96.0}]
+    floors = [95.4, 90.4, 80.1, 95.8]
+    assert qa_tune._choice(0.3, ok, floors, free, score) > qa_tune._choice(0.3, low, floors, free, score)
