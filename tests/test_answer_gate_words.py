@@ -94,3 +94,15 @@ def test_the_threshold_keeps_val_at_its_floors_first_then_answers_most_free_form
     low = [{"answerable": 96.0, "abstain": 89.0}, {"answerable": 81.0, "abstain": 96.0}]
     floors = [95.4, 90.4, 80.1, 95.8]
     assert qa_tune._choice(0.3, ok, floors, free, score) > qa_tune._choice(0.3, low, floors, free, score)
+
+
+def test_the_shipped_gate_reads_none_of_the_parts() -> None:
+    from edge_assist.answers.support import load_gate
+
+    assert not load_gate("").reads_parts
+    assert features(0.7, "cut the muffin", "Cut the English muffin", None, None, parts_too=False).keys() == {
+        "cosine",
+        "share",
+        "recall_mean",
+        "recall_min",
+    }

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from edge_assist.answers import anchored, meaning
-from edge_assist.answers.gate_words import features
+from edge_assist.answers import anchored, gate_words, meaning
 from edge_assist.answers.support import AnswerGate, Words
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
@@ -52,6 +52,7 @@ def backing(
     near = _cosines(encoder, pairs + [(a, m.text) for m, a in zip(found, anchors, strict=True) if a])
     out: dict[Moment, float] = {}
     asked_times = _times(focus)
+    features = functools.partial(gate_words.features, parts_too=gate.reads_parts)
     for m, w, r, a in zip(found, words[1 : n + 1], readings, anchors, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:

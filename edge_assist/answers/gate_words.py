@@ -80,11 +80,19 @@ def word_features(focus: str, question: Words, caption: Words) -> dict[str, floa
 
 
 def features(
-    cosine: float, focus: str, caption: str, focus_words: Words | None, caption_words: Words | None
+    cosine: float,
+    focus: str,
+    caption: str,
+    focus_words: Words | None,
+    caption_words: Words | None,
+    *,
+    parts_too: bool = True,
 ) -> dict[str, float]:
-    """The plain features (answers/support.py) and the `WORD_FEATURES`; without word vectors the
-    word share stands in for every recall."""
+    """The plain features (answers/support.py) and, with `parts_too`, the `WORD_FEATURES`; without
+    word vectors the word share stands in for every recall."""
     out = plain_features(cosine, focus, caption, focus_words, caption_words)
+    if not parts_too:
+        return out
     if focus_words is not None and caption_words is not None and len(focus_words[0]):
         out.update(word_features(focus, focus_words, caption_words))
     else:

@@ -91,6 +91,11 @@ class AnswerGate:
     def probability(self, feats: dict[str, float]) -> float:
         return self.model.probability(feats)
 
+    @property
+    def reads_parts(self) -> bool:
+        """Whether the model reads any of the `WORD_FEATURES` (answers/gate_words.py)."""
+        return any(f in WORD_FEATURES for f in self.model.features)
+
     @classmethod
     def load(cls, path: str | Path = SHIPPED) -> AnswerGate:
         p = Path(path)

@@ -217,7 +217,7 @@ def stack(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     from edge_assist.evaluation.captaincook import DEFAULT_DATASET
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -244,7 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         help="pickle of the scored candidates: read when it exists, else written "
         "(scoring every question takes ~15 min on 2 busy cores, more with --restyle; fitting takes seconds)",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     names = tuple(args.features.split(","))
     cols = [ALL_FEATURES.index(n) for n in names]
     dataset = Path(args.dataset)
