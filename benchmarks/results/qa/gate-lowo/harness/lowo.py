@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 
+from edge_assist.answers.support import load_gate  # noqa: F401 (run.py reads it from here)
 from edge_assist.evaluation.gate_training import fit_logistic
 
 ALL = ("cosine", "share", "recall_mean", "recall_min", "anchor_mean", "thing_min", "act", "precision")
