@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
-from edge_assist.answers import meaning
-from edge_assist.answers.support import AnswerGate, Words, features
+from edge_assist.answers import anchored, gate_words, meaning
+from edge_assist.answers.support import AnswerGate, Words
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.details import parse_details, parse_number
@@ -19,16 +20,26 @@ _TIME_SLACK = 0.2
 
 
 def backing(
-    gate: AnswerGate, encoder: TextEncoder, focus: str, found: Sequence[Moment]
+    gate: AnswerGate,
+    encoder: TextEncoder,
+    focus: str,
+    found: Sequence[Moment],
+    *,
+    act_needed: bool | None = True,
 ) -> dict[Moment, float]:
     """P(the moment is what the question is about), per candidate: the better of the focus as
     asked and the focus restated in the caption's words when it tells the same act by meaning,
-    weighed down when the caption tells only other acts on the thing (answers/meaning.py)."""
+    weighed down when the caption tells only other acts on the thing (answers/meaning.py); or its
+    anchor, the things it names and its act alone, weighed lower (answers/anchored.py)."""
     if not found:
         return {}
     readings = [meaning.read(focus, m.text) for m in found]
+    kind_of = anchored.word_kinds(encoder).kind
+    anchors: list[str | None] = [None] * len(found)  # act_needed None: no anchor (an order's acts)
+    if act_needed is not None:
+        anchors = [anchored.anchor(focus, m.text, act_needed=act_needed, kind_of=kind_of) for m in found]
     restated = [r.restated for r in readings]
-    extra = [r for r in restated if r is not None]
+    extra = list(dict.fromkeys(r for r in [*restated, *anchors] if r is not None))
     texts = [focus, *(m.text for m in found), *extra]
     words: list[Words | None] = [None] * len(texts)
     if hasattr(encoder, "encode_words"):
@@ -37,17 +48,20 @@ def backing(
     said = dict(zip(extra, words[n + 1 :], strict=True))
     # The restated focus is compared with its caption as a sentence too: the retrieval score is
     # the question's own, in its own words.
-    near = _cosines(
-        encoder, [(r.restated, m.text) for m, r in zip(found, readings, strict=True) if r.restated]
-    )
+    pairs = [(r.restated, m.text) for m, r in zip(found, readings, strict=True) if r.restated]
+    near = _cosines(encoder, pairs + [(a, m.text) for m, a in zip(found, anchors, strict=True) if a])
     out: dict[Moment, float] = {}
     asked_times = _times(focus)
-    for m, w, r in zip(found, words[1 : n + 1], readings, strict=True):
+    features = functools.partial(gate_words.features, parts_too=gate.reads_parts)
+    for m, w, r, a in zip(found, words[1 : n + 1], readings, anchors, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
         if r.restated is not None:
             cosine = max(m.score, near.get((r.restated, m.text), m.score))
             feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
+        if a is not None and not r.other_act:
+            cosine = max(m.score, near.get((a, m.text), m.score))
+            p = max(p, anchored.ANCHOR_WEIGHT * gate.probability(features(cosine, a, m.text, said[a], w)))
         if r.as_place:
             p *= meaning.PLACE_WEIGHT
         out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, m.text) else p

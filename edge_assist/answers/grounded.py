@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_assist.answers import (
+    anchored,
     backing,
     choice,
     contents,
@@ -119,8 +120,8 @@ class GroundedAnswerer:
         timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
         return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
-    def _backing(self, focus: str, found: Sequence[Moment]) -> dict[Moment, float]:
-        return backing.backing(self.gate, self.text_encoder, focus, found)
+    def _backing(self, focus: str, found: Sequence[Moment], act_needed: bool | None) -> dict[Moment, float]:
+        return backing.backing(self.gate, self.text_encoder, focus, found, act_needed=act_needed)
 
     async def _graph_answer(
         self,
@@ -169,7 +170,7 @@ class GroundedAnswerer:
             seen: dict[str, Any] = {}
             found, offered = await self._offered(
                 focus, focus, before_t=before_t, session_id=session_id, past_sessions=past_sessions,
-                in_view=(), timings={}, trace=seen,
+                in_view=(), timings={}, trace=seen, anchors=False,
             )  # fmt: skip
             bar = seen["min_score"] * order.PLAUSIBLE_SHARE
             backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
@@ -316,8 +317,11 @@ class GroundedAnswerer:
         in_view: Sequence[CaptionRecord],
         timings: dict[str, float],
         trace: dict[str, Any],
+        anchors: bool = True,
     ) -> tuple[list[Moment], list[Moment]]:
-        """The candidate moments, ranked by the answer gate, and the few of them put to the model."""
+        """The candidate moments, ranked by the answer gate, and the few of them put to the model;
+        `anchors`: read the question by its anchor too (answers/anchored.py; not for an order's
+        acts, whose "No" needs every moment that may tell either act to agree)."""
         r = self.cfg.reasoner
         t = time.perf_counter()
         found = await self.recall.candidate_moments(
@@ -341,7 +345,8 @@ class GroundedAnswerer:
         # options (measured), so only moments close to the best are put to it.
         # "the contents of the mug" said with what went in it, for matching and in the answer
         found = await contents.with_contents(self.recall, self.clock, found, before_t=before_t, asked=focus)
-        backing = await self.clock.run_blocking(self._backing, focus, found)
+        act_needed = not anchored.asks_time_or_amount(question) if anchors else None
+        backing = await self.clock.run_blocking(self._backing, focus, found, act_needed)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
         if (

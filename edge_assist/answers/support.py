@@ -37,6 +37,8 @@ from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 FORMAT = "edge-assist-answer-gate/1"
 SHIPPED = Path(__file__).resolve().parents[1] / "data" / "answer_gate.json"
 FEATURES = ("cosine", "share", "recall_mean", "recall_min")
+# The same recall read by the parts of the question the lexicons know (answers/gate_words.py).
+WORD_FEATURES = ("anchor_mean", "thing_min", "act", "precision")
 _WORD = re.compile(r"^(?:[a-z]+|\d+(?:[./]\d+)*)$")
 
 Words = tuple[list[str], np.ndarray]  # words and their contextual vectors (n, dim)
@@ -89,6 +91,11 @@ class AnswerGate:
     def probability(self, feats: dict[str, float]) -> float:
         return self.model.probability(feats)
 
+    @property
+    def reads_parts(self) -> bool:
+        """Whether the model reads any of the `WORD_FEATURES` (answers/gate_words.py)."""
+        return any(f in WORD_FEATURES for f in self.model.features)
+
     @classmethod
     def load(cls, path: str | Path = SHIPPED) -> AnswerGate:
         p = Path(path)
@@ -102,7 +109,7 @@ class AnswerGate:
         if not isinstance(o, dict) or o.get("format") != FORMAT:
             raise ModelError(f"{p}: not an edge-assist answer gate (format {FORMAT})")
         model = ServiceModel.from_json(o.get("model", {}), str(p))
-        missing = [f for f in model.features if f not in FEATURES]
+        missing = [f for f in model.features if f not in FEATURES + WORD_FEATURES]
         thr = o.get("threshold")
         if missing or not isinstance(thr, (int, float)) or not math.isfinite(thr):
             raise ModelError(f"{p}: answer gate with unknown features {missing} or no threshold")

@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import pickle
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,13 +34,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from edge_assist.answers.support import FEATURES, AnswerGate, WordEncoder, features
+from edge_assist.answers.gate_words import features
+from edge_assist.answers.support import FEATURES, WORD_FEATURES, AnswerGate, WordEncoder
 from edge_assist.errors import EdgeAssistError
 from edge_assist.evaluation.gate_training import fit_logistic
 from edge_assist.evaluation.qa_bench import score
 from edge_assist.evaluation.qa_questions import Question, Stream, generate, load_streams
+from edge_assist.evaluation.qa_restyle import restyle
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import compose, content_words, question_focus, question_kind
+from edge_assist.text.spoken_questions import plain
 
 
 class WordTextEncoder(TextEncoder, WordEncoder, Protocol):
@@ -49,6 +53,9 @@ class WordTextEncoder(TextEncoder, WordEncoder, Protocol):
 CANDIDATES = 5  # answering.OFFERED / retrieval.top_k: what the answerer scores
 VARIANTS = ("original", "paraphrased")
 TARGETS = {"answerable": 0.8, "abstain": 0.9}
+ALL_FEATURES = FEATURES + WORD_FEATURES  # what the candidates are scored with; a gate reads some
+STYLES = ("asked", "restyled")
+FLOOR_POINTS = 1.0
 
 
 @dataclass
@@ -74,8 +81,15 @@ def target_index(q: Question, texts: list[str], caps: list[tuple[float, float, s
 
 
 def rows_for(
-    enc: WordTextEncoder, split: str, variant: str, dataset: Path, feature_names: tuple[str, ...] = FEATURES
+    enc: WordTextEncoder,
+    split: str,
+    variant: str,
+    dataset: Path,
+    feature_names: tuple[str, ...] = FEATURES,
+    restyled: bool = False,
 ) -> list[Row]:
+    """`restyled`: each question said as people speak (evaluation/qa_restyle.py), then plain as
+    `ask` says it; the moment it is about and the scoring stay the template's."""
     annotated = load_streams(dataset, split, "original")
     memory = {s.recording: s for s in load_streams(dataset, split, variant)}
     questions = generate(annotated, seed=0)
@@ -89,7 +103,7 @@ def rows_for(
         vecs = enc.encode(texts) if texts else np.zeros((0, enc.dim), np.float32)
         words = enc.encode_words(texts)
         qs = by_rec.get(ann.recording, [])
-        foci = [question_focus(q.text) for q in qs]
+        foci = [question_focus(plain(restyle(q.text, q.qid)) if restyled else q.text) for q in qs]
         fvecs = enc.encode(foci) if foci else np.zeros((0, enc.dim), np.float32)
         fwords = enc.encode_words(foci)
         for q, focus, fv, fw in zip(qs, foci, fvecs, fwords, strict=True):
@@ -203,7 +217,7 @@ def stack(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     from edge_assist.evaluation.captaincook import DEFAULT_DATASET
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -212,37 +226,69 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val", default="val")
     ap.add_argument("--features", default=",".join(FEATURES))
     ap.add_argument("--out", default="", help="write the gate here (default: only report)")
+    ap.add_argument("--restyle", action="store_true", help="train on each question also said as people speak")
+    ap.add_argument(
+        "--freeform", action="append", default=[], help="a tuning free-form file (freeform-dev*.jsonl)"
+    )
+    ap.add_argument("--freeform-weight", type=float, default=3.0, help="weight of a free-form candidate row")
+    ap.add_argument(
+        "--floor",
+        default="",
+        help="a gate file, or its val figures (answerable,abstain original, then paraphrased): choose the "
+        "threshold that answers most free-form questions right while val stays within FLOOR_POINTS of them "
+        "(default: the best worst-ratio to the targets)",
+    )
     ap.add_argument(
         "--cache",
         default="",
         help="pickle of the scored candidates: read when it exists, else written "
-        "(scoring every question takes ~15 min on 2 busy cores; fitting takes seconds)",
+        "(scoring every question takes ~15 min on 2 busy cores, more with --restyle; fitting takes seconds)",
     )
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     names = tuple(args.features.split(","))
+    cols = [ALL_FEATURES.index(n) for n in names]
     dataset = Path(args.dataset)
-    keys = [(s, v) for s in (args.train, args.val) for v in VARIANTS]
-    data = _scored_candidates(dataset, keys, names, Path(args.cache) if args.cache else None)
-    X, y = stack([r for v in VARIANTS for r in data[(args.train, v)]])
-    model = fit_logistic(X, y, names)
-    score = model.probabilities
+    styles = STYLES if args.restyle else STYLES[:1]
+    keys = [(s, v, st) for s in (args.train, args.val) for v in VARIANTS for st in styles]
+    data = _scored_candidates(dataset, keys, Path(args.cache) if args.cache else None)
+    X, y = stack([r for v in VARIANTS for st in styles for r in data[(args.train, v, st)]])
+    w = np.ones(len(y))
+    files = [Path(f) for f in args.freeform]
+    free = _freeform(dataset, files)
+    if free:
+        w = np.concatenate([w, np.full(sum(len(f[4]) for f in free), args.freeform_weight)])
+        X = np.concatenate([X, *(f[3] for f in free if len(f[4]))])
+        y = np.concatenate([y, *(f[4].astype(np.float64) for f in free if len(f[4]))])
+    model = fit_logistic(X[:, cols], y, names, sample_weight=w)
+    score = lambda F: model.probabilities(F[:, cols])  # noqa: E731
     decided = {k: decide(rows, score) for k, rows in data.items()}
+    val: list[tuple[str, ...]] = [(args.val, v, STYLES[0]) for v in VARIANTS]
     grid = np.unique(np.round(np.concatenate([[s for s, _ in d] for d in decided.values()]), 4))
     grid = grid[np.isfinite(grid)]
+    floors = _floors(args.floor, data, val)
     best = max(
-        grid,
-        key=lambda t: worst_ratio(
-            [outcome(data[(args.val, v)], decided[(args.val, v)], t) for v in VARIANTS]
-        ),
+        grid, key=lambda t: _choice(t, [outcome(data[k], decided[k], t) for k in val], floors, free, score)
     )
-    report = {f"{s}/{v}": outcome(data[(s, v)], decided[(s, v)], float(best)) for s, v in data}
+    report = {_name(k): outcome(data[k], decided[k], float(best)) for k in data}
+    if free:
+        report["freeform"] = {"right": _free_right(free, score, float(best)), "questions": len(free)}
     weights = dict(zip(names, np.round(model.weights, 3).tolist(), strict=True))
     print(json.dumps({"weights": weights, "threshold": float(best), "outcomes": report}, indent=1))
     if args.out:
         training = {
             "command": "python -m edge_assist.evaluation.qa_tune " + " ".join(argv or sys.argv[1:]),
-            "train": f"{args.train} questions, both variants: {len(y)} candidates, {int(y.sum())} positive",
-            "threshold_from": f"{args.val}: the best worst-ratio to the targets over both variants",
+            "train": f"{args.train} questions, both variants{', restyled too' if args.restyle else ''}"
+            + (f", {len(free)} free-form rows of {', '.join(p.stem for p in files)}" * bool(free))
+            + f": {len(y)} candidates, {int(y.sum())} positive",
+            "threshold_from": (
+                f"most free-form questions right, {args.val} within {FLOOR_POINTS} points of {args.floor}"
+                if floors
+                else f"{args.val}: the best worst-ratio to the targets over both variants"
+            ),
             "data_sha256": _data_sha256(dataset, (args.train, args.val)),
             "outcomes": report,
         }
@@ -251,28 +297,87 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+FreeRow = tuple[str, str, bool, np.ndarray, np.ndarray]
+
+
+def _name(key: tuple[str, ...]) -> str:
+    """ "val/original", "train/paraphrased/restyled"."""
+    return "/".join(key if key[2] != STYLES[0] else key[:2])
+
+
+def _freeform(dataset: Path, files: list[Path]) -> list[FreeRow]:
+    if not files:
+        return []
+    from edge_assist.config import load_config
+    from edge_assist.evaluation.qa_tune_freeform import freeform_rows
+    from edge_assist.inference.loader import load_text_encoder
+
+    enc = load_text_encoder(load_config())
+    return [r for v in VARIANTS for r in freeform_rows(enc, files, dataset, v, ALL_FEATURES, CANDIDATES)]
+
+
+def _free_right(free: list[FreeRow], score: Callable[[np.ndarray], np.ndarray], thr: float) -> int:
+    """Free-form questions the best moment decides right at `thr`: answered from the moment asked
+    about, or not answered when none is."""
+    n = 0
+    for _, _, answered, F, target in free:
+        p = score(F) if len(F) else np.zeros(0)
+        b = int(np.argmax(p)) if len(p) else -1
+        said = b >= 0 and p[b] >= thr
+        n += int(said and bool(target[b])) if answered else int(not said)
+    return n
+
+
+def _floors(path: str, data: dict[tuple[str, ...], list[Row]], val: list[tuple[str, ...]]) -> list[float]:
+    """The val figures (answerable, abstain per variant) of the gate at `path`, less FLOOR_POINTS."""
+    if not path:
+        return []
+    if re.fullmatch(r"[\d.]+(?:,[\d.]+){3}", path):  # the figures themselves
+        return [float(x) - FLOOR_POINTS for x in path.split(",")]
+    gate = AnswerGate.load(path)
+    cols = [ALL_FEATURES.index(n) for n in gate.model.features]
+    out = []
+    for k in val:
+        r = outcome(data[k], decide(data[k], lambda F: gate.model.probabilities(F[:, cols])), gate.threshold)
+        out += [r["answerable"] - FLOOR_POINTS, r["abstain"] - FLOOR_POINTS]
+    return out
+
+
+def _choice(
+    t: float, results: list[dict[str, Any]], floors: list[float], free: list[FreeRow], score: Callable
+) -> tuple[bool, int, float]:
+    """What a threshold is chosen by: val at its floors, then free-form questions right, then the
+    worse ratio to the targets."""
+    figures = [x for r in results for x in (r["answerable"], r["abstain"])]
+    kept = all(a >= b for a, b in zip(figures, floors, strict=True)) if floors else True
+    right = _free_right(free, score, float(t)) if floors else 0
+    return kept, right, worst_ratio(results)
+
+
 def _scored_candidates(
-    dataset: Path, keys: list[tuple[str, str]], names: tuple[str, ...], cache: Path | None
-) -> dict[tuple[str, str], list[Row]]:
-    """Every question's scored candidates per (split, variant), from the cache when it matches."""
+    dataset: Path, keys: list[tuple[str, str, str]], cache: Path | None
+) -> dict[tuple[str, ...], list[Row]]:
+    """Every question's scored candidates per (split, variant, style), from the cache when it holds them."""
     from edge_assist.config import load_config
     from edge_assist.inference.loader import load_text_encoder
 
-    data: dict[tuple[str, str], list[Row]] = {}
+    data: dict[tuple[str, ...], list[Row]] = {}
     if cache is not None and cache.exists():
         with cache.open("rb") as fh:
             saved = pickle.load(fh)  # noqa: S301 (our own file, written below)
-        if saved.get("features") == names and saved.get("candidates") == CANDIDATES:
-            data = {k: saved["rows"][k] for k in keys if k in saved["rows"]}
-    if len(data) < len(keys):
+        if saved.get("features") == ALL_FEATURES and saved.get("candidates") == CANDIDATES:
+            data = dict(saved["rows"])
+    missing = [k for k in keys if k not in data]
+    if missing:
         enc = load_text_encoder(load_config())
         if not isinstance(enc, WordEncoder):
             raise EdgeAssistError(f"{enc.name} gives no word vectors; the answer gate's features need them")
-        data = {k: rows_for(enc, k[0], k[1], dataset, names) for k in keys}
+        for k in missing:
+            data[k] = rows_for(enc, k[0], k[1], dataset, ALL_FEATURES, restyled=k[2] == STYLES[1])
         if cache is not None:
             with cache.open("wb") as fh:
-                pickle.dump({"features": names, "candidates": CANDIDATES, "rows": data}, fh)
-    return data
+                pickle.dump({"features": ALL_FEATURES, "candidates": CANDIDATES, "rows": data}, fh)
+    return {k: data[k] for k in keys}
 
 
 def _data_sha256(dataset: Path, splits: tuple[str, ...]) -> str:
