@@ -20,13 +20,7 @@ import numpy as np
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
-from edge_assist.tasks.findings import (
-    ORDER,
-    PREREQUISITE,
-    Finding,
-    TrackerState,
-    skipped_sentence,
-)
+from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerState, skipped_sentence
 
 SENTENCE_CHARS = 120
 FAITHFUL_COS = 0.7  # a rephrasing this close to the template says the same thing

@@ -145,6 +145,7 @@ class TrackerState:
             "n": self.n_steps,
             "missing": list(self.missing),
             "missing_for": list(self.missing_for),
+            "missing_told_with": list(self.missing_told_with),
             "findings": [f.to_json() for f in self.findings],
         }
 

@@ -265,7 +265,7 @@ class StepTracker:
             findings=tuple(findings),
             missing=tuple(steps[i].id for i, _ in still),
             missing_for=tuple(steps[later].id for _, later in still),
-            missing_told_with=tuple(steps[self._told_with.get(i, i)].id for i, _ in still),
+            missing_told_with=tuple(steps[self._told_with[i]].id for i, _ in still),
             step_texts={s.id: s.text for s in steps},
         )
 
