@@ -79,7 +79,8 @@ def valid_orders_findings(
     from edge_assist.config import Config
     from edge_assist.inference.loader import load_text_encoder
     from edge_assist.tasks import findings as F
-    from edge_assist.tasks.tracker import StepTracker, VectorCache
+    from edge_assist.tasks.tracker import StepTracker
+    from edge_assist.tasks.vector_cache import VectorCache
 
     vc = VectorCache(load_text_encoder(Config()).encode)
     rng = random.Random(seed)

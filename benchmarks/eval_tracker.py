@@ -52,7 +52,8 @@ from edge_assist.runtime.percentiles import percentile
 from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import TaskLibrary, parse_listed_steps
 from edge_assist.tasks.recognition import TaskRecognizer
-from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.tracker import StepTracker, TrackerParams
+from edge_assist.tasks.vector_cache import VectorCache
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "edge_assist" / "data" / "captaincook4d"

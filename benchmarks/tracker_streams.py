@@ -29,7 +29,8 @@ from edge_assist.evaluation.harness import Dataset
 from edge_assist.tasks.library import LIST_TASK, TaskLibrary
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.session import TaskSession
-from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.tracker import StepTracker, TrackerParams
+from edge_assist.tasks.vector_cache import VectorCache
 
 FORMS = ("steps", "clips")
 MODES = ("named", "list", "recognised")

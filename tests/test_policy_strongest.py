@@ -13,7 +13,8 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.held_alerts import HeldAlert, stands
 from edge_assist.reasoning.policy import InterventionPolicy
 from edge_assist.tasks.library import TaskLibrary
-from edge_assist.tasks.tracker import StepTracker, VectorCache
+from edge_assist.tasks.tracker import StepTracker
+from edge_assist.tasks.vector_cache import VectorCache
 
 pytestmark = pytest.mark.slow  # loads the text encoder
 

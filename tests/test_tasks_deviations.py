@@ -11,7 +11,8 @@ from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.deviations import Thresholds, differences
 from edge_assist.tasks.library import TaskLibrary, parse_listed_steps
 from edge_assist.tasks.model import Task
-from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.tracker import StepTracker, TrackerParams
+from edge_assist.tasks.vector_cache import VectorCache
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds
 
 pytestmark = pytest.mark.slow  # loads the text encoder

@@ -16,7 +16,8 @@ from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import LIST_TASK, TaskLibrary
 from edge_assist.tasks.listed import list_task
 from edge_assist.tasks.session import NO_TASK, TaskSession
-from edge_assist.tasks.tracker import StepTracker, VectorCache
+from edge_assist.tasks.tracker import StepTracker, TrackerParams
+from edge_assist.tasks.vector_cache import VectorCache
 
 pytestmark = pytest.mark.slow  # loads the text encoder
 
@@ -265,7 +266,7 @@ def test_a_listed_step_done_late_was_reported_skipped_and_then_out_of_order(vc: 
         [
             "I fill the kettle with water",
             "I put a tea bag in the mug",
-            "Pouring water from the kettle into the mug",  # not boiled: reported while it can be done
+            "Pouring water into the mug",  # not boiled: reported while it can be done
             "Now I boil the water in the kettle",
         ],
     )
@@ -295,3 +296,43 @@ def test_activity_that_names_nothing_of_the_task_is_no_unmatched_step(vc: Vector
     tr = StepTracker(list_task("tea", "Make tea", TEA), vc.get, vectors=vc)
     assert tr._about_the_task("The person throws the tea bag at the kettle")
     assert not tr._about_the_task("The person charges a phone battery")
+
+
+def test_a_skip_or_an_order_finding_says_how_clearly_the_caption_is_the_step_read(vc: VectorCache) -> None:
+    # A caption that fits the step said missing nearly as well as the step read may be that step:
+    # the finding carries the gap, and the gate reads the smallest one as its sequence margin.
+    captions = [
+        "I fill the kettle with water",
+        "I put a tea bag in the mug",
+        "Pouring water into the mug",
+        "Now I boil the water in the kettle",
+    ]
+    states = _track(vc, captions)
+    skip, late = states[2].findings[0], states[3].findings[0]
+    boil, pour = TEA[1], TEA[3]
+    v = vc.get([captions[2], captions[3], pour, boil])
+    assert skip.margin == pytest.approx(float(v[0] @ v[2] - v[0] @ v[3]), abs=1e-5)
+    assert late.margin == pytest.approx(float(v[1] @ v[3] - v[1] @ v[2]), abs=1e-5)
+    assert skip.to_json()["margin"] == round(skip.margin, 3)
+
+
+def test_a_caption_that_may_be_the_step_said_skipped_is_no_skip_and_a_clearer_later_step_is(
+    vc: VectorCache,
+) -> None:
+    # "I pour the kettle into the mug" is read as the pouring, but it is nearly as much the
+    # boiling the list puts before it: no "Did you skip" on it. The steeping, which also needs
+    # the water boiled and is plainly no boiling, says it.
+    states = _track(
+        vc,
+        [
+            "I fill the kettle with water",
+            "I put a tea bag in the mug",
+            "I pour the kettle into the mug",
+            "Letting the tea steep for 3 minutes",
+        ],
+    )
+    assert [s.step_id for s in states] == ["1", "3", "4", "5"]
+    assert states[2].findings == () and states[2].missing == ()
+    (skip,) = states[3].findings
+    assert skip.kind == F.PREREQUISITE and skip.missing == ("Boil the water in the kettle",)
+    assert skip.margin >= TrackerParams().finding_min_margin

@@ -14,7 +14,8 @@ from edge_assist.tasks import findings as F
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import TaskRecognizer
 from edge_assist.tasks.session import TaskSession
-from edge_assist.tasks.tracker import StepTracker, VectorCache
+from edge_assist.tasks.tracker import StepTracker
+from edge_assist.tasks.vector_cache import VectorCache
 from tests.fakes import SlowOnOneText
 
 pytestmark = pytest.mark.slow  # loads the text encoder

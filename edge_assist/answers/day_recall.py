@@ -24,7 +24,7 @@ from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import RecognitionParams, TaskRecognizer
-from edge_assist.tasks.tracker import VectorCache
+from edge_assist.tasks.vector_cache import VectorCache
 from edge_assist.text.stop_words import PERIOD_FILLER
 
 _ACTIVITY = re.compile(

@@ -20,19 +20,15 @@ lexicons cannot read is scored as before.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from edge_assist.answers.focus import things, verb_base
-from edge_assist.answers.support import WORD_FEATURES, Words, is_content
+from edge_assist.answers.support import WORD_FEATURES, Words, is_content, is_word
 from edge_assist.answers.support import features as plain_features
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.action_families import ANY_ACT, known
 from edge_assist.text.units import UNIT_NAMES
-
-_WORD = re.compile(r"^(?:[a-z]+|\d+(?:[./]\d+)*)$")
 
 
 def parts(focus: str, words: list[str]) -> tuple[list[int], list[int], list[int]]:
@@ -60,7 +56,7 @@ def word_features(focus: str, question: Words, caption: Words) -> dict[str, floa
     qw, qv = question
     cw, cv = caption
     qi = [i for i, w in enumerate(qw) if is_content(w)]
-    ci = [i for i, w in enumerate(cw) if _WORD.match(w)]
+    ci = [i for i, w in enumerate(cw) if is_word(w)]
     if not qi or not ci:
         return dict.fromkeys(WORD_FEATURES, 0.0)
     sims = np.asarray(qv, dtype=np.float32) @ np.asarray(cv, dtype=np.float32)[ci].T  # (n_q, n_c)

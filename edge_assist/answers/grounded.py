@@ -39,7 +39,7 @@ from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.when import SessionAges
 from edge_assist.tasks.library import TaskLibrary
-from edge_assist.tasks.tracker import VectorCache
+from edge_assist.tasks.vector_cache import VectorCache
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5

@@ -28,7 +28,7 @@ from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.session import INTENT_MARGIN, INTENTS, TaskSession
-from edge_assist.tasks.tracker import VectorCache
+from edge_assist.tasks.vector_cache import VectorCache
 
 # "Which recipe was I making?": matched like the tracker's intents, by encoder cosine to
 # these phrasings. Measured on MiniLM: task questions 0.68-0.95; memory questions at most

@@ -49,6 +49,11 @@ class WordEncoder(Protocol):
     def encode_words(self, texts: Sequence[str]) -> list[Words]: ...
 
 
+def is_word(token: str) -> bool:
+    """A word or a number of the encoder's tokens, not punctuation."""
+    return bool(_WORD.match(token))
+
+
 def is_content(word: str) -> bool:
     w = word.lower()
     return bool(_WORD.match(w)) and w not in ANSWER_STOP_WORDS and (len(w) > 1 or w.isdigit())
@@ -60,7 +65,7 @@ def word_recall(question: Words, caption: Words) -> tuple[float, float]:
     qw, qv = question
     cw, cv = caption
     qi = [i for i, w in enumerate(qw) if is_content(w)]
-    ci = [i for i, w in enumerate(cw) if _WORD.match(w)]
+    ci = [i for i, w in enumerate(cw) if is_word(w)]
     if not qi or not ci:
         return 0.0, 0.0
     best = (qv[qi] @ cv[ci].T).max(axis=1)

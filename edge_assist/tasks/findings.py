@@ -31,6 +31,11 @@ class Finding:
         str, ...
     ] = ()  # prerequisite texts not done (PREREQUISITE), or the steps it came after (ORDER)
     differences: tuple[Difference, ...] = ()  # DEVIATION
+    # PREREQUISITE and ORDER: encoder cosine of the caption to the step it was read as, minus its
+    # cosine to the nearest of the steps the finding names. A caption that fits a missing step
+    # nearly as well as the step read ("heats butter in the pan": "Heat a pan", or the listed
+    # "Cook sausages in a pan" it was part of) may be that step itself: the finding is doubtful.
+    margin: float = 0.0
 
     def to_json(self) -> dict:
         out: dict = {
@@ -42,6 +47,8 @@ class Finding:
         }
         if self.missing:
             out["missing"] = list(self.missing)
+        if self.kind in (PREREQUISITE, ORDER):
+            out["margin"] = round(self.margin, 3)
         if self.differences:
             out["differences"] = [d.to_json() for d in self.differences]
         return out

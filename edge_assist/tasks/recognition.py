@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from edge_assist.tasks.model import Task
-from edge_assist.tasks.tracker import VectorCache
+from edge_assist.tasks.vector_cache import VectorCache
 
 NONE = ""
 

@@ -29,7 +29,8 @@ from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerStat
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.recognition import Recognition, TaskRecognizer
-from edge_assist.tasks.tracker import StepTracker, TrackerParams, VectorCache
+from edge_assist.tasks.tracker import StepTracker, TrackerParams
+from edge_assist.tasks.vector_cache import VectorCache
 from edge_assist.tasks.vector_file import VectorFile, Wanted
 
 log = logging.getLogger(__name__)
