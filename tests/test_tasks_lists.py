@@ -300,7 +300,7 @@ def test_activity_that_names_nothing_of_the_task_is_no_unmatched_step(vc: Vector
 
 def test_a_skip_or_an_order_finding_says_how_clearly_the_caption_is_the_step_read(vc: VectorCache) -> None:
     # A caption that fits the step said missing nearly as well as the step read may be that step:
-    # the finding carries the gap, and the gate reads the smallest one as its sequence margin.
+    # each skip or order finding carries that gap, for the trace and the rule that needs it.
     captions = [
         "I fill the kettle with water",
         "I put a tea bag in the mug",

@@ -296,7 +296,8 @@ class StepTracker:
         # Each missing step is a finding once, where it was first due; later steps that also
         # depend on it do not repeat it (the state still lists it).
         miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
-        if miss and sims[j] - max(sims[i] for i in miss) < self.p.finding_min_margin:
+        skip_margin = float(sims[j] - max(sims[i] for i in miss)) if miss else 0.0
+        if skip_margin < self.p.finding_min_margin:
             # Not clear enough to call them skipped now; a later step that needs them may be.
             miss = []
         for i in miss:
@@ -312,13 +313,14 @@ class StepTracker:
                     f'"{steps[j].text}" began, but {_list(steps[i].text for i in miss)} '
                     f"{'is' if len(miss) == 1 else 'are'} not done and must come first",
                     missing=tuple(steps[i].text for i in miss),
-                    margin=float(sims[j] - max(sims[i] for i in miss)),
+                    margin=skip_margin,
                 )
             )
         # A list orders only steps that share a thing (listed.py); between those, as in a graph.
         if j in self._flagged_missing:
             later = self._flagged_missing.pop(j)
-            if sims[j] - sims[later] < self.p.finding_min_margin:
+            late_margin = float(sims[j] - sims[later])
+            if late_margin < self.p.finding_min_margin:
                 return findings
             findings.append(
                 Finding(
@@ -328,7 +330,7 @@ class StepTracker:
                     conf,
                     f'"{steps[j].text}" was done after "{steps[later].text}", which it must precede',
                     missing=(steps[later].text,),
-                    margin=float(sims[j] - sims[later]),
+                    margin=late_margin,
                 )
             )
         return findings

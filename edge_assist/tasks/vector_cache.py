@@ -11,7 +11,7 @@ Encode = Callable[[Sequence[str]], np.ndarray]
 
 
 class VectorCache:
-    """Encoder vectors by text, shared by every tracker of a process (steps repeat)."""
+    """Vectors by text, made by `encode` on first use; cleared whole past `max_items`."""
 
     def __init__(self, encode: Encode, max_items: int = 20000) -> None:
         self._encode = encode
