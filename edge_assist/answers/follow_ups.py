@@ -16,13 +16,14 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import meaning, places, quantity_question
+from edge_assist.answers import follow_up_kinds, meaning, places, quantity_question
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import parse_details
+from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -136,6 +137,16 @@ def _age(s: float) -> str:
     return f"{s / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
 
 
+async def _read(
+    question: str, last: Turn | None, kinds: QuestionKinds | None, clock: Clock
+) -> FollowUp | None:
+    """The follow-up `question` is by its form, else (after a last turn) by its meaning."""
+    follow = follow_up(question)
+    if follow is None and kinds is not None and last is not None:
+        follow = await clock.run_blocking(follow_up_kinds.by_meaning, question, kinds, last.resolved)
+    return follow
+
+
 async def resolve(
     conversation: Conversation | None,
     question: str,
@@ -144,14 +155,16 @@ async def resolve(
     recall: Recall,
     clock: Clock,
     before_t: float,
+    kinds: QuestionKinds | None = None,
 ) -> Resolved:
-    """`question` read against the conversation: an ordinary question comes back as it is."""
-    follow = follow_up(question)
+    """`question` read against the conversation: an ordinary question comes back as it is.
+    `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms."""
+    last = conversation.last(at) if conversation is not None else None
+    follow = await _read(question, last, kinds, clock)
     if follow is None:
         return Resolved(question)
     if follow.kind == "named":
         return Resolved(follow.obj, follow, outcome="a thing named, then asked about")
-    last = conversation.last(at) if conversation is not None else None
     if follow.kind == "vague":
         return Resolved(question, follow, ABOUT_WHAT, outcome="a pointer to nothing named", keep=False)
     if last is None:

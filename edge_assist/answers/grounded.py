@@ -383,3 +383,9 @@ def times_in(text: str) -> list[float]:
     return [
         int(a) * 3600 + int(b) * 60 + int(c) if c else int(a) * 60 + int(b) for a, b, c in _TIME.findall(text)
     ]
+
+
+def cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
+    """The clips an answer rests on: (session, clip, t0, t1) of the moment chosen and the one told."""
+    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
+    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]

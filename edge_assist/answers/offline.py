@@ -21,7 +21,7 @@ from edge_assist.answers import appliances, contradicted, follow_ups, forgot, sk
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
-from edge_assist.answers.grounded import GroundedAnswer, GroundedAnswerer, cited
+from edge_assist.answers.grounded import GroundedAnswerer, cited, cited_clips
 from edge_assist.answers.procedure import ProcedureAnswers
 from edge_assist.answers.quantities import QuantityAnswers
 from edge_assist.clock import Clock
@@ -116,7 +116,13 @@ class OfflineAnswerer:
         started = time.perf_counter()
         at = asked_at if asked_at is not None else (conversation.now() if conversation else time.time())
         res = await follow_ups.resolve(
-            conversation, plain(question), at=at, recall=self.recall, clock=self.clock, before_t=before_t
+            conversation,
+            plain(question),
+            at=at,
+            recall=self.recall,
+            clock=self.clock,
+            before_t=before_t,
+            kinds=self.procedure.kinds,
         )
         if res.reply is not None:
             ans = _told(res, question, before_t)
@@ -383,11 +389,6 @@ def _told(res: follow_ups.Resolved, question: str, before_t: float) -> Answer:
     }
     m = res.moment
     return Answer(res.reply or "", None, cited(m), "conversation", moment_context(m), {}, trace, m)
-
-
-def cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
-    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
-    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]
 
 
 def nonempty(text: str) -> str:

@@ -27,6 +27,7 @@ from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
+from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.tasks.session import INTENT_MARGIN, INTENTS, TaskSession
 from edge_assist.tasks.vector_cache import VectorCache
 
@@ -75,7 +76,26 @@ class TaskQuestion:
         v = self.vectors.get([q])[0]
         scores = {k: float((m @ v).max()) for k, m in self._vecs.items()}
         other = max(s for k, s in scores.items() if k != "task")
-        return scores["task"] >= TASK_MIN_COS and scores["task"] - other >= INTENT_MARGIN
+        if scores["task"] >= TASK_MIN_COS and scores["task"] - other >= INTENT_MARGIN:
+            return True
+        return QuestionKinds(self.vectors).read(q, in_conversation=False, among=("task",)).kind == "task"
+
+
+class ProcedureQuestions:
+    """Tells a procedure question from any other, and which one it is."""
+
+    def __init__(self, probe: TaskSession) -> None:
+        # A tracker of its own that never reads a caption: only its intents are asked.
+        self.probe = probe
+        self.task_question = TaskQuestion(probe.vectors)
+
+    def asks(self, question: str) -> str | None:
+        """An intent of the tracker's ("next", "missed", "progress"), "task", or None for any
+        other question. Blocking."""
+        intent = self.probe.intent(question)
+        if intent is not None:
+            return intent
+        return "task" if self.task_question.asks_task(question) else None
 
 
 @dataclass
@@ -100,8 +120,8 @@ class ProcedureAnswers:
         self.encoder = encoder
         self.recall = recall
         self.clock = clock
-        self.task_question = TaskQuestion(self.vectors)
-        self._probe = self._new_session()
+        self.questions = ProcedureQuestions(self._new_session())
+        self.kinds = QuestionKinds(self.vectors)
         self._replay: _Replay | None = None
         self._warm: set[tuple[str, str]] = set()
 
@@ -113,9 +133,8 @@ class ProcedureAnswers:
 
     async def kind(self, question: str) -> str | None:
         """ "tracker" for what the tracker answers, "task" for which task it is, else None."""
-        if await self._probe.answer("", question) is not None:
-            return "tracker"
-        return "task" if await self.clock.run_blocking(self.task_question.asks_task, question) else None
+        asked = await self.clock.run_blocking(self.questions.asks, question)
+        return None if asked is None else "task" if asked == "task" else "tracker"
 
     async def answer(
         self,

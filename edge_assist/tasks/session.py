@@ -28,6 +28,7 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.findings import ORDER, PREREQUISITE, Finding, TrackerState
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.model import Task
+from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.tasks.recognition import Recognition, TaskRecognizer
 from edge_assist.tasks.tracker import StepTracker, TrackerParams
 from edge_assist.tasks.vector_cache import VectorCache
@@ -298,7 +299,8 @@ class TaskSession:
         async with self._turn():
             return await self.clock.run_blocking(self._answer, session_id, question)
 
-    def _intent(self, question: str) -> str | None:
+    def intent(self, question: str) -> str | None:
+        """The INTENTS key `question` asks by its phrasing, else by its meaning; or None. Blocking."""
         if self._intent_vecs is None:
             self._intent_vecs = {k: self.vectors.get(list(v)) for k, v in INTENTS.items()}
         for q in self.vectors.get(_asked_parts(question)):
@@ -306,10 +308,11 @@ class TaskSession:
             (c1, best), (c2, _) = scores[0], scores[1]
             if c1 >= INTENT_MIN_COS and c1 - c2 >= INTENT_MARGIN:
                 return best
-        return None
+        read = QuestionKinds(self.vectors).read(question, in_conversation=False, among=tuple(INTENTS))
+        return read.kind if read.kind in INTENTS else None
 
     def _answer(self, session_id: str, question: str) -> str | None:
-        intent = self._intent(question)
+        intent = self.intent(question)
         if intent is None:
             return None
         if session_id != self._session or self.last is None or self._tracker is None:

@@ -17,8 +17,8 @@ from dataclasses import replace
 from edge_assist.answers import follow_ups
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.conversation import Conversation, Turn
-from edge_assist.answers.grounded import GroundedAnswerer
-from edge_assist.answers.offline import NO_ANSWER, cited_clips, nonempty
+from edge_assist.answers.grounded import GroundedAnswerer, cited_clips
+from edge_assist.answers.offline import NO_ANSWER, nonempty
 from edge_assist.answers.procedure import TaskQuestion, task_title_answer
 from edge_assist.answers.quantities import QuantityAnswers
 from edge_assist.clock import Clock
@@ -35,6 +35,7 @@ from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.runtime.steps.passes import clip_triple, task_context
 from edge_assist.runtime.steps.search import StepSearch
 from edge_assist.runtime.steps.verdict import StepNotes, Verdict
+from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.tasks.session import TaskSession
 from edge_assist.text.question_voice import as_wearers
 from edge_assist.text.spoken_questions import plain
@@ -57,6 +58,7 @@ class QuestionStep:
         self.grounded = grounded
         self.search = search
         self.task_question = TaskQuestion(tasks.vectors)
+        self.kinds = QuestionKinds(tasks.vectors)
         self.quantities = QuantityAnswers(grounded.recall, clock)
         self.at_time = TimeAnswers(grounded.recall, clock)
         # The wearer's last questions, on the pipeline's clock (stream time in a replay).
@@ -73,6 +75,7 @@ class QuestionStep:
             recall=self.grounded.recall,
             clock=self.clock,
             before_t=ctx.now_t,
+            kinds=self.kinds,
         )
         if res.follow is not None:
             notes.trace["follow_up"] = {
