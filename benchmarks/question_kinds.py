@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import subprocess
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -81,10 +82,10 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def without_model(out: Path) -> None:
+def without_model() -> None:
     """Reads as the fixed forms and phrasings alone would: the model never reaches its bar."""
     d = json.loads(question_kinds.MODEL.read_text(encoding="utf-8"))
-    path = out / "fixed-forms-only.json"
+    path = Path(tempfile.mkdtemp(prefix="question-kinds-")) / "fixed-forms-only.json"
     path.write_text(json.dumps({**d, "min_p": 2.0}), encoding="utf-8")
     question_kinds.MODEL = path
 
@@ -157,7 +158,7 @@ def main() -> None:
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     if a.fixed_forms_only:
-        without_model(a.out)
+        without_model()
     results = run(a.files, a.out)
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout
     flag = "--fixed-forms-only " if a.fixed_forms_only else ""

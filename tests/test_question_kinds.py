@@ -98,6 +98,8 @@ def test_a_memory_question_stays_one(text_encoder: TextEncoder, kinds: QuestionK
         ("where", "where'd it go?", FollowUp("where", "went")),
         ("pointer", "did i beat them first", FollowUp("pointer", "did i beat them first?")),
         ("pointer", "did I wipe those down", None),  # no it/they/them to put the thing in
+        ("pointer", "did I wash the rice before cooking it?", None),  # "it" is the rice
+        ("pointer", "I put them in the pan already?", FollowUp("pointer", "i put them in the pan already?")),
     ],
 )
 def test_what_a_kind_needs_is_read_from_the_words(kind: str, question: str, follow: FollowUp | None) -> None:

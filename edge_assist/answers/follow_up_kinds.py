@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from edge_assist.answers import meaning
 from edge_assist.answers.conversation import FollowUp
 from edge_assist.tasks.question_kinds import FOLLOW_UPS, QuestionKinds
 
@@ -95,8 +96,11 @@ def from_kind(kind: str, question: str, last_question: str) -> FollowUp | None:
     if kind == "occurrence":
         which = _which_time(q, last_question)
         return FollowUp("occurrence", which) if which else None
-    if kind == "pointer" and _POINTS.search(q):
-        return FollowUp("pointer", q + "?")
+    if kind == "pointer":
+        at = _POINTS.search(q)
+        # "did I wash the rice before cooking it?": "it" is a thing the question names itself
+        if at is not None and not meaning.things(q[: at.start()]):
+            return FollowUp("pointer", q + "?")
     return None
 
 

@@ -38,6 +38,16 @@ _OPENERS = frozenset("and then so okay ok what how same".split())
 _ASKS = frozenset("what when where which who how why".split())
 _DOES = frozenset("did do does have has had was were is are am can could".split())
 _YOU_I = frozenset("i i'm i've me my".split())
+# Procedure questions ask about the task as a whole ("any step", "the recipe"); memory questions
+# name their own thing or day ("the flux", "yesterday").
+_ANY = frozenset("anything something everything nothing any anywhere".split())
+_TASK_WORDS = frozenset(
+    "step steps recipe recipes instructions instruction protocol task job manual list routine".split()
+)
+_DAYS = frozenset(
+    "yesterday today tonight morning afternoon evening night week weekend monday tuesday wednesday "
+    "thursday friday saturday sunday ago".split()
+)
 
 
 def words_of(question: str) -> list[str]:
@@ -58,6 +68,9 @@ def form_marks(question: str, in_conversation: bool) -> np.ndarray:
             float(bool(w) and w[0] in _ASKS),
             float(bool(_DOES.intersection(w[:3]))),
             float(bool(_YOU_I.intersection(w))),
+            float(bool(_ANY.intersection(w))),
+            float(bool(_TASK_WORDS.intersection(w))),
+            float(bool(_DAYS.intersection(w))),
         ],
         dtype=np.float32,
     )
@@ -105,6 +118,12 @@ class KindModel:
         )
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
+        if x.shape[-1] != self.weights.shape[0]:
+            raise ConfigError(
+                f"the question-kind model reads {self.weights.shape[0]} features but the encoder and "
+                f"the form marks give {x.shape[-1]}; refit it with "
+                "`python -m benchmarks.question_kinds_fit --write` after changing the text encoder"
+            )
         z = x @ self.weights + self.bias
         z = np.exp(z - z.max(axis=-1, keepdims=True))
         return np.asarray(z / z.sum(axis=-1, keepdims=True))
