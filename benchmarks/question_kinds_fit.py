@@ -1,8 +1,9 @@
 """Fit the question-kind model (`edge_assist/tasks/question_kinds.py`) with numpy: a softmax
 over the text encoder's vector of a question and its form marks, trained on
 
-- `kinds-writerA.jsonl` and `kinds-writerD.jsonl`: procedure, follow-up and memory questions
-  two writers worded freely (D weighted to memory questions that look like the others);
+- `kinds-writerA.jsonl`, `-D`, `-E` and `-F`: procedure, follow-up and memory questions four
+  writers worded freely (D weighted to memory questions that look like the others, F written
+  as conversations);
 - `kinds-seed.jsonl`: the follow-up forms the fixed reader knows, and the tracker's intent and
   task phrasings;
 - the memory questions of the free-form dev files (their held-back files are never read).
@@ -37,7 +38,7 @@ from edge_assist.text.spoken_questions import plain
 QUESTIONS = Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "questions"
 MEMORY_KINDS = frozenset({"yesno", "when", "count", "amount", "duration", "order", "never"})
 L2S = (0.0, 0.0001, 0.001)
-WRITERS = ("kinds-writerA.jsonl", "kinds-writerD.jsonl")
+WRITERS = ("kinds-writerA.jsonl", "kinds-writerD.jsonl", "kinds-writerE.jsonl", "kinds-writerF.jsonl")
 MEMORY_WEIGHTS = (1.0, 2.0, 4.0)
 BARS = tuple(round(x, 2) for x in np.arange(0.3, 0.81, 0.05))
 
