@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edge_assist.answers.at_time import named_time
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import names_past_day
@@ -92,6 +93,8 @@ class ProcedureQuestions:
     def asks(self, question: str) -> str | None:
         """An intent of the tracker's ("next", "missed", "progress"), "task", or None for any
         other question. Blocking."""
+        if named_time(question) is not None:
+            return None  # "what was I doing a minute in?" asks memory about that time
         intent = self.probe.intent(question)
         if intent is not None:
             return intent

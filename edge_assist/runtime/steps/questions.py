@@ -15,7 +15,7 @@ import time
 from dataclasses import replace
 
 from edge_assist.answers import follow_ups
-from edge_assist.answers.at_time import TimeAnswers
+from edge_assist.answers.at_time import TimeAnswers, named_time
 from edge_assist.answers.conversation import Conversation, Turn
 from edge_assist.answers.grounded import GroundedAnswerer, cited_clips
 from edge_assist.answers.offline import NO_ANSWER, nonempty
@@ -97,8 +97,14 @@ class QuestionStep:
     ) -> tuple[Verdict, Moment | None]:
         # "What's next?", "what did I miss?", "how far am I?": the tracker knows, at once.
         start = time.perf_counter()
-        told = await self.tasks.answer(ctx.session_id, question)
-        if told is None and await self.clock.run_blocking(self.task_question.asks_task, question):
+        # "What was I doing a minute in?" names a time: memory's, not the task's.
+        at_a_time = named_time(question) is not None
+        told = None if at_a_time else await self.tasks.answer(ctx.session_id, question)
+        if (
+            told is None
+            and not at_a_time
+            and await self.clock.run_blocking(self.task_question.asks_task, question)
+        ):
             told = await task_title_answer(self.tasks, ctx.session_id, question)
         notes.timings["tracker"] = time.perf_counter() - start
         if told is not None:
