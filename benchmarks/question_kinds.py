@@ -9,16 +9,19 @@ plain, then the tracker's intents and the task question on the wearer's wording.
     .venv/bin/python -m benchmarks.question_kinds --out DIR FILE [FILE ...]
 
 Each line of a FILE: {"id", "question", "intent", "accept": [...], "previous", "style"}. A reading
-is right when it is one of `accept`. Results: DIR/<file stem>.json (one line per question) and
-report.md (right % per intent and per style, and the confusions).
+is right when it is one of `accept`. Results: DIR/results.json and report.md (right % per intent
+and per style, and the confusions), and DIR/questions.tar.gz (<file stem>.json: one line per
+question with its reading).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
+import tarfile
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -97,6 +100,7 @@ def run(files: list[Path], out: Path) -> dict[str, Any]:
     kinds = QuestionKinds(questions.probe.vectors)
     out.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
+    per_question: dict[str, str] = {}
     for f in files:
         items = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
         rows, started, cpu = [], time.perf_counter(), time.process_time()
@@ -105,15 +109,24 @@ def run(files: list[Path], out: Path) -> dict[str, Any]:
             accept = q.get("accept") or [q["intent"]]
             rows.append({**q, "read": got, "right": got in accept})
         elapsed, cpu_s = time.perf_counter() - started, time.process_time() - cpu
-        (out / f"{f.stem}.json").write_text(
-            "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8"
-        )
+        per_question[f"{f.stem}.json"] = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n"
         results[f.stem] = {
             **score(rows),
             "seconds_per_question": round(elapsed / max(1, len(rows)), 4),
             "cpu_s_per_question": round(cpu_s / max(1, len(rows)), 4),
         }
+    archive(out / "questions.tar.gz", per_question)
     return results
+
+
+def archive(path: Path, files: dict[str, str]) -> None:
+    """The run's per-question readings, one archive per run."""
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
 
 
 def report(results: dict[str, Any], command: str, commit: str) -> str:
