@@ -45,6 +45,10 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("how much of it did I use?", "amount", "much"),
         ("where did they go", "where", "went"),
         ("wait what about the other one", "vague", ""),
+        ("with what?", "tool", ""),
+        ("and what with?", "tool", ""),
+        ("what did I use to flip them?", "tool", "flip"),
+        ("what did I do it with?", "tool", ""),
     ],
 )
 def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:
@@ -65,6 +69,7 @@ def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) ->
         "how many eggs did I use?",
         "how long did I cook?",
         "what was I doing before I left?",
+        "what did I garnish it with?",
     ],
 )
 def test_an_ordinary_question_is_never_a_follow_up(question: str) -> None:
@@ -162,6 +167,13 @@ def test_and_the_cheese_asks_the_last_question_again(
     assert "3:39" in _ask(demo_dir, capsys, "when did I top the cup with salsa?")["answer"]
     much = _ask(demo_dir, capsys, "how much?", "--continue")
     assert much["answer"] == "1 tablespoon. At 3:39 you topped cup with 1 tablespoon of salsa."
+    assert "0:41" in _ask(demo_dir, capsys, "when did I cut the muffin?")["answer"]
+    tool = _ask(demo_dir, capsys, "with what?", "--continue")
+    assert tool["answer"].startswith("With a knife. At 0:41"), tool
+    # an act the last moment does not tell asks its own question
+    other = _ask(demo_dir, capsys, "what did I use to flip it?", "--continue")
+    assert other["trace"].get("follow_up") is None, other
+    assert "3:39" in _ask(demo_dir, capsys, "when did I top the cup with salsa?")["answer"]
     purpose = _ask(demo_dir, capsys, "what for?", "--continue")
     assert purpose["answer"] == "At 3:39 you topped cup with 1 tablespoon of salsa."
     # a whole question about the last question's thing, by a pronoun

@@ -60,6 +60,8 @@ def test_a_follow_up_in_other_words_is_read_in_a_conversation(
         ("i think i forgot a step which one was it", "missed"),
         ("am I halfway through yet?", "progress"),
         ("done with the glue. next thing?", "next"),
+        ("which drink was i making here", "task"),
+        ("what dish are we cooking?", "task"),
     ],
 )
 def test_a_procedure_question_in_other_words(text_encoder: TextEncoder, question: str, kind: str) -> None:

@@ -19,13 +19,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from edge_assist.answers.focus import WORDS_OF
+from edge_assist.answers.focus import WORDS_OF, verb_base
 from edge_assist.answers.varieties import is_variety
 from edge_assist.clock import Clock
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
+from edge_assist.text.action_families import same_act
 from edge_assist.text.kinds_of_things import same_thing
 
 # "the contents of the mug", "stuff in the dish", "the mixture from the bowl", "ingredients of a cup"
@@ -34,6 +35,17 @@ _REFERENCE = re.compile(
     r"(?:the|a|an|my|your|this|that)\s+([a-z-]+)",
     re.I,
 )
+# An act done to a vessel is done to what it holds: "zapping the ramekin mug", "stirring the cup".
+_ACT_ON_VESSEL = re.compile(
+    r"\b([a-z]+)\s+(?:the|a|an|my|your|this|that)\s+(?:[a-z-]+\s+){0,2}?"
+    r"(bowl|cup|mug|dish|ramekin|pan|skillet|pot|saucepan|jar|glass|basin|blender|container)\b",
+    re.I,
+)
+_HOLDERS = frozenset(
+    "bowl cup mug dish ramekin pan skillet pot saucepan jar glass basin blender container".split()
+)
+# The acts that work on what a vessel holds (heating it, mixing it, cooling it).
+_ON_CONTENTS = ("heat", "mix", "cool")
 # How many things the reading names at most: the latest ones, so a long recipe's first vessel
 # does not drown the caption.
 MOST = 6
@@ -45,6 +57,10 @@ def vessels_referred(caption: str) -> list[str]:
     for m in _REFERENCE.finditer(caption):
         word = singular(m.group(1).lower())
         if lexical_kind(word) != MATERIAL:  # "the contents of an egg" is the egg itself
+            out.append(word)
+    for m in _ACT_ON_VESSEL.finditer(caption):
+        verb, word = verb_base(m.group(1)), singular(m.group(2).lower())
+        if verb and word in _HOLDERS and any(same_act(verb, act) for act in _ON_CONTENTS):
             out.append(word)
     return out
 

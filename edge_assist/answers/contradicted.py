@@ -44,6 +44,10 @@ _SETTING = re.compile(
 # A tool as a question or a caption names it: "with a fork", "using the big whisk".
 _WITH = re.compile(r"\b(?:with|using)\s+((?:[a-z-]+\s+){0,3}[a-z-]+)", re.I)
 _LEAD = frozenset("a an the my your his her their some one two".split())
+# Tools a captioner names by their part or their job ("with a blade", "with a turner"). Told
+# back, they answer "with what?"; the tracker's deviations keep to the step's own tool words,
+# where "blade" for the step's "knife" would read as another tool.
+_SAID_TOOLS = frozenset("blade cleaver turner flipper".split())
 # How many of the closest moments are read for the act without its setting.
 NEAREST = 3
 
@@ -58,7 +62,7 @@ def tool_named(text: str) -> tuple[str, tuple[int, int]] | None:
             at += 1
         # the first word that is a tool, after at most two describing words ("the big wooden spoon")
         for i, w in enumerate(words[at : at + 3]):
-            if lexical_kind(w) == TOOL:
+            if lexical_kind(w) == TOOL or w in _SAID_TOOLS:
                 end = m.start(1) + len(" ".join(m.group(1).split()[: at + i + 1]))
                 return singular(w), (m.start(), end)
     return None

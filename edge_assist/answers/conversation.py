@@ -43,6 +43,7 @@ KINDS = (
     "where",
     "ago",
     "purpose",
+    "tool",
     "object",
     "named",
     "pointer",
@@ -93,6 +94,16 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|^what\s+did\s+(?:i|you)\s+use\s+(?:it|that|them)\s+for|^why"
         ),
     ),
+    # "with what?", "what did I use to flip them?": the tool the last moment was done with
+    (
+        "tool",
+        re.compile(
+            r"^(?:with|using)\s+what(?:\s+(?:tool|utensil))?|^what\s+with"
+            r"|^what\s+(?:tool|utensil)(?:\s+(?:was\s+that|did\s+i\s+use))?"
+            r"|^what\s+did\s+(?:i|you)\s+(?:use|do\s+(?:it|that)\s+with)"
+            r"(?:\s+to\s+(?P<act>[a-z]+)(?:\s+(?:it|them|that))?)?"
+        ),
+    ),
     (
         "ago",
         re.compile(
@@ -126,7 +137,7 @@ class FollowUp:
     place, its age, or the last question again about another thing (`obj`)."""
 
     kind: str  # one of KINDS
-    obj: str = ""  # "object": the new thing; "amount": "much", "many" or "long"
+    obj: str = ""  # "object": the new thing; "amount": "much", "many" or "long"; "tool": the act named
 
 
 # "and the last one?", "what about the second time?": the last question of another time the act
@@ -166,6 +177,9 @@ def follow_up(question: str) -> FollowUp | None:
             how = re.search(r"\bhow\s+(much|many|long)\b", bare)
             if kind == "where" and re.search(r"\b(?:go|end\s+up)$", bare):
                 return FollowUp(kind, "went")  # "where did they go?": where they were put
+            if kind == "tool":
+                m = form.fullmatch(bare) or form.fullmatch(q)
+                return FollowUp(kind, (m.group("act") or "") if m else "")
             return FollowUp(kind, how.group(1) if kind == "amount" and how else "")
     return None
 

@@ -2,12 +2,13 @@
 
 "and after that?" and "and before that?" step to the clip next to the moment the last
 answer rested on; "how much?" and "for how long?" read the amount that moment's caption
-says; "where was that?" tells the place its caption or the clips next to it name
-(answers/places.py); "how long ago?" measures from it to the time asked about; "and the salt?" asks the
-last question again about the new thing, and is answered like any question. A follow-up
-with no last answer to lean on (none within the conversation's window) is answered "About
-what? Ask the whole question."; one after an answer that rested on no moment ("I don't
-remember you doing that") is told that nothing was found to lean on.
+says; "with what?" tells the tool its caption names; "where was that?" tells the place its
+caption or the clips next to it name (answers/places.py); "how long ago?" measures from it to
+the time asked about; "and the salt?" asks the last question again about the new thing, and
+is answered like any question. A follow-up with no last answer to lean on (none within the
+conversation's window) is answered "About what? Ask the whole question."; one after an answer
+that rested on no moment ("I don't remember you doing that") is told that nothing was found to
+lean on.
 """
 
 from __future__ import annotations
@@ -17,13 +18,16 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers import follow_up_kinds, meaning, places, quantity_question
+from edge_assist.answers.contradicted import tool_named
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
+from edge_assist.answers.focus import verb_base
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.question_kinds import QuestionKinds
+from edge_assist.text.action_families import same_act
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -86,6 +90,33 @@ def _of_time(follow: FollowUp, last: Turn) -> Resolved:
     asked = _WHICH_TIME.sub("", last.resolved.rstrip("?.! ")).rstrip(" ,")
     said = " ".join(f"{asked} the {follow.obj} time?".split())
     return Resolved(said, follow, outcome=f"the last question, of the {follow.obj} time")
+
+
+def _about_object(question: str, follow: FollowUp, last: Turn) -> Resolved:
+    """ "and the salt?": the last question asked again about the new thing."""
+    again = with_object(last.resolved, follow.obj)
+    if again is None:
+        return Resolved(question, follow, ABOUT_WHAT, outcome="no object in the last question", keep=False)
+    return Resolved(again, follow, outcome=f"asked again about {follow.obj}")
+
+
+def _tool(question: str, follow: FollowUp, frame: str, m: Moment) -> Resolved:
+    """ "With what?" of the last moment: the tool its caption names. A question that names an
+    act the last moment does not tell ("what did I use to flip?" after the cutting) asks its own
+    question."""
+    if follow.obj and not _tells(m.text, follow.obj):
+        return Resolved(question)
+    named = tool_named(m.text)
+    if named is None:
+        said = f"I don't remember what you used: {answer_text.tell(m.text, m.t0, m.note)}"
+        return Resolved(frame, follow, said, None, outcome="the last moment names no tool")
+    said = f"With a {named[0]}. {answer_text.tell(m.text, m.t0, m.note)}"
+    return Resolved(frame, follow, said, m, outcome="the tool the last moment names")
+
+
+def _tells(caption: str, verb: str) -> bool:
+    base = verb_base(verb) or verb
+    return any(same_act(base, v) for w in caption.split() if (v := verb_base(w.strip(".,;:"))) is not None)
 
 
 def _last_thing(question: str) -> str:
@@ -167,6 +198,8 @@ async def resolve(
         return Resolved(follow.obj, follow, outcome="a thing named, then asked about")
     if follow.kind == "vague":
         return Resolved(question, follow, ABOUT_WHAT, outcome="a pointer to nothing named", keep=False)
+    if last is None and follow.kind == "tool" and follow.obj:
+        return Resolved(question)  # "what did I use to flip them?" is a question of its own
     if last is None:
         return Resolved(question, follow, ABOUT_WHAT, outcome="follow-up with nothing before it", keep=False)
     if follow.kind == "pointer":
@@ -174,12 +207,7 @@ async def resolve(
     if follow.kind == "occurrence":
         return _of_time(follow, last)
     if follow.kind == "object":
-        again = with_object(last.resolved, follow.obj)
-        if again is None:
-            return Resolved(
-                question, follow, ABOUT_WHAT, outcome="no object in the last question", keep=False
-            )
-        return Resolved(again, follow, outcome=f"asked again about {follow.obj}")
+        return _about_object(question, follow, last)
     m = last.moment
     # A follow-up on a moment keeps the last question's frame: "and the salt?" after "and
     # after that?" still asks the question before them.
@@ -202,6 +230,8 @@ async def resolve(
     if follow.kind == "purpose":
         said = answer_text.tell(m.text, m.t0, m.note)
         return Resolved(frame, follow, said, m, outcome="what the last moment was doing")
+    if follow.kind == "tool":
+        return _tool(question, follow, frame, m)
     if follow.kind == "where":
         said = await places.where(m, recall, clock, before_t, went=follow.obj == "went")
         return Resolved(frame, follow, said, m, "where the last moment was")

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from edge_assist.answers import meaning
+from edge_assist.answers.negated import negated_no
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
@@ -61,6 +62,15 @@ class Ordered:
     first: str  # the focus of the act asked about ("add the salsa")
     word: str  # "before", "after", or "first" (which of the two came first)
     second: str  # the focus of the act it is placed against ("add the cheese")
+    # Which time of the second act, when it is named by its act alone ("before the first zap")
+    second_which: str = ""
+
+    def second_on_first_thing(self) -> str:
+        """The second act, a bare verb, done to the first act's thing ("wash the strawberry before
+        cutting": cutting the strawberry); "" when it names its own thing."""
+        words = self.second.split()
+        thing = meaning.parse(self.first).thing
+        return f"{words[0]} the {thing}" if len(words) == 1 and thing and not self.second_which else ""
 
 
 # "before adding the sauce, did I heat the oil", "had I X by the time I Y"
@@ -85,6 +95,11 @@ _THING_WENT = re.compile(
     r"^(?:the\s+|my\s+)?(.+?)\s+(?:went|go|goes|got|was|were)\s+(in|into|on|added|put in)\b.*$"
 )
 _THING_DONE = re.compile(r"^(?:the\s+|my\s+)?(.+?)\s+(?:was|were|got)\s+([a-z]+)$")
+# The second act named as a noun: "before the first zap", "after the last stir", "before the
+# second go in the microwave".
+_ACT_NOUN = re.compile(
+    r"^(?:the|my)\s+(?:(first|second|last|final)\s+)?([a-z]+)(?:\s+(?:in|on)\s+the\s+([a-z]+))?$"
+)
 
 
 # Other words for the two orders: "ahead of the garlic", "prior to zapping", "later than the salt".
@@ -111,6 +126,8 @@ def parse(question: str) -> Ordered | None:
         first, word, rest = _based(m.group(1)), m.group(2), _I.sub("", m.group(3))
         # "salt it before the pepper": the salt went in before the pepper did
         first = meaning.implied(first) if first.split()[0] in PUTS_ON else first
+        if act := _act_noun(rest):
+            return Ordered(first, word, act[0], act[1])
         return Ordered(first, word, _with_verb(rest, first))
     w = _WENT.match(q)
     if w:
@@ -120,6 +137,22 @@ def parse(question: str) -> Ordered | None:
         if all(_thing_word(w) for w in (b.group(1).split()[0], b.group(3).split()[0])):
             return Ordered(f"add the {b.group(1)}", b.group(2), f"add the {b.group(3)}")
     return None
+
+
+def _act_noun(rest: str) -> tuple[str, str] | None:
+    """ "the first zap" -> ("zap", "first"); "the last go in the microwave" -> ("microwave",
+    "last"); None when the words name a thing ("the first egg")."""
+    m = _ACT_NOUN.match(rest)
+    if m is None:
+        return None
+    which = "last" if m.group(1) == "final" else m.group(1) or ""
+    noun, where = m.group(2), m.group(3)
+    if noun == "go" and where in APPLIANCE_ACTS:
+        return APPLIANCE_ACTS[where], which
+    verb = meaning.verb_base(noun)
+    if verb is None or verb != noun or lexical_kind(noun) in (MATERIAL, TOOL) or not (which or where):
+        return None
+    return verb, which
 
 
 def _thing_word(word: str) -> bool:
@@ -166,7 +199,25 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     needs every moment that may tell either act, offered or not, to agree: a weaker match of the
     first act in the asked order may be the act itself, and the offered one a later doing of it."""
     one, other = await find(asked.first), await find(asked.second)
+    # "did I wash the strawberry before cutting it?" over "dicing one unwashed strawberry": the
+    # first act was told as not done, so it came neither before nor after
+    if (negated := negated_no(asked.first, one.offered)) is not None:
+        return f"{negated[0].rstrip('.')}.", [negated[1]]
     firsts, seconds = one.offered, other.offered
+    if not seconds and (on_thing := asked.second_on_first_thing()):
+        other = await find(on_thing)  # "before cutting" found nowhere alone: cutting the strawberry
+        seconds = other.offered
+    if asked.second_which and seconds:
+        # "before the first zap": that time of the act, the earliest (or latest) told
+        # when every moment that may tell the act agrees which one that is
+        if asked.second_which not in ("first", "last"):
+            return None
+        sign = 1 if asked.second_which == "first" else -1
+        chosen = min(seconds, key=lambda m: sign * m.t0)
+        if any(sign * m.t0 < sign * chosen.t0 for m in other.plausible):
+            return None
+        seconds = [chosen]
+        other = Found(seconds, seconds)
     if not firsts or not seconds:
         return None
     a, b = firsts[0], seconds[0]

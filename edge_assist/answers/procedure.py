@@ -45,6 +45,12 @@ TASK_PHRASES = (
     "what dish is this",
 )
 TASK_MIN_COS = 0.65
+# "which drink was I making here?", "what dish are we cooking?": the task asked by what it makes
+_TASK_FORM = re.compile(
+    r"^(?:so\s+|and\s+|remind\s+me\s+)?(?:which|what)\s+(?:recipe|dish|drink|meal|food|snack|task|job|project)"
+    r"\s+(?:am|was|were|are|is)\s+(?:i|we|this)(?:\s+(?:making|cooking|preparing|doing|fixing|following"
+    r"|working\s+on|putting\s+together))?(?:\s+(?:here|now|today|again|right\s+now))?[?.!]*$"
+)
 NO_TASK_YET = "I don't know which task you are doing yet."
 
 
@@ -71,6 +77,8 @@ class TaskQuestion:
         q = " ".join(question.strip().lower().split())
         if re.search(r"\bdid\b", q) or names_past_day(q):
             return False
+        if _TASK_FORM.match(q):
+            return True
         if self._vecs is None:
             self._vecs = {k: self.vectors.get(list(v)) for k, v in INTENTS.items()}
             self._vecs["task"] = self.vectors.get(list(TASK_PHRASES))

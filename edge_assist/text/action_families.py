@@ -25,12 +25,13 @@ GROUPS = _groups(
         # a liquid or a runny thing goes in: "crack an egg" is "pour 1 egg into the cup"
         "pour": "pour crack break drizzle splash tip empty squirt drip decant",
         # a loose thing is scattered over: cheese, salt, herbs
-        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake flavour flavor spice",
+        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake flavour flavor spice dash",
         # a thing is turned upside down: "flip the pancakes" is "turning over the pancakes"
         "flip": "flip invert overturn",
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
-            load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble""",
+            load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble
+            chuck bung whack pop plonk shove dollop""",
         # a thing is spread over a surface: butter, oil, cooking spray
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
@@ -69,6 +70,7 @@ BROAD: dict[str, frozenset[str]] = {
 # was microwaved, "in the blender" how long it was blended.
 APPLIANCE_ACTS: dict[str, str] = {
     "microwave": "microwave",
+    "micro": "microwave",
     "oven": "bake",
     "toaster": "toast",
     "grill": "grill",
@@ -97,6 +99,7 @@ APPLIANCE_ACTS: dict[str, str] = {
 ACTING_APPLIANCES = frozenset(
     {
         "microwave",
+        "micro",
         "oven",
         "toaster",
         "grill",

@@ -74,14 +74,15 @@ _SAME = [
     for g in """mayo mayonnaise|chili chilli chile|cilantro coriander|scallion spring-onion green-onion|
     zucchini courgette|eggplant aubergine|yogurt yoghurt curd|capsicum bell-pepper sweet-pepper|chickpea
     garbanzo|cornstarch cornflour|shrimp prawn|arugula rocket|ketchup catsup|fridge refrigerator|stove hob
-    cooktop|cookie biscuit|faucet tap|trash rubbish garbage|
+    cooktop stovetop|cookie biscuit|faucet tap|trash rubbish garbage|
     plastic-wrap cling-film|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|broth stock|
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
-    cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan|
+    cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan tawa|
     pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop|jug pitcher|
     sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove|tomato-sauce marinara passata pizza-sauce|
-    hot-sauce sriracha tabasco chilli-sauce chili-sauce|baking-powder|chilli-powder chili-powder|
-    curry-powder|garlic-powder|onion-powder|cocoa-powder cocoa|bay-leaf|sesame-seed sesame""".split("|")
+    hot-sauce sriracha siracha tabasco chilli-sauce chili-sauce|baking-powder|chilli-powder chili-powder|
+    curry-powder|garlic-powder|onion-powder|cocoa-powder cocoa|bay-leaf|sesame-seed sesame|avocado avo|
+    can tin|microwave micro|spatula turner flipper fish-slice|knife blade""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text import terse_questions
+from edge_assist.text import learner_questions, terse_questions
 from edge_assist.text.question_voice import participle_base, statement_asked
 
 # Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.
@@ -105,7 +105,11 @@ def plain(question: str) -> str:
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", _APOSTROPHES.sub(_apostrophe, q.rstrip("?.! "))))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
     body = _told_first(_AS_TOLD.sub("", body))
-    body = _framed(body) or _topic_first(body) or terse_questions.plain(body) or body
+    said = _framed(body) or _topic_first(body)
+    if said:
+        body = learner_questions.plain(said) or said
+    else:
+        body = learner_questions.plain(body) or terse_questions.plain(body) or body
     return question if body == q.rstrip("?.! ") else f"{body}{end}"
 
 
