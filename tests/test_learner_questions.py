@@ -54,3 +54,25 @@ def test_an_act_named_as_a_noun_is_the_second_act_of_an_order_question() -> None
     # a thing is not an act: "the first egg" is what was added
     egg = order_parse("did I add the salt before the first egg")
     assert egg is not None and egg.second_which == ""
+
+
+def test_a_time_of_an_act_told_by_its_noun_never_earns_a_no() -> None:
+    import asyncio
+
+    from edge_assist.answers.order import Found, answer
+    from edge_assist.retrieval.api import Moment
+
+    stir = Moment("s", 4, 286.0, 315.0, "Mix the contents of the mug", 0.6)
+    heat = Moment("s", 1, 47.0, 170.0, "Microwave the contents of the mug for 2 minutes", 0.6)
+
+    async def find(focus: str) -> Found:
+        # the later heating was not found: the one found is not shown to be the last
+        return Found([stir], [stir]) if focus.startswith("stir") else Found([heat], [heat])
+
+    asked = order_parse("did i stir it before the last heat")
+    assert asked is not None
+    assert asyncio.run(answer(asked, find)) is None
+    after = order_parse("did i stir it after the last heat")
+    assert after is not None
+    said = asyncio.run(answer(after, find))
+    assert said is not None and said[0].startswith("Yes")
