@@ -36,13 +36,10 @@ _REFERENCE = re.compile(
     re.I,
 )
 # An act done to a vessel is done to what it holds: "zapping the ramekin mug", "stirring the cup".
+_HOLDERS = "bowl cup mug dish ramekin pan skillet pot saucepan jar glass basin blender container".split()
 _ACT_ON_VESSEL = re.compile(
-    r"\b([a-z]+)\s+(?:the|a|an|my|your|this|that)\s+(?:[a-z-]+\s+){0,2}?"
-    r"(bowl|cup|mug|dish|ramekin|pan|skillet|pot|saucepan|jar|glass|basin|blender|container)\b",
+    rf"\b([a-z]+)\s+(?:the|a|an|my|your|this|that)\s+(?:[a-z-]+\s+){{0,2}}?({'|'.join(_HOLDERS)})s?\b",
     re.I,
-)
-_HOLDERS = frozenset(
-    "bowl cup mug dish ramekin pan skillet pot saucepan jar glass basin blender container".split()
 )
 # The acts that work on what a vessel holds (heating it, mixing it, cooling it).
 _ON_CONTENTS = ("heat", "mix", "cool")
@@ -59,9 +56,9 @@ def vessels_referred(caption: str) -> list[str]:
         if lexical_kind(word) != MATERIAL:  # "the contents of an egg" is the egg itself
             out.append(word)
     for m in _ACT_ON_VESSEL.finditer(caption):
-        verb, word = verb_base(m.group(1)), singular(m.group(2).lower())
-        if verb and word in _HOLDERS and any(same_act(verb, act) for act in _ON_CONTENTS):
-            out.append(word)
+        verb = verb_base(m.group(1))
+        if verb and any(same_act(verb, act) for act in _ON_CONTENTS):
+            out.append(m.group(2).lower())
     return out
 
 

@@ -116,7 +116,7 @@ def _tool(question: str, follow: FollowUp, frame: str, m: Moment) -> Resolved:
 
 def _tells(caption: str, verb: str) -> bool:
     base = verb_base(verb) or verb
-    return any(same_act(base, v) for w in caption.split() if (v := verb_base(w.strip(".,;:"))) is not None)
+    return any(same_act(base, told) for _, told in meaning.caption_verbs(caption))
 
 
 def _last_thing(question: str) -> str:
