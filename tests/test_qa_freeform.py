@@ -31,7 +31,7 @@ QUESTIONS = ROOT / "edge_assist" / "data" / "questions"
 DATASET = ROOT / "edge_assist" / "data" / "captaincook4d"
 DEMO = "1_34"
 # the later pairs: a tuning twin and its held-back set, written together
-PAIRS = (*((f"dev{i}", f"heldback{i}") for i in range(3, 8)), ("dev8", "heldback9"))
+PAIRS = (*((f"dev{i}", f"heldback{i}") for i in range(3, 8)), ("dev8", "heldback9"), ("dev9", "heldback10"))
 # held-back sets written alone, with no tuning twin
 ALONE = ("heldback8",)
 
