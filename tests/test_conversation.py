@@ -94,6 +94,10 @@ def test_the_last_question_is_asked_again_about_the_new_thing() -> None:
     assert with_object("when did I add the salsa?", "the salt") == "when did I add the salt?"
     assert with_object("how many eggs did I use?", "tomatoes") == "how many tomatoes did I use?"
     assert with_object("did I put the salsa on the cup?", "the cheese") == "did I put the cheese on the cup?"
+    # the last question asked with the thing as subject is asked of the wearer's act
+    assert with_object("How much mayo went in the bowl?", "the hot sauce") == (
+        "how much hot sauce did I add in the bowl?"
+    )
 
 
 async def test_another_time_of_the_act_asks_the_last_question_of_that_time() -> None:

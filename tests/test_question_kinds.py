@@ -100,6 +100,8 @@ def test_a_memory_question_stays_one(text_encoder: TextEncoder, kinds: QuestionK
         ("occurrence", "And the most recent time?", FollowUp("occurrence", "last")),
         ("occurrence", "and the other time", FollowUp("occurrence", "last")),
         ("occurrence", "and the time before that?", None),  # which time is not said
+        ("amount", "how much sriracha did I add?", None),  # it names its own thing
+        ("amount", "and how long?", FollowUp("amount", "long")),
         ("where", "where'd it go?", FollowUp("where", "went")),
         ("pointer", "did i beat them first", FollowUp("pointer", "did i beat them first?")),
         ("pointer", "did I wipe those down", None),  # no it/they/them to put the thing in

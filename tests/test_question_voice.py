@@ -301,3 +301,38 @@ def test_short_forms_people_ask_in() -> None:
         "add the salt", "before", "add the pepper"
     )
     assert order.parse("stir before the salt?") is None and order.parse("what before the eggs?") is None
+
+
+def test_a_statement_said_with_a_rising_voice_is_asked() -> None:
+    assert as_wearers("The oregano went in?") == "did I add the oregano?"
+    assert as_wearers("The garlic went in after the balsamic?") == "did I add the garlic after the balsamic?"
+    assert as_wearers("So the flour only went in after the sauce?") == "did I add the flour after the sauce?"
+    assert as_wearers("So the onion's gone into the bowl?") == "did I add the onion into the bowl?"
+    assert as_wearers("The egg's been whisked?") == "did I whisk the egg?"
+    assert as_wearers("The butter has been melted?") == "did I melt the butter?"
+    assert as_wearers("I added the sugar?") == "did I add the sugar?"
+    assert as_wearers("are the eggs beaten?") == "did I beat the eggs?"
+    assert as_wearers("Was the flour in before the milk?") == "did I add the flour before the milk?"
+    # a setting asked of a thing said with its participle
+    assert as_wearers("Was the oil heated over a medium-high flame?") == (
+        "did I heat the oil over a medium-high flame?"
+    )
+    assert as_wearers("is the pan hot?") == "is the pan hot?"
+
+
+def test_checks_reminders_and_lead_ins_ask_the_act() -> None:
+    from edge_assist.text.spoken_questions import plain
+
+    def said(q: str) -> str:
+        return as_wearers(plain(q))
+
+    assert said("Check I've put the vanilla in.") == "did I put the vanilla in."
+    assert said("Remind me how much flour went in.") == "how much flour did I add."
+    assert said("The sugar's gone in, hasn't it?") == "did I add the sugar?"
+    assert said("Did I remember to add the salt?") == "did I add the salt?"
+    assert said("Tell me, did I add the eggs?") == "did I add the eggs?"
+    assert said("Now, when did the cheese go on?") == "when did I add the cheese?"
+    assert said("Has everything been mixed?") == "did I mix everything?"
+    assert said("The milk - has it gone in?") == "did I add the milk?"
+    assert said("the fruit I cut up, did it go on the plate") == "did I add the fruit on the plate"
+    assert said("Near the start, what did I do?") == "what did I do Near the start?"

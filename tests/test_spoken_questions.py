@@ -96,3 +96,29 @@ def test_contractions_written_without_the_apostrophe_are_read_as_said() -> None:
     assert plain("whats left to do") == "what's left to do"
     assert plain("i didnt add the salt did i") == "i didn't add the salt did i"
     assert plain("what is next?") == "what is next?"
+
+
+def test_of_several_sentences_the_one_that_asks_is_read() -> None:
+    assert (
+        plain("I'm not sure I measured it right. How much cheddar did I start with?")
+        == "How much cheddar did I start with?"
+    )
+    assert plain("Could you tell me how many mushrooms I rinsed? I meant to do three.") == (
+        "how many mushrooms did I rinse?"
+    )
+    assert plain("I'm keeping a note for my doctor: how much of the balsamic did I splash in?") == (
+        "how much balsamic did I splash in?"
+    )
+    # a thing named first, then the asking, is one question
+    assert plain("eggs: how many did I whisk?") == "how many eggs did i whisk?"
+
+
+def test_how_the_wearer_addresses_the_assistant_is_left_out() -> None:
+    assert plain("Did the butter go into the mug before the vanilla, dear?") == (
+        "Did the butter go into the mug before the vanilla?"
+    )
+    assert plain("Dear, did I add salt?") == "did I add salt?"
+    assert plain("did I add the honey?") == "did I add the honey?"
+    assert plain("Read me back what I did right after the microwave.") == (
+        "what did I do right after the microwave."
+    )

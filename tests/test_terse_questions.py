@@ -62,3 +62,12 @@ def test_how_long_a_thing_went_in_is_how_long_it_cooked() -> None:
     assert as_wearers("how long did the pie go in for?") == "how long did I cook the pie?"
     assert as_wearers("how long was the bread in?") == "how long did I cook the bread?"
     assert as_wearers("did I toast the bread first thing?") == "did I toast the bread?"
+
+
+def test_two_things_in_order_with_no_verb_ask_the_order() -> None:
+    assert plain("Salt, then the black pepper?") == "did I add the salt before the black pepper?"
+    assert plain("tomatoes after the mozzarella?") == "did I add the tomatoes after the mozzarella?"
+    assert plain("the pan, then what?") == "the pan, then what?"
+    assert plain("butter then sugar then eggs") == "butter then sugar then eggs"
+    # a statement asked back, not a thing and its participle (question_voice.py)
+    assert plain("The eggs are whisked?") == "The eggs are whisked?"

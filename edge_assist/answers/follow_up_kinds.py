@@ -40,6 +40,11 @@ _ORDINALS = {
     "latest": "last",
     "recent": "last",
 }
+# "how much sriracha ...": a thing said right after "how much", not "of it", a verb or "more"
+_OWN_THING = re.compile(
+    r"\bhow\s+(?:much|many)\s+(?!(?:of|did|do|does|have|has|had|was|were|is|are|went|go|more|less|longer"
+    r"|time|times|in|all|altogether|then|there|again|exactly|roughly|about)\b)[a-z]{3,}"
+)
 _POINTS = re.compile(r"\b(?:it|they|them)\b")
 _WENT = re.compile(
     r"\b(?:go|goes|went|gone|put|leave|left|move|moved|end(?:ed)?\s+up|kept|keep|stor(?:e|ed))\b"
@@ -89,6 +94,8 @@ def from_kind(kind: str, question: str, last_question: str) -> FollowUp | None:
     if kind == "where":
         return FollowUp("where", "went" if _WENT.search(q) else "")
     if kind == "amount":
+        if _OWN_THING.search(q):
+            return None  # "how much sriracha did I add?" names its own thing: a question of its own
         return FollowUp("amount", _how(q))
     if kind == "object":
         thing = _new_thing(q)

@@ -28,6 +28,7 @@ from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.text.action_families import same_act
+from edge_assist.text.question_voice import as_wearers
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -54,7 +55,8 @@ _PREPOSITION = frozenset("on in into onto with to from at over under for of off 
 
 def with_object(question: str, obj: str) -> str | None:
     """`question` asked again about `obj`: "when did I add the salsa?" -> "when did I add the salt?"."""
-    q = " ".join(question.split()).rstrip("?.! ")
+    # "how much mayo went in?" is asked of the wearer's act: "how much mayo did I add?"
+    q = " ".join(as_wearers(question).split()).rstrip("?.! ")
     m = _HOW_MUCH.match(q)
     if m is not None:  # "how much salt did I add?": no article after "how much"
         bare = re.sub(r"^(?:the|a|an|some|my)\s+", "", obj)

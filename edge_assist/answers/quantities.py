@@ -34,6 +34,7 @@ from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.action_families import BROAD, same_act
+from edge_assist.text.kinds_of_things import is_named
 from edge_assist.text.put_on_verbs import PHRASAL
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 from edge_assist.text.stream_time import stream_clock
@@ -106,6 +107,9 @@ def names(said: str, text: str) -> bool:
     """Whether `text` names every word of the thing as asked, in any number, by another name of it,
     or as a member of it ("mayo" for "mayonnaise", "dairy" for "milk")."""
     words = [w for w in re.findall(r"[a-z]+", said.lower()) if w not in ANSWER_STOP_WORDS]
+    joined = "-".join([*words[:-1], singular(words[-1])]) if len(words) > 1 else ""
+    if joined and is_named(joined) and thing_in(joined, text) is not None:
+        return True  # "hot sauce" named as one thing ("sriracha")
     return bool(words) and all(thing_in(singular(w), text) is not None for w in words)
 
 

@@ -26,6 +26,8 @@ KINDS = _kinds(
             pomegranate""",
         "dairy": "cheese milk butter cream yogurt yoghurt ghee cheddar mozzarella parmesan feta ricotta curd",
         "cheese": "cheddar mozzarella parmesan feta ricotta gouda brie paneer",
+        # a scallion is a spring or green onion: "did I chop the onion?" of "I cut up one scallion"
+        "onion": "scallion spring-onion green-onion",
         "meat": "chicken beef pork ham bacon sausage turkey lamb mince steak salami pepperoni prosciutto",
         "fish": "salmon tuna cod shrimp prawn anchovy sardine",
         "seafood": "fish salmon tuna cod shrimp prawn crab lobster mussel clam",

@@ -48,7 +48,7 @@ _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
 # The thing is never a person: "when did I put cheese on it?" is the wearer's question already.
 _NOT_THING = (
     r"(?!(?:i|you|we|he|she|they|it|go|goes|went|gone|get|gets|got|gotten|was|were|been|in|into|on|onto"
-    r"|before|after)\b)"
+    r"|before|after|did|does|do|has|have|had)\b)"
 )
 _THING = rf"({_NOT_THING}[\w'-]+(?:\s+{_NOT_THING}[\w'-]+){{0,3}}?)"
 _INTO = r"(in|into|on|onto|on top)\b"
@@ -66,13 +66,18 @@ _WHEN_GO_IN = re.compile(
     rf"^(when|what time)\s+(?:did|does|has|have)\s+{_DET}{_THING}\s+(?:go|get|gone|got|end up|make it)\s+"
     rf"{_INTO}\s*(.*)$"
 )
+# "how many times did something go in the microwave?": how many times it was microwaved
+_TIMES_IN = re.compile(
+    rf"^how many times\s+(?:did|has|have)\s+(?:something|anything|it|they|{_DET}{_THING})\s+"
+    r"(?:go|gone|get|been|got)\s+(?:in|into|in\s+to)\s+(?:the\s+)?(\w+)$"
+)
 _HOW_MUCH_WENT_IN = re.compile(
     rf"^how (much|many)\s+{_THING}\s+(?:went|go|goes|got|gone|have gone|has gone|did i put|did i use)\s+"
     rf"{_INTO}\s*(.*)$"
 )
 _PASSIVE = re.compile(
-    rf"^(was|were|has been|have been|had been|did|has|have)\s+{_DET}{_THING}\s+(?:been\s+|get\s+|got\s+)?"
-    rf"{_ADVERB}{_PART}\b\s*(.*)$"
+    rf"^(was|were|is|are|has been|have been|had been|did|has|have)\s+{_DET}{_THING}\s+"
+    rf"(?:been\s+|get\s+|got\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
 )
 _WHEN_PASSIVE = re.compile(
     rf"^(when|what time|how long)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
@@ -115,7 +120,15 @@ def _tail(rest: str) -> str:
 
 
 # Words said around a question that ask nothing: "um, when did I ...", "... , right?"
-_FILLER_START = re.compile(r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+)+", re.I)
+_FILLER_START = re.compile(
+    r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait|now|listen|look|sorry|tell\s+me|quick\s+question"
+    r"|a\s+question|question|oh\s+dear|dear|excuse\s+me)\b[,.:]?\s+)+",
+    re.I,
+)
+# "did I remember to add the salt?", "did I manage to flip it?": whether the act was done
+_REMEMBERED = re.compile(
+    r"^(did|have|had)\s+(i|you)\s+(?:remember|remembered|manage|managed|get\s+round|got\s+round)\s+to\s+(.+)$"
+)
 _FILLER_END = re.compile(r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all)$", re.I)
 # "is there any hot sauce in the tuna?", "any sugar in it?", "was there cheese in the eggs?": was
 # the thing put in
@@ -127,7 +140,9 @@ _ON_HEAT = re.compile(
     rf"^(?:was|were|is|are)\s+{_DET}{_THING}\s+((?:on|over|at)\s+\S+(?:\s+\S+)?\s+(?:heat|flame)"
     r"|(?:on|at)\s+(?:high|low|medium|medium-high|medium-low|full|max|maximum|full power))$"
 )
-_IS_IN = re.compile(rf"^(?:is|are)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?$")
+_IS_IN = re.compile(
+    rf"^(?:is|are|was|were)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?((?:\s+(?:before|after)\s+.+)?)$"
+)
 # "have I rolled it up yet?": did I roll it up
 _HAVE_I = re.compile(
     r"^(?:have|had)\s+i\s+(?:already\s+|just\s+|ever\s+)?(?!got\b)(\S+)\s*(.*?)(\s+(?:yet|already))?$"
@@ -137,14 +152,31 @@ _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) (?:first|first thing|t
 
 # A statement asked back: "I added the salt, didn't I?", "the pepper went in first, right?"
 _TAG = re.compile(
-    r",?\s+(?:didn't|did|haven't|have|hadn't|had|wasn't|was|weren't|were|isn't|is|aren't|are)"
+    r",?\s+(?:didn't|did|haven't|have|hasn't|has|hadn't|had|wasn't|was|weren't|were|isn't|is|aren't|are"
+    r"|doesn't|does|don't|do)"
     r"(?:\s+not)?\s+(?:i|it|they|we|you|he|she)$|,?\s+(?:right|yeah|yes|no|correct|true)$",
     re.I,
 )
 _I_NOT = re.compile(r"^i\s+(?:didn't|did not|never)\s+(.+)$")
 _I_HAVE = re.compile(r"^i(?:'ve|\s+have|\s+had|'d)(\s+not|n't)?\s+(?:already\s+|just\s+)?(\S+)\s*(.*)$")
 _I_DID = re.compile(r"^i\s+(?:already\s+|just\s+|definitely\s+|actually\s+)?(\S+)\s*(.*)$")
-_THING_WAS = re.compile(rf"^{_DET}{_THING}\s+(was|were|is|are|went|got|had)\s+(.+)$")
+_THING_WAS = re.compile(
+    rf"^{_DET}{_THING}\s+(?:(?:only|already|just|all|also|definitely|actually)\s+)?"
+    r"(was|were|is|are|went|got|had)\s+(.+)$"
+)
+# The present perfect said as the past it asks about: "the egg's been whisked" (was whisked),
+# "the onion has gone into the bowl" (went into it).
+_PERFECT = (
+    (re.compile(r"\b([a-z]+)'s\s+(been|gone|got|gotten)\b"), r"\1 has \2"),
+    (re.compile(r"\b(?:has|have|had)\s+been\b"), "was"),
+    (re.compile(r"\b(?:has|have|had)\s+gone\b"), "went"),
+    (re.compile(r"\b(?:has|have|had)\s+(?:got|gotten)\b"), "got"),
+)
+# How a question opens; a statement that opens otherwise, asked, is a statement asked back.
+_OPENS_AS_QUESTION = re.compile(
+    r"^(?:did|do|does|was|were|is|are|has|have|had|when|where|how|what|what's|which|who|why|can|could"
+    r"|should|will|would|any|anything|and|or)\b"
+)
 
 
 def is_tag_of(text: str) -> bool:
@@ -159,6 +191,9 @@ def statement_asked(q: str) -> str | None:
     the oil hot", "the pepper went in first" -> "did the pepper go in first"; else None."""
     # "no salt went in, did it": whether the salt went in
     low = re.sub(r"^no\s+(?=[a-z])", "the ", q.lower())
+    if not low.startswith("i "):
+        for perfect, past in _PERFECT:
+            low = perfect.sub(past, low)
     if m := _I_NOT.match(low):
         return f"did I {m.group(1)}"
     if (m := _I_HAVE.match(low)) and (base := participle_base(m.group(2))):
@@ -166,7 +201,7 @@ def statement_asked(q: str) -> str | None:
     if (m := _I_DID.match(low)) and (base := participle_base(m.group(1))):
         return f"did I {base}{_tail(m.group(2))}"
     if m := _THING_WAS.match(low):
-        thing, verb, rest = _thing(m.group(0)[: m.start(2)]), m.group(2), m.group(3)
+        thing, verb, rest = _thing(m.group(0)[: m.end(1)]), m.group(2), m.group(3)
         if verb in ("went", "got"):
             return f"did {thing} {'go' if verb == 'went' else 'get'} {rest}"
         return f"{'did' if verb == 'had' else verb} {thing} {'have ' if verb == 'had' else ''}{rest}"
@@ -181,6 +216,8 @@ def as_wearers(question: str) -> str:
     q = _FILLER_START.sub("", raw.rstrip("?.! "))
     if (tag := _TAG.search(q)) is not None and (asked := statement_asked(q[: tag.start()])) is not None:
         q = asked
+    elif not _OPENS_AS_QUESTION.match(q.lower()) and (asked := statement_asked(q)) is not None:
+        q = asked  # "the oregano went in?", said with a rising voice
     q = _FILLER_END.sub("", q)
     said = _as_wearers(q, end)
     return said if said is not None else (f"{q}{end}" if q != raw.rstrip("?.! ") else question)
@@ -201,6 +238,9 @@ _WAS_IT = re.compile(
 
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
+    if m := _REMEMBERED.match(low):
+        low = f"did I {m.group(3)}"
+        return _as_wearers(low, end) or f"{low}{end}"
     if m := _KIND_OF.match(low):
         return f"what {_thing(m.group(1))} did I use{end}"
     if m := _WAS_IT.match(low):
@@ -208,10 +248,11 @@ def _as_wearers(q: str, end: str) -> str | None:
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
         return f"did I add {_thing(m.group(1))}{end}"
-    if m := _ON_HEAT.match(low):
+    if (m := _ON_HEAT.match(low)) and not _PASSIVE.match(low):
         return f"did I heat the {_thing(m.group(1))} {m.group(2)}{end}"
     if (m := _IS_IN.match(low)) and not _switched(m.group(1), low):
-        return f"did I add the {_thing(m.group(1))}{end}"  # "is the egg in yet?", "is the cheese on?"
+        # "is the egg in yet?", "is the cheese on?", "was the flour in before the milk?"
+        return f"did I add the {_thing(m.group(1))}{m.group(2)}{end}"
     if (m := _HAVE_I.match(low)) and (base := participle_base(m.group(1))):
         # "yet" stays: a step still to come is a "Not yet" (answers/skipped_step.py)
         return f"did I {base}{_tail(m.group(2))}{m.group(3) or ''}{end}"
@@ -221,6 +262,9 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
     if m := _WHEN_GO_IN.match(low):
         return f"{m.group(1)} did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
+    if (m := _TIMES_IN.match(low)) and m.group(2) in APPLIANCE_ACTS:
+        thing = f" the {_thing(m.group(1))}" if m.group(1) else ""
+        return f"how many times did I {APPLIANCE_ACTS[m.group(2)]}{thing}{end}"
     if m := _HOW_MUCH_WENT_IN.match(low):
         return f"how {m.group(1)} {_thing(m.group(2))} did I add{_tail(_where(m.group(3), m.group(4)))}{end}"
     if (m := _WHEN_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
@@ -233,7 +277,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         base = participle_base(m.group(3))
         # "did some of the dried herb end up ...": "of" opens no thing, "dried" names it
         if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there", "of"):
-            return f"did I {base} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
+            the = "" if m.group(2).split()[0] in ("everything", "anything", "something", "all") else "the "
+            return f"did I {base} {the}{_thing(m.group(2))}{_tail(m.group(4))}{end}"
     return None
 
 

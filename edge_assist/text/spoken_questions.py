@@ -23,12 +23,19 @@ _ASIDE = re.compile(r"(?:^|,\s*|\s)(?:you know|i mean|like)\s*,\s*|^(?:you know|
 # Frames around an embedded question: "remind me when ...", "I can't remember if ...".
 _FRAME = re.compile(
     r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
-    r"(?:remind\s+me|tell\s+me|let\s+me\s+know|check|see|(?:do|did)\s+you\s+(?:know|remember|see|notice)"
+    r"(?:remind\s+me|tell\s+me|let\s+me\s+know|check|see|read\s+(?:me\s+)?back|(?:go|run)\s+over"
+    r"|(?:walk|run|take)\s+me\s+through|(?:do|did)\s+you\s+(?:know|remember|see|notice)"
     r"|(?:i\s+)?(?:can't|cannot|can\s+not|don't|do\s+not)\s+(?:remember|recall)|i\s+(?:forget|forgot)"
     r"|i\s+(?:wonder|was\s+wondering)|(?:i'm\s+|i\s+am\s+)?not\s+sure|any\s+idea|no\s+idea)"
     r"(?:\s+(?:again|please|for\s+me))?\s*,?\s+"
     r"(?:of\s+|about\s+)?(if|whether|when|what\s+time|how\s+much|how\s+many|how\s+long|what|where|which)"
     r"\s+(.+)$",
+    re.I,
+)
+# A statement to check, with no "if": "check I've put the vanilla in", "make sure the oven's off".
+_CHECKED = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:check|make\s+sure|confirm|double[-\s]check)"
+    r"(?:\s+for\s+me)?\s+(?:that\s+)?((?:i|the|my)\b.+)$",
     re.I,
 )
 # The embedded clause's subject and verb: "I poured", "I've added", "I had salted"
@@ -41,9 +48,9 @@ _SUBJECT_VERB = re.compile(
 # A thing said first, then asked about by a pronoun: "the fruit I cut up, did it go on the plate".
 # What the wearer says of the thing ("I cut up") names it only; the question asks of the thing.
 _TOPIC = re.compile(
-    r"^((?:the|my|that|those|these)\s+[a-z-]+(?:\s+(?!(?:did|was|were|is|are|has|have|when|where|how|i|you)\b)[a-z-]+)?)"
-    r"(?:\s+(?:i|you)\s+[a-z]+(?:\s+(?:up|in|out|off))?)?"
-    r"\s*,?\s+((?:did|was|were|is|are|has|have|when|where|how)\b.*?)\b(it|they|them)\b(.*)$",
+    r"^((?:the|my|that|those|these)\s+[a-z][a-z-]*(?:\s+(?!(?:did|was|were|is|are|has|have|when|where|how|i|you)\b)"
+    r"[a-z][a-z-]*)?)(?:\s+(?:i|you)\s+[a-z]+(?:\s+(?:up|in|out|off))?)?"
+    r"\s*(?:,|\s[-\u2013\u2014:])?\s+((?:did|was|were|is|are|has|have|when|where|how)\b.*?)\b(it|they|them)\b(.*)$",
     re.I,
 )
 
@@ -56,7 +63,9 @@ _ASKS = re.compile(
     re.I,
 )
 _TIME_FIRST = re.compile(
-    r"^(?:the\s+)?(?:first|second|third|last|next|other)\s+time$|^(?:earlier|before|today)$", re.I
+    r"^(?:the\s+)?(?:first|second|third|last|next|other)\s+time$|^(?:earlier|before|today|just\s+now)$"
+    r"|^(?:near|at|towards?|right\s+at)\s+(?:the\s+)?(?:very\s+)?(?:start|beginning|end)$|^a\s+(?:minute|moment)\s+ago$",
+    re.I,
 )
 # A told part that says something (a verb, a subject, a contraction), not a thing named first.
 _CLAUSE = re.compile(
@@ -74,6 +83,16 @@ _AS_TOLD = re.compile(
     r"(?:says?|said|told\s+me|tells?\s+me|wants?|wanted|asks?|asked)$",
     re.I,
 )
+
+
+# How the wearer addresses the assistant, said around the question: "did I salt it, dear?"
+_VOCATIVE = re.compile(
+    r"(?:,\s*(?:my\s+)?(?:dear|love|darling|sweetheart|sweetie|mate|buddy|pal|please|thanks|thank\s+you)"
+    r"(?=\s*(?:$|[,.?!;:]))|^(?:my\s+)?(?:dear|love|darling|sweetheart|mate|please),\s*)",
+    re.I,
+)
+# Where one sentence ends and the next begins: "I'm not sure I measured it. How much ...?"
+_SENTENCE_END = re.compile(r"(?<=[.?!;:])\s+")
 
 
 # Contractions speech-to-text writes without the apostrophe: "whats next", "i didnt".
@@ -100,17 +119,41 @@ def _apostrophe(m: re.Match[str]) -> str:
 
 def plain(question: str) -> str:
     """The question without what speech adds around it; `question` itself when nothing is."""
-    q = " ".join(question.split())
+    whole = " ".join(question.split())
+    q = _VOCATIVE.sub("", _the_question(whole))
     end = q[len(q.rstrip("?.! ")) :]
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", _APOSTROPHES.sub(_apostrophe, q.rstrip("?.! "))))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
-    body = _told_first(_AS_TOLD.sub("", body))
+    body = _AS_TOLD.sub("", body)
+    topic = _TOPIC.match(body)  # "the fruit I cut up, did it go ...": the thing, not a telling
+    if topic is None or _TIME_FIRST.match(topic.group(1)):
+        body = _told_first(body)
     said = _framed(body) or _topic_first(body)
     if said:
         body = learner_questions.plain(said) or said
     else:
         body = learner_questions.plain(body) or terse_questions.plain(body) or body
-    return question if body == q.rstrip("?.! ") else f"{body}{end}"
+    return question if body == whole.rstrip("?.! ") else f"{body}{end}"
+
+
+def _the_question(text: str) -> str:
+    """Of several sentences, the one that asks: "I'm not sure I measured it right. How much
+    cheddar did I start with?" asks the second, "How many did I rinse? I meant to do three." the
+    first. What is told before a question is left out only when it says something (a clause):
+    "eggs: how many did I whisk?" names its thing first (terse_questions.py)."""
+    parts = _SENTENCE_END.split(text)
+    if len(parts) < 2:
+        return text
+    asking = [i for i, p in enumerate(parts) if p.endswith("?")] or [
+        i for i, p in enumerate(parts) if _ASKS.match(p) or _FRAME.match(p.rstrip("?.!"))
+    ]
+    if not asking:
+        return text
+    i = asking[-1]
+    told = " ".join(parts[:i]).rstrip(".:;!? ")
+    if told and not _CLAUSE.search(told):
+        return " ".join(parts[: i + 1])  # a thing named first is what is asked about
+    return parts[i]
 
 
 def _unrepeated(text: str) -> str:
@@ -153,10 +196,13 @@ def _framed(text: str) -> str | None:
     I put the oven on", "I can't remember if I salted this" -> "did I salt this"."""
     m = _FRAME.match(text)
     if m is None:
-        return None
+        said = _CHECKED.match(text)  # "check I've put the vanilla in": a statement to check
+        return statement_asked(said.group(1)) if said else None
     wh, clause = " ".join(m.group(1).lower().split()), m.group(2)
     if wh in ("if", "whether"):
         return statement_asked(clause)
+    if wh in ("how much", "how many") and re.match(r"(?:\w+\s+){0,3}?(?:went|got|has\s+gone|was|were)\b", clause):
+        return f"{wh} {clause}"  # "how much flour went in": asked as said (question_voice.py)
     if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(3))):
         return f"{wh} did I {sv.group(2) or ''}{base}{_rest(sv)}"
     if (asked := statement_asked(clause)) is not None and asked.startswith("did "):

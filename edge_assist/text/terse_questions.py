@@ -41,15 +41,54 @@ _PLACED = re.compile(r"^(?P<thing>.+?)\s+(?P<where>(?:on|in|into|onto|over)\b.*)
 _VESSELS = frozenset("bowl cup mug dish plate jar glass tray".split())
 # Past forms that are no participle of a thing's fate ("the salt went in" is a statement).
 _NOT_PARTICIPLES = frozenset("went got was were had did is are".split())
+# A verb "to be" or "have" in the words before a participle: the words are a clause, not a thing.
+_BE = re.compile(r"\b(?:is|are|was|were|has|have|had|been|being)\b|'s\b|'re\b|'ve\b")
+
+
+# Two things and their order, no verb: "salt, then the black pepper?", "the garlic before the onion?"
+_THEN = re.compile(
+    r"^((?:the\s+|my\s+)?[a-z-]+(?:\s+[a-z-]+){0,2}?)\s*,?\s+(?:and\s+)?(then|before|after|followed\s+by)\s+"
+    r"((?:the\s+|my\s+)?[a-z-]+(?:\s+[a-z-]+){0,2})$"
+)
 
 
 def plain(text: str) -> str | None:
     """The plain question a terse one asks, or None when `text` is not terse."""
     low = " ".join(text.lower().split()).rstrip("?.! ")
+    if (said := _things_in_order(low)) is not None:
+        return said
     if (m := _SPLIT.match(low)) is not None:
         if (said := _topic_then_asking(m.group("topic").strip(), m.group("rest").strip())) is not None:
             return said
     return _done_then_asking(low) or _bare_participle(low)
+
+
+_NOT_THINGS = frozenset(
+    """what which who how when where next now then and it them they that this one i you we in on into onto
+    up out off over with to""".split()
+)
+
+
+def _said_of_a_thing(word: str) -> bool:
+    """Whether `word` is no part of a thing's name: a verb's form, a particle, a pronoun or a
+    question word ("went", "in", "it", "what"); "bread" and "seed" are things."""
+    if word in _NOT_THINGS or word in _NOT_PARTICIPLES or word.endswith("ing"):
+        return True
+    base = participle_base(word)
+    return base is not None and base != word and (is_verb(base) or known(base))
+
+
+def _things_in_order(low: str) -> str | None:
+    """ "salt, then the black pepper" -> "did I add the salt before the black pepper": things only,
+    each named by nouns (no verb, no participle, no pronoun), asked in the order said."""
+    m = _THEN.match(low)
+    if m is None or _QUESTION.match(low) or _NOT_A_TOPIC.match(low):
+        return None
+    first, how, second = (_DETERMINER.sub("", m.group(k)) for k in (1, 2, 3))
+    words = f"{first} {second}".split()
+    if any(_said_of_a_thing(w) for w in words) or _BE.search(" ".join(words)):
+        return None
+    return f"did I add the {first} {'after' if how == 'after' else 'before'} the {second}"
 
 
 def _done_then_asking(low: str) -> str | None:
@@ -110,8 +149,8 @@ def _bare_participle(low: str) -> str | None:
         base = participle_base(words[i])
         if base is None or not (is_verb(base) or known(base)) or words[i] in _NOT_PARTICIPLES:
             continue
-        if any(participle_base(w) == w for w in words[:i]):
-            return None
+        if any(participle_base(w) == w for w in words[:i]) or _BE.search(" ".join(words[:i])):
+            return None  # "the eggs are whisked": a statement asked back (question_voice.py)
         thing = " ".join(words[:i])
         the = thing if _DETERMINER.match(thing) else f"the {thing}"
         rest = " ".join(words[i + 1 :])
