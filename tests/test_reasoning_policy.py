@@ -77,6 +77,26 @@ async def test_exact_repeat_within_window_and_new_session() -> None:
     assert normalise("Take, the  MILK out!") == "take the milk out"
 
 
+async def test_the_same_error_sentence_is_not_said_again_for_longer() -> None:
+    p = policy(repeat_window_s=300.0, error_repeat_window_s=1800.0, repeat_similarity=1.0)
+    skip = 'Did you skip "Shape the dough"? It comes before "Bake the dough".'
+
+    async def said(text: str, t: float, about: str = "") -> bool:
+        v = await p.admit(session_id=SID, sub_type=SubType.ERROR_RECOVERY, text=text, now_t=t, about=about)
+        return v.allowed
+
+    assert await said(skip, 1000.0, "shape the dough")
+    assert not await said(skip, 1400.0, "shape the dough")  # past repeat_window_s, the same sentence
+    # the same skipped step reminded at a later step is another sentence: repeat_window_s holds
+    later = 'Did you skip "Shape the dough"? It comes before "Serve".'
+    assert not await said(later, 1200.0, "shape the dough")
+    assert await said(later, 1500.0, "shape the dough")
+    assert await said(skip, 2900.0, "shape the dough")  # past error_repeat_window_s
+    # other services keep repeat_window_s for the same sentence
+    assert (await admit(p, SubType.RESOURCE_REMINDER, "Take the milk out.", 10.0)).allowed
+    assert (await admit(p, SubType.RESOURCE_REMINDER, "Take the milk out.", 400.0)).allowed
+
+
 @pytest.mark.slow
 async def test_semantic_repeat_uses_the_text_encoder(text_encoder: TextEncoder) -> None:
     cfg: PolicyConfig = (

@@ -161,6 +161,12 @@ class PolicyConfig:
         0, "global cap on proactive services per hour; 0 = off (count)", lo=0, hi=3600
     )
     repeat_window_s: float = setting(300.0, "never repeat the same advice within this time (seconds)", lo=0)
+    error_repeat_window_s: float = setting(
+        1800.0,
+        "the same Error Recovery sentence (a step skipped, out of order or done otherwise) is not said "
+        "again within this time; the same advice in another sentence keeps repeat_window_s (seconds)",
+        lo=0,
+    )
     do_not_disturb: bool = setting(False, "stay silent except for Safety and answers to questions")
     repeat_similarity: float = setting(
         0.9,

@@ -84,7 +84,9 @@ class InterventionPolicy:
         return self.cfg.chattiness
 
     def _window_s(self) -> float:
-        return max(self.cfg.repeat_window_s, self.cfg.safety_repeat_window_s, HOUR_S)
+        return max(
+            self.cfg.repeat_window_s, self.cfg.safety_repeat_window_s, self.cfg.error_repeat_window_s, HOUR_S
+        )
 
     async def _vector(self, text: str) -> np.ndarray | None:
         if self._encoder is None or self.cfg.repeat_similarity >= 1.0:
@@ -178,10 +180,18 @@ class InterventionPolicy:
         window = self.cfg.safety_repeat_window_s if sub_type is SubType.SAFETY else self.cfg.repeat_window_s
         norm = normalise(advice)
         recent = [s for s in self._spoken if now_t - s.t < window and severity <= s.severity]
-        for s in recent:
+        # The same sentence of Error Recovery said again minutes later tells the wearer nothing
+        # new: on a day with interruptions it is the same misreading said twice. A reminder of
+        # the same skipped step at a later step is another sentence, and keeps `window`.
+        long_window = self.cfg.error_repeat_window_s if sub_type is SubType.ERROR_RECOVERY else 0.0
+        said = normalise(text)
+        for s in self._spoken:
             # The same advice already said is no weaker alert standing in the way: it is this one.
-            if s.norm == norm:
-                return Verdict(False, f"repeat (same advice as at {s.t:.1f} s, window {window:g} s)")
+            if s.norm != norm or severity > s.severity:
+                continue
+            same = max(window, long_window) if normalise(s.text) == said else window
+            if now_t - s.t < same:
+                return Verdict(False, f"repeat (same advice as at {s.t:.1f} s, window {same:g} s)")
         vector = await self._vector(advice)
         if vector is not None:
             for s in recent:
