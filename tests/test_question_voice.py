@@ -336,3 +336,8 @@ def test_checks_reminders_and_lead_ins_ask_the_act() -> None:
     assert said("The milk - has it gone in?") == "did I add the milk?"
     assert said("the fruit I cut up, did it go on the plate") == "did I add the fruit on the plate"
     assert said("Near the start, what did I do?") == "what did I do Near the start?"
+
+
+def test_a_telling_then_a_question_is_no_statement_asked_back() -> None:
+    assert as_wearers("ok i stirred it what now") == "i stirred it what now"
+    assert as_wearers("I did centrifuge the samples two times?") == "did I centrifuge the samples two times?"

@@ -122,3 +122,15 @@ def test_how_the_wearer_addresses_the_assistant_is_left_out() -> None:
     assert plain("Read me back what I did right after the microwave.") == (
         "what did I do right after the microwave."
     )
+
+
+def test_the_sentence_that_asks_is_chosen_by_how_it_opens_and_ends() -> None:
+    assert plain("how much milk did I pour in? three spoons?") == "how much milk did I pour in?"
+    assert plain("Could you tell me the following step? I'm not sure where I left off.") == (
+        "Could you tell me the following step?"
+    )
+    # a question that points back asks about what was told before it
+    assert plain("I can't remember if I've ever replaced the filter. Have I done that at any point?") == (
+        "did I replace the filter."
+    )
+    assert plain("baking powder: how much") == "how much baking powder did I use"

@@ -40,10 +40,12 @@ _ORDINALS = {
     "latest": "last",
     "recent": "last",
 }
-# "how much sriracha ...": a thing said right after "how much", not "of it", a verb or "more"
+# "how much sriracha did I add": a thing said right after "how much", then the asking; "how many
+# cloves?" alone asks the last thing's amount in its unit
 _OWN_THING = re.compile(
     r"\bhow\s+(?:much|many)\s+(?!(?:of|did|do|does|have|has|had|was|were|is|are|went|go|more|less|longer"
-    r"|time|times|in|all|altogether|then|there|again|exactly|roughly|about)\b)[a-z]{3,}"
+    r"|time|times|in|all|altogether|then|there|again|exactly|roughly|about)\b)[a-z]{3,}(?:\s+[a-z]+){0,2}?"
+    r"\s+(?:did|do|does|have|has|had|was|were|went|go|got|is|are)\b"
 )
 _POINTS = re.compile(r"\b(?:it|they|them)\b")
 _WENT = re.compile(

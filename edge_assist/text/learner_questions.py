@@ -34,7 +34,7 @@ from edge_assist.text.verb_forms import is_verb, past_tense, present_participle
 # Words that open a wh-question, with what may follow them before the thing ("how many", "how thick").
 _WH = r"(?:how\s+(?:much|many|long|thick|thin|big|small|often|hot|far)|when|where|what|which|why)"
 # A helping verb: a question that has one is already plain.
-_AUX = frozenset("did do does was were is are has have had can could will would should".split())
+_AUX = frozenset("did do does was were is are am has have had can could will would should might must".split())
 # "how many spoon of sugar I used", "when I added the salt", "how thick i cut the tomato"
 _WH_NO_DID = re.compile(
     rf"^({_WH})((?:\s+[\w'-]+){{0,4}}?)\s+(i|you)\s+(?:already\s+|just\s+)?(\S+)(.*)$", re.I

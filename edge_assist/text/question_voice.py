@@ -121,8 +121,9 @@ def _tail(rest: str) -> str:
 
 # Words said around a question that ask nothing: "um, when did I ...", "... , right?"
 _FILLER_START = re.compile(
-    r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait|now|listen|look|sorry|tell\s+me|quick\s+question"
-    r"|a\s+question|question|oh\s+dear|dear|excuse\s+me)\b[,.:]?\s+)+",
+    r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+"
+    r"|(?:now|listen|look|sorry|tell\s+me|quick\s+question|a\s+question|question|oh\s+dear|dear|excuse\s+me)"
+    r"\s*[,:]\s+)+",
     re.I,
 )
 # "did I remember to add the salt?", "did I manage to flip it?": whether the act was done
@@ -141,7 +142,8 @@ _ON_HEAT = re.compile(
     r"|(?:on|at)\s+(?:high|low|medium|medium-high|medium-low|full|max|maximum|full power))$"
 )
 _IS_IN = re.compile(
-    rf"^(?:is|are|was|were)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?((?:\s+(?:before|after)\s+.+)?)$"
+    rf"^(?:is|are|was|were)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?"
+    r"((?:\s+(?:before|after)\s+(?!(?:that|this|it|then|them)\b).+)?)$"
 )
 # "have I rolled it up yet?": did I roll it up
 _HAVE_I = re.compile(
@@ -158,7 +160,10 @@ _TAG = re.compile(
     re.I,
 )
 _I_NOT = re.compile(r"^i\s+(?:didn't|did not|never)\s+(.+)$")
-_I_HAVE = re.compile(r"^i(?:'ve|\s+have|\s+had|'d)(\s+not|n't)?\s+(?:already\s+|just\s+)?(\S+)\s*(.*)$")
+_I_DID_DO = re.compile(r"^i\s+(?:did|do)\s+(?!not\b)([a-z]+\b.*)$")
+_I_HAVE = re.compile(
+    r"^i(?:'ve|\s+have|\s+had|'d)(\s+not|n't)?\s+(?:(?:already|just|ever|actually|definitely)\s+)?(\S+)\s*(.*)$"
+)
 _I_DID = re.compile(r"^i\s+(?:already\s+|just\s+|definitely\s+|actually\s+)?(\S+)\s*(.*)$")
 _THING_WAS = re.compile(
     rf"^{_DET}{_THING}\s+(?:(?:only|already|just|all|also|definitely|actually)\s+)?"
@@ -172,6 +177,8 @@ _PERFECT = (
     (re.compile(r"\b(?:has|have|had)\s+gone\b"), "went"),
     (re.compile(r"\b(?:has|have|had)\s+(?:got|gotten)\b"), "got"),
 )
+# A question word inside: "I stirred it, what now?" tells, then asks; it is no statement asked back.
+_ASKS_WITHIN = re.compile(r"\b(?:what|what's|whats|when|where|how|which|who|why|next)\b")
 # How a question opens; a statement that opens otherwise, asked, is a statement asked back.
 _OPENS_AS_QUESTION = re.compile(
     r"^(?:did|do|does|was|were|is|are|has|have|had|when|where|how|what|what's|which|who|why|can|could"
@@ -196,6 +203,8 @@ def statement_asked(q: str) -> str | None:
             low = perfect.sub(past, low)
     if m := _I_NOT.match(low):
         return f"did I {m.group(1)}"
+    if m := _I_DID_DO.match(low):
+        return f"did I {m.group(1)}"  # "I did centrifuge the samples": an emphatic "did"
     if (m := _I_HAVE.match(low)) and (base := participle_base(m.group(2))):
         return f"did I {base}{_tail(m.group(3))}"
     if (m := _I_DID.match(low)) and (base := participle_base(m.group(1))):
@@ -216,7 +225,11 @@ def as_wearers(question: str) -> str:
     q = _FILLER_START.sub("", raw.rstrip("?.! "))
     if (tag := _TAG.search(q)) is not None and (asked := statement_asked(q[: tag.start()])) is not None:
         q = asked
-    elif not _OPENS_AS_QUESTION.match(q.lower()) and (asked := statement_asked(q)) is not None:
+    elif (
+        not _OPENS_AS_QUESTION.match(q.lower())
+        and not _ASKS_WITHIN.search(q.lower())
+        and (asked := statement_asked(q)) is not None
+    ):
         q = asked  # "the oregano went in?", said with a rising voice
     q = _FILLER_END.sub("", q)
     said = _as_wearers(q, end)

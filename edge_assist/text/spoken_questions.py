@@ -73,6 +73,13 @@ _CLAUSE = re.compile(
     r"|\b(?:is|are|was|were|am|do|does|did|have|has|had)\b",
     re.I,
 )
+# A told sentence that says something: a subject and its verb, a contraction, a helping verb
+# ("baking powder: how much" names a thing first; "-ing" alone is no clause here).
+_SAYS = re.compile(
+    r"\b(?:i|you|we|they|he|she|it)\s+[a-z]+|'(?:m|s|re|ve|d|ll)\b|n't\b"
+    r"|\b(?:is|are|was|were|am|do|does|did|have|has|had)\b",
+    re.I,
+)
 # "was there any in the wraps": the thing is the one told before ("my friend doesn't eat fish")
 _BARE_ANY = re.compile(r"\bany(?=\s+(?:in|on|at|with|for)\b|$)", re.I)
 
@@ -91,6 +98,8 @@ _VOCATIVE = re.compile(
     r"(?=\s*(?:$|[,.?!;:]))|^(?:my\s+)?(?:dear|love|darling|sweetheart|mate|please),\s*)",
     re.I,
 )
+# A sentence that points back at what was told before it: "Have I done that?"
+_BACK = re.compile(r"\b(?:that|it|them)\b", re.I)
 # Where one sentence ends and the next begins: "I'm not sure I measured it. How much ...?"
 _SENTENCE_END = re.compile(r"(?<=[.?!;:])\s+")
 
@@ -144,14 +153,20 @@ def _the_question(text: str) -> str:
     parts = _SENTENCE_END.split(text)
     if len(parts) < 2:
         return text
-    asking = [i for i, p in enumerate(parts) if p.endswith("?")] or [
-        i for i, p in enumerate(parts) if _ASKS.match(p) or _FRAME.match(p.rstrip("?.!"))
-    ]
+    # a sentence that opens as a question does and is said as one ("how much milk did I pour? three
+    # spoons?" asks the first), else one that opens as one, else one said as one
+    opens = [i for i, p in enumerate(parts) if _ASKS.match(p) or _FRAME.match(p.rstrip("?.!"))]
+    said = [i for i, p in enumerate(parts) if p.endswith("?")]
+    asking = [i for i in opens if i in said] or opens or said
     if not asking:
         return text
     i = asking[-1]
+    if i > 0 and _BACK.search(parts[i]):
+        # "I can't remember if I replaced the filter. Have I done that?": the thing is told before
+        earlier = [j for j in opens if j < i]
+        return parts[earlier[-1]] if earlier else text
     told = " ".join(parts[:i]).rstrip(".:;!? ")
-    if told and not _CLAUSE.search(told):
+    if told and not _SAYS.search(told):
         return " ".join(parts[: i + 1])  # a thing named first is what is asked about
     return parts[i]
 
