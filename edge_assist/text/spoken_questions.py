@@ -38,6 +38,8 @@ _CHECKED = re.compile(
     r"(?:\s+for\s+me)?\s+(?:that\s+)?((?:i|the|my)\b.+)$",
     re.I,
 )
+# A thing and what became of it: "flour went in", "the eggs were beaten"
+_THING_WENT = re.compile(r"(?:\w+\s+){0,3}?(?:went|got|has\s+gone|was|were)\b")
 # The embedded clause's subject and verb: "I poured", "I've added", "I had salted"
 _SUBJECT_VERB = re.compile(
     r"^(?:(i|you)(?:'ve|'d|\s+have|\s+had)?\s+(?:already\s+|just\s+|actually\s+)?(first\s+|last\s+)?)(\S+)\s*(.*)$",
@@ -216,7 +218,7 @@ def _framed(text: str) -> str | None:
     wh, clause = " ".join(m.group(1).lower().split()), m.group(2)
     if wh in ("if", "whether"):
         return statement_asked(clause)
-    if wh in ("how much", "how many") and re.match(r"(?:\w+\s+){0,3}?(?:went|got|has\s+gone|was|were)\b", clause):
+    if wh in ("how much", "how many") and _THING_WENT.match(clause):
         return f"{wh} {clause}"  # "how much flour went in": asked as said (question_voice.py)
     if (sv := _SUBJECT_VERB.match(clause)) and (base := participle_base(sv.group(3))):
         return f"{wh} did I {sv.group(2) or ''}{base}{_rest(sv)}"
