@@ -134,3 +134,10 @@ def test_the_sentence_that_asks_is_chosen_by_how_it_opens_and_ends() -> None:
         "did I replace the filter."
     )
     assert plain("baking powder: how much") == "how much baking powder did I use"
+
+
+def test_a_short_forms_full_stop_ends_no_sentence() -> None:
+    assert plain("What did I coat a 6-oz. ramekin cup with?") == "What did I coat a 6-oz. ramekin cup with?"
+    assert plain("Sorry, I had to step away. What am I supposed to be doing next?") == (
+        "What am I supposed to be doing next?"
+    )

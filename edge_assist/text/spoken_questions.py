@@ -100,10 +100,33 @@ _VOCATIVE = re.compile(
     r"(?=\s*(?:$|[,.?!;:]))|^(?:my\s+)?(?:dear|love|darling|sweetheart|mate|please),\s*)",
     re.I,
 )
+# A sentence opened as a question politely or of oneself: "Would you mind ...?", "Am I close ...?"
+_ASKS_POLITELY = re.compile(r"^(?:would|will|should|am|shall|might|may)\b", re.I)
 # A sentence that points back at what was told before it: "Have I done that?"
 _BACK = re.compile(r"\b(?:that|it|them)\b", re.I)
-# Where one sentence ends and the next begins: "I'm not sure I measured it. How much ...?"
+# Where one sentence ends and the next begins: "I'm not sure I measured it. How much ...?"; not
+# after a short form's full stop ("a 6-oz. ramekin", "1 tbsp. of oil").
 _SENTENCE_END = re.compile(r"(?<=[.?!;:])\s+")
+_SHORT_FORM = re.compile(
+    r"(?:^|[\s\d-])(?:oz|tbsp|tbs|tsp|lb|lbs|g|kg|ml|cl|l|min|mins|sec|secs|hr|hrs|approx|e\.g|i\.e|etc|vs|no|st"
+    r"|mr|mrs|ms|dr|\d+)\.$",
+    re.I,
+)
+
+
+def _opens_as_question(sentence: str) -> bool:
+    opening = _ASKS.match(sentence) or _ASKS_POLITELY.match(sentence)
+    return bool(opening or _FRAME.match(sentence.rstrip("?.!")))
+
+
+def _sentences(text: str) -> list[str]:
+    parts: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if parts and _SHORT_FORM.search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"
+        else:
+            parts.append(piece)
+    return parts
 
 
 # Contractions speech-to-text writes without the apostrophe: "whats next", "i didnt".
@@ -152,14 +175,15 @@ def _the_question(text: str) -> str:
     cheddar did I start with?" asks the second, "How many did I rinse? I meant to do three." the
     first. What is told before a question is left out only when it says something (a clause):
     "eggs: how many did I whisk?" names its thing first (terse_questions.py)."""
-    parts = _SENTENCE_END.split(text)
+    parts = _sentences(text)
     if len(parts) < 2:
         return text
     # a sentence that opens as a question does and is said as one ("how much milk did I pour? three
-    # spoons?" asks the first), else one that opens as one, else one said as one
-    opens = [i for i, p in enumerate(parts) if _ASKS.match(p) or _FRAME.match(p.rstrip("?.!"))]
+    # spoons?" asks the first), else the last sentence when it opens as one (speech-to-text writes
+    # no question mark); else the sentences are one question, as said
+    opens = [i for i, p in enumerate(parts) if _opens_as_question(p)]
     said = [i for i, p in enumerate(parts) if p.endswith("?")]
-    asking = [i for i in opens if i in said] or opens or said
+    asking = [i for i in opens if i in said] or [i for i in opens if i == len(parts) - 1]
     if not asking:
         return text
     i = asking[-1]
