@@ -303,41 +303,39 @@ def test_short_forms_people_ask_in() -> None:
     assert order.parse("stir before the salt?") is None and order.parse("what before the eggs?") is None
 
 
-def test_a_statement_said_with_a_rising_voice_is_asked() -> None:
-    assert as_wearers("The oregano went in?") == "did I add the oregano?"
-    assert as_wearers("The garlic went in after the balsamic?") == "did I add the garlic after the balsamic?"
-    assert as_wearers("So the flour only went in after the sauce?") == "did I add the flour after the sauce?"
-    assert as_wearers("So the onion's gone into the bowl?") == "did I add the onion into the bowl?"
-    assert as_wearers("The egg's been whisked?") == "did I whisk the egg?"
-    assert as_wearers("The butter has been melted?") == "did I melt the butter?"
-    assert as_wearers("I added the sugar?") == "did I add the sugar?"
-    assert as_wearers("are the eggs beaten?") == "did I beat the eggs?"
-    assert as_wearers("Was the flour in before the milk?") == "did I add the flour before the milk?"
-    # a setting asked of a thing said with its participle
-    assert as_wearers("Was the oil heated over a medium-high flame?") == (
-        "did I heat the oil over a medium-high flame?"
-    )
-    assert as_wearers("is the pan hot?") == "is the pan hot?"
-
-
-def test_checks_reminders_and_lead_ins_ask_the_act() -> None:
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        # a statement said with a rising voice is asked
+        ("The oregano went in?", "did I add the oregano?"),
+        ("The garlic went in after the balsamic?", "did I add the garlic after the balsamic?"),
+        ("So the flour only went in after the sauce?", "did I add the flour after the sauce?"),
+        ("So the onion's gone into the bowl?", "did I add the onion into the bowl?"),
+        ("The egg's been whisked?", "did I whisk the egg?"),
+        ("The butter has been melted?", "did I melt the butter?"),
+        ("I added the sugar?", "did I add the sugar?"),
+        ("I did centrifuge the samples two times?", "did I centrifuge the samples two times?"),
+        ("are the eggs beaten?", "did I beat the eggs?"),
+        ("Was the flour in before the milk?", "did I add the flour before the milk?"),
+        ("Was the oil heated over a medium-high flame?", "did I heat the oil over a medium-high flame?"),
+        ("is the pan hot?", "is the pan hot?"),
+        # a telling, then a question, is no statement asked back
+        ("ok i stirred it what now", "i stirred it what now"),
+        # checks, reminders and lead-ins ask the act
+        ("Check I've put the vanilla in.", "did I put the vanilla in."),
+        ("Remind me how much flour went in.", "how much flour did I add."),
+        ("The sugar's gone in, hasn't it?", "did I add the sugar?"),
+        ("Did I remember to add the salt?", "did I add the salt?"),
+        ("Tell me, did I add the eggs?", "did I add the eggs?"),
+        ("Oh dear, did I forget the baking powder?", "did I forget the baking powder?"),
+        ("Now, when did the cheese go on?", "when did I add the cheese?"),
+        ("Has everything been mixed?", "did I mix everything?"),
+        ("The milk - has it gone in?", "did I add the milk?"),
+        ("the fruit I cut up, did it go on the plate", "did I add the fruit on the plate"),
+        ("Near the start, what did I do?", "what did I do Near the start?"),
+    ],
+)
+def test_statements_checks_and_lead_ins_are_asked_as_the_act(asked: str, said: str) -> None:
     from edge_assist.text.spoken_questions import plain
 
-    def said(q: str) -> str:
-        return as_wearers(plain(q))
-
-    assert said("Check I've put the vanilla in.") == "did I put the vanilla in."
-    assert said("Remind me how much flour went in.") == "how much flour did I add."
-    assert said("The sugar's gone in, hasn't it?") == "did I add the sugar?"
-    assert said("Did I remember to add the salt?") == "did I add the salt?"
-    assert said("Tell me, did I add the eggs?") == "did I add the eggs?"
-    assert said("Now, when did the cheese go on?") == "when did I add the cheese?"
-    assert said("Has everything been mixed?") == "did I mix everything?"
-    assert said("The milk - has it gone in?") == "did I add the milk?"
-    assert said("the fruit I cut up, did it go on the plate") == "did I add the fruit on the plate"
-    assert said("Near the start, what did I do?") == "what did I do Near the start?"
-
-
-def test_a_telling_then_a_question_is_no_statement_asked_back() -> None:
-    assert as_wearers("ok i stirred it what now") == "i stirred it what now"
-    assert as_wearers("I did centrifuge the samples two times?") == "did I centrifuge the samples two times?"
+    assert as_wearers(plain(asked)) == said

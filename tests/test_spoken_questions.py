@@ -98,46 +98,50 @@ def test_contractions_written_without_the_apostrophe_are_read_as_said() -> None:
     assert plain("what is next?") == "what is next?"
 
 
-def test_of_several_sentences_the_one_that_asks_is_read() -> None:
-    assert (
-        plain("I'm not sure I measured it right. How much cheddar did I start with?")
-        == "How much cheddar did I start with?"
-    )
-    assert plain("Could you tell me how many mushrooms I rinsed? I meant to do three.") == (
-        "how many mushrooms did I rinse?"
-    )
-    assert plain("I'm keeping a note for my doctor: how much of the balsamic did I splash in?") == (
-        "how much balsamic did I splash in?"
-    )
-    # a thing named first, then the asking, is one question
-    assert plain("eggs: how many did I whisk?") == "how many eggs did i whisk?"
-
-
-def test_how_the_wearer_addresses_the_assistant_is_left_out() -> None:
-    assert plain("Did the butter go into the mug before the vanilla, dear?") == (
-        "Did the butter go into the mug before the vanilla?"
-    )
-    assert plain("Dear, did I add salt?") == "did I add salt?"
-    assert plain("did I add the honey?") == "did I add the honey?"
-    assert plain("Read me back what I did right after the microwave.") == (
-        "what did I do right after the microwave."
-    )
-
-
-def test_the_sentence_that_asks_is_chosen_by_how_it_opens_and_ends() -> None:
-    assert plain("how much milk did I pour in? three spoons?") == "how much milk did I pour in?"
-    assert plain("Could you tell me the following step? I'm not sure where I left off.") == (
-        "Could you tell me the following step?"
-    )
-    # a question that points back asks about what was told before it
-    assert plain("I can't remember if I've ever replaced the filter. Have I done that at any point?") == (
-        "did I replace the filter."
-    )
-    assert plain("baking powder: how much") == "how much baking powder did I use"
-
-
-def test_a_short_forms_full_stop_ends_no_sentence() -> None:
-    assert plain("What did I coat a 6-oz. ramekin cup with?") == "What did I coat a 6-oz. ramekin cup with?"
-    assert plain("Sorry, I had to step away. What am I supposed to be doing next?") == (
-        "What am I supposed to be doing next?"
-    )
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        # of several sentences, the one that opens and ends as a question
+        (
+            "I'm not sure I measured it right. How much cheddar did I start with?",
+            "How much cheddar did I start with?",
+        ),
+        (
+            "Could you tell me how many mushrooms I rinsed? I meant to do three.",
+            "how many mushrooms did I rinse?",
+        ),
+        ("how much milk did I pour in? three spoons?", "how much milk did I pour in?"),
+        (
+            "Could you tell me the following step? I'm not sure where I left off.",
+            "Could you tell me the following step?",
+        ),
+        (
+            "Sorry, I had to step away. What am I supposed to be doing next?",
+            "What am I supposed to be doing next?",
+        ),
+        (
+            "I'm keeping a note for my doctor: how much of the balsamic did I splash in?",
+            "how much balsamic did I splash in?",
+        ),
+        # a question that points back asks about what was told before it
+        (
+            "I can't remember if I've ever replaced the filter. Have I done that at any point?",
+            "did I replace the filter.",
+        ),
+        # a thing named first, then the asking, is one question
+        ("eggs: how many did I whisk?", "how many eggs did i whisk?"),
+        ("baking powder: how much", "how much baking powder did I use"),
+        # a short form's full stop ends no sentence
+        ("What did I coat a 6-oz. ramekin cup with?", "What did I coat a 6-oz. ramekin cup with?"),
+        # how the wearer addresses the assistant is left out
+        (
+            "Did the butter go into the mug before the vanilla, dear?",
+            "Did the butter go into the mug before the vanilla?",
+        ),
+        ("Dear, did I add salt?", "did I add salt?"),
+        ("did I add the honey?", "did I add the honey?"),
+        ("Read me back what I did right after the microwave.", "what did I do right after the microwave."),
+    ],
+)
+def test_the_question_is_read_out_of_what_was_said(asked: str, said: str) -> None:
+    assert plain(asked) == said

@@ -55,7 +55,8 @@ class _Spoken:
     t: float
     sub_type: SubType
     text: str
-    norm: str
+    norm: str  # the advice, normalised: what repeats are judged on
+    said: str  # the sentence, normalised
     vector: np.ndarray | None
     strength: Strength
     severity: int = 0
@@ -189,7 +190,7 @@ class InterventionPolicy:
             # The same advice already said is no weaker alert standing in the way: it is this one.
             if s.norm != norm or severity > s.severity:
                 continue
-            same = max(window, long_window) if normalise(s.text) == said else window
+            same = max(window, long_window) if s.said == said else window
             if now_t - s.t < same:
                 return Verdict(False, f"repeat (same advice as at {s.t:.1f} s, window {same:g} s)")
         vector = await self._vector(advice)
@@ -204,7 +205,7 @@ class InterventionPolicy:
                         f"repeat (cosine {cos:.2f} >= {self.cfg.repeat_similarity:g} with advice at "
                         f"{s.t:.1f} s, window {window:g} s)",
                     )
-        self._spoken.append(_Spoken(now_t, sub_type, text, norm, vector, strength, severity))
+        self._spoken.append(_Spoken(now_t, sub_type, text, norm, said, vector, strength, severity))
         return Verdict(True)
 
     def _capped(self, sub_type: SubType, now_t: float, strength: Strength) -> str:

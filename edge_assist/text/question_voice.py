@@ -122,7 +122,7 @@ def _tail(rest: str) -> str:
 # Words said around a question that ask nothing: "um, when did I ...", "... , right?"
 _FILLER_START = re.compile(
     r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+"
-    r"|(?:now|listen|look|sorry|tell\s+me|quick\s+question|a\s+question|question|oh\s+dear|dear|excuse\s+me)"
+    r"|(?:now|listen|look|sorry|tell\s+me|quick\s+question|a\s+question|question|excuse\s+me)"
     r"\s*[,:]\s+)+",
     re.I,
 )

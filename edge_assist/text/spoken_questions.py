@@ -70,18 +70,15 @@ _TIME_FIRST = re.compile(
     re.I,
 )
 # A told part that says something (a verb, a subject, a contraction), not a thing named first.
-_CLAUSE = re.compile(
-    r"\b(?:i|you|we|they|he|she|it)\s+[a-z]+|[a-z]ing\b|'(?:m|s|re|ve|d|ll)\b|n't\b"
-    r"|\b(?:is|are|was|were|am|do|does|did|have|has|had)\b",
-    re.I,
-)
-# A told sentence that says something: a subject and its verb, a contraction, a helping verb
-# ("baking powder: how much" names a thing first; "-ing" alone is no clause here).
+# A told sentence that says something: a subject and its verb, a contraction, a helping verb.
 _SAYS = re.compile(
     r"\b(?:i|you|we|they|he|she|it)\s+[a-z]+|'(?:m|s|re|ve|d|ll)\b|n't\b"
     r"|\b(?:is|are|was|were|am|do|does|did|have|has|had)\b",
     re.I,
 )
+# A told part before a comma may also be an "-ing" clause ("thinking back to the pizza"); before a
+# full stop or a colon an "-ing" word names a thing ("baking powder: how much").
+_CLAUSE = re.compile(rf"{_SAYS.pattern}|[a-z]ing\b", re.I)
 # "was there any in the wraps": the thing is the one told before ("my friend doesn't eat fish")
 _BARE_ANY = re.compile(r"\bany(?=\s+(?:in|on|at|with|for)\b|$)", re.I)
 
@@ -97,7 +94,7 @@ _AS_TOLD = re.compile(
 # How the wearer addresses the assistant, said around the question: "did I salt it, dear?"
 _VOCATIVE = re.compile(
     r"(?:,\s*(?:my\s+)?(?:dear|love|darling|sweetheart|sweetie|mate|buddy|pal|please|thanks|thank\s+you)"
-    r"(?=\s*(?:$|[,.?!;:]))|^(?:my\s+)?(?:dear|love|darling|sweetheart|mate|please),\s*)",
+    r"(?=\s*(?:$|[,.?!;:]))|^(?:oh\s+)?(?:my\s+)?(?:dear|love|darling|sweetheart|mate|please),\s*)",
     re.I,
 )
 # A sentence opened as a question politely or of oneself: "Would you mind ...?", "Am I close ...?"
