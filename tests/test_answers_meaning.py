@@ -20,6 +20,7 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.api import CaptionRecord
 from edge_assist.memory.memory import Memory
 from edge_assist.reasoning.answer_text import DONT_REMEMBER, tell
+from edge_assist.retrieval.api import Moment
 from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
 from edge_assist.text.action_families import same_act
 from edge_assist.text.kinds_of_things import covers
@@ -112,6 +113,50 @@ def test_an_order_question_is_two_acts_each_starting_with_its_verb() -> None:
 
 def _clip(i: int, t0: float, t1: float, text: str) -> CaptionRecord:
     return CaptionRecord("s", i, t0, t1, text)
+
+
+def _moment(c: CaptionRecord) -> Moment:
+    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 0.5)
+
+
+def test_two_things_put_in_are_ordered_by_every_clip_that_names_them() -> None:
+    clips = [
+        _clip(0, 10.0, 34.0, "I tossed in a quarter tsp vanilla extract to the cup."),
+        _clip(1, 35.0, 83.0, "In a big cup, I liquefied one tablespoon of softened butter in the microwave."),
+        _clip(2, 84.0, 97.0, "In the cup to coat it, I'm rolling up the butter around."),
+        _clip(3, 100.0, 120.0, "I'm scattering red pepper bits and a pinch of salt over the egg."),
+    ]
+    butter_first = order.Ordered("add the butter into the mug", "before", "add the vanilla")
+    said, moments = order.by_things(butter_first, clips) or ("", [])
+    assert said.startswith("No: at 0:10 you tossed in") and "then at 0:35" in said
+    assert [m.clip_index for m in moments] == [1, 0]  # the act asked about first
+    told = order.by_things(order.Ordered("add the vanilla", "after", "add the butter"), clips)
+    assert told is not None and told[0].startswith("No:")
+    told = order.by_things(order.Ordered("add the vanilla", "first", "add the butter"), clips)
+    assert told is not None and told[0].startswith("At 0:10 you tossed in")
+    # one clip names both: their order is not told
+    assert order.by_things(order.Ordered("add the salt", "before", "add the pepper"), clips) is None
+    # the black pepper is not the red pepper; a tool, a vague word or another act is no thing put in
+    assert order.by_things(order.Ordered("add the black pepper", "after", "add the butter"), clips) is None
+    assert order.by_things(order.Ordered("add the cup", "before", "add the butter"), clips) is None
+    assert order.by_things(order.Ordered("add the stuff", "before", "add the butter"), clips) is None
+    assert order.by_things(order.Ordered("roll the butter", "after", "add the vanilla"), clips) is None
+    # a thing named on both sides of the other: either may have gone in first
+    again = [*clips, _clip(4, 130.0, 140.0, "I add a drop more vanilla.")]
+    assert order.by_things(butter_first, again) is None
+    # the clips that put a thing in stand for it: the can opened first is not the tuna going in
+    tuna = [
+        _clip(0, 48.0, 90.0, "Now I am opening a can of tuna."),
+        _clip(1, 395.0, 430.0, "I'm squeezing one teaspoon sriracha sauce to the basin."),
+        _clip(2, 437.0, 460.0, "Now I am tipping in one can drained tuna to the dish."),
+        _clip(3, 740.0, 770.0, "I tipped in a quarter tsp salt to the dish."),
+        _clip(4, 780.0, 800.0, "To the dish, I'm tossing in a quarter tsp pepper."),
+    ]
+    told = order.by_things(order.Ordered("add the sriracha", "before", "add the tuna"), tuna)
+    assert told is not None and told[0].startswith("Yes: at 6:35")
+    # "a quarter tsp pepper" may be the black pepper asked about: no other kind is said
+    told = order.by_things(order.Ordered("add the salt", "before", "add the black pepper"), tuna)
+    assert told is not None and told[0].startswith("Yes: at 12:20")
 
 
 def test_a_no_needs_memory_of_the_whole_time_and_a_thing_named_nowhere() -> None:

@@ -185,6 +185,10 @@ class GroundedAnswerer:
 
         told = await order.answer(asked, counted)
         found_as = "found" if told else f"not both found (moments offered per act: {acts})"
+        if told is None and 0 in acts and session_id is not None:
+            clips, _ = await self.clock.run_blocking(self.recall.clips_in_period, session_id, 0.0, before_t)
+            told = order.by_things(asked, [c for c in clips if c.t1 <= before_t + 1e-6])
+            found_as = "found by the things alone" if told else found_as
         trace["order"] = [asked.first, asked.word, asked.second, found_as]
         if told is None:
             return None

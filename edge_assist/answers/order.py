@@ -8,21 +8,30 @@ you topped cup with 1 tablespoon of salsa, then at 4:16 you sprinkled 1 tablespo
 cup." A
 "No" is said only when both acts were found in the other order; when either is not found the
 question is left to the grounded answer, which says "I don't remember" rather than guess.
+
+Two things put in ("did the butter go in before the vanilla?") are answered by the things
+alone when either act is not found: a caption may tell the butter melted in the cup, never
+"added". Then every clip that names one thing must come before every clip that names the other
+(`by_things`): a thing named on both sides of the other, or in one clip with it, leaves the
+order unknown.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from edge_assist.answers import meaning
 from edge_assist.answers.negated import negated_no
 from edge_assist.reasoning.answer_text import tell
-from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import APPLIANCE_ACTS
+from edge_assist.text.action_families import APPLIANCE_ACTS, covers_act
+from edge_assist.text.numbers import CARDINALS, FRACTIONS
 from edge_assist.text.put_on_verbs import PUTS_ON
+from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
+from edge_assist.text.units import UNITS
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
 _DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)\s+(before|after)\s+(.+)$")
@@ -235,6 +244,88 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     if not holds and len(_orders(one.plausible, other.plausible)) > 1:
         return None
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list[Moment]] | None:
+    """The order of two things put in, from the clips that name each (`clips` in time order), or
+    None: the acts are not both putting in, a thing is not an ingredient, or the clips naming the
+    two are not all in one order. Of the clips naming a thing, those that put it in stand for it
+    when there are any ("opening a can of tuna" is not the tuna going in)."""
+    things = [_put_thing(asked.first), _put_thing(asked.second)]
+    if asked.second_which or not all(things):
+        return None
+    ones = _putting(things[0], _describers(asked.first), clips)
+    others = _putting(things[1], _describers(asked.second), clips)
+    if not ones or not others or {_key(c) for c in ones} & {_key(c) for c in others}:
+        return None
+    if max(c.t0 for c in ones) < min(c.t0 for c in others):
+        first_came = True
+    elif max(c.t0 for c in others) < min(c.t0 for c in ones):
+        first_came = False
+    else:
+        return None
+    a, b = (_as_moment(ones[0]), _as_moment(others[0]))
+    early, late = (a, b) if first_came else (b, a)
+    if asked.word == "first":
+        return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [early, late]
+    holds = first_came if asked.word == "before" else not first_came
+    return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def _putting(thing: str, describers: set[str], clips: Sequence[CaptionRecord]) -> list[CaptionRecord]:
+    """The clips that name `thing` as asked, those that put it in when any do."""
+    named = [c for c in clips if _names(thing, describers, c.text)]
+    put = [c for c in named if any(covers_act("add", told) for _, told in meaning.caption_verbs(c.text))]
+    return put or named
+
+
+def _names(thing: str, describers: set[str], text: str) -> bool:
+    """Whether a clip names `thing` with no describer other than those asked: "red bell pepper" is
+    not the black pepper asked about; "a quarter tsp pepper" may be."""
+    word = meaning.thing_in(thing, text, general=False)
+    if word is None:
+        return False
+    words = meaning.tokens(text.lower())
+    at = words.index(word.lower()) if word.lower() in words else 0
+    said = words[at - 1] if at else ""
+    return not describers or said in describers or not _describes(said)
+
+
+def _describes(word: str) -> bool:
+    """A word that may tell which of a thing's kinds it is ("red", "bell", "diced"), not its amount
+    or its place in the sentence ("a", "tsp", "quarter", "to")."""
+    if not word.isalpha() or word in DETERMINERS or word in FUNCTION_WORDS or word in UNITS:
+        return False
+    return word not in CARDINALS and word not in FRACTIONS and word not in _COORDINATE
+
+
+_COORDINATE = frozenset({"and", "plus", "or", "then", "in", "of"})
+
+
+def _put_thing(focus: str) -> str:
+    """The thing a focus puts in ("add the butter into the mug": butter), an ingredient or a word
+    no lexicon knows ("sriracha"), never a tool or a vague word ("the stuff"); "" otherwise."""
+    asked = meaning.parse(focus, verb_first=True)
+    if asked.verb not in _PUTS or not asked.thing or {asked.thing, f"{asked.thing}s"} & meaning.VAGUE:
+        return ""
+    if lexical_kind(asked.thing) not in (MATERIAL, None):
+        return ""
+    return asked.thing
+
+
+def _describers(focus: str) -> set[str]:
+    """The words said before the thing ("the black pepper": black)."""
+    asked = meaning.parse(focus, verb_first=True)
+    words = meaning.tokens(focus.lower())
+    before = words[asked.verb_at + max(asked.verb_words, 1) : asked.thing_at]
+    return {w for w in before if w not in DETERMINERS}
+
+
+_PUTS = frozenset({"add", "put", "pour", "put in", "throw", "toss"})
+
+
+def _as_moment(c: CaptionRecord) -> Moment:
+    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 0.0)
 
 
 def _orders(firsts: list[Moment], seconds: list[Moment]) -> set[bool]:
