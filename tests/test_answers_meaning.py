@@ -361,3 +361,10 @@ def test_a_thing_cooked_in_a_pan_had_gone_in_it() -> None:
     assert meaning.restate("add the butter in the pan", melted) == "melting the butter in the pan"
     assert meaning.restate("add the salt", melted) is None  # the thing must be there
     assert meaning.restate("add the butter", "Melt the butter in the microwave") is None  # no pan
+
+
+def test_a_thing_asked_by_its_name_giving_word_is_the_captions_thing() -> None:
+    vinegar = "Now I am putting in one tablespoon balsamic vinegar to the skillet."
+    assert meaning.restate("add the balsamic", vinegar) == "putting the balsamic vinegar"
+    # a word that is a thing of its own names that thing, not the caption's compound
+    assert meaning.restate("add the tomato", "I poured tomato sauce on the pizza.") == "poured the tomato"

@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from edge_assist.answers import thing_words
 from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
-    VAGUE,
     WORDS_OF,
     Asked,
     object_head,
@@ -34,7 +34,6 @@ from edge_assist.answers.focus import (
     with_heads,
 )
 from edge_assist.answers.put_into import coats, only_as_place, puts_into, without_food_destination
-from edge_assist.answers.varieties import is_variety
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import (
@@ -55,7 +54,6 @@ from edge_assist.text.stop_words import (
     PARTICLES,
     PRONOUNS,
 )
-from edge_assist.text.units import UNITS
 
 # How much a moment that tells only other acts on the thing asked about still counts: "when did I
 # peel the garlic?" is not answered by "Chop 1 garlic clove", however close the words are.
@@ -264,8 +262,10 @@ def _read(focus: str, caption: str) -> Reading:
     words = told_words
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
-        _say_as(out, asked, named)
-    _unsaid_describers(out, asked.thing_at, caption)
+        thing_words.say_as(out, asked, named)
+    else:
+        thing_words.with_its_noun(out, asked.thing_at, caption)
+    thing_words.unsaid_describers(out, asked.thing_at, caption)
     if asked.verb:
         verbs = caption_verbs(caption)
         if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
@@ -317,34 +317,6 @@ def _verb_said_as(
         # vessel, the thing had gone in it
         match = next((caption_words[i] for i, t in verbs if same_act("heat", t)), None)
     return match
-
-
-def _say_as(out: list[str], asked: Asked, named: str) -> None:
-    """The thing asked said in `out` as the caption's word for it, `named`."""
-    out[asked.thing_at] = named
-    if "-" in asked.thing:
-        out[asked.thing_at - 1] = ""  # "spring onion" said as the caption's "scallion"
-    if asked.thing_at + 1 < len(out) and out[asked.thing_at + 1].lower() in VAGUE:
-        out[asked.thing_at + 1] = ""  # "the green stuff" said as "the cilantro"
-    if asked.thing_at > 0 and out[asked.thing_at - 1].lower() in LOOKS:
-        out[asked.thing_at - 1] = ""  # "the yellow fruit" said as "the banana"
-
-
-def _unsaid_describers(out: list[str], at: int, caption: str) -> None:
-    """Words that describe the thing at `at` in the question and that the caption does not say are
-    left out of `out` ("the herby seasoning" of "italian seasoning", "the little bits"): people
-    describe things their own way. A variety word stays ("whole milk" is not "skimmed milk"), as
-    does an amount."""
-    said = {w.lower() for w in WORDS_OF.findall(caption)}
-    j = at - 1
-    while (
-        j >= 0 and out[j] and out[j].lower() not in DETERMINERS | FUNCTION_WORDS and not out[j][0].isdigit()
-    ):
-        if out[j].lower() in UNITS:
-            return  # "1/4 tsp salt": an amount says how much, not what the thing is like
-        if out[j].lower() not in said and not is_variety(out[j].lower()) and not verb_base(out[j]):
-            out[j] = ""
-        j -= 1
 
 
 def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:
