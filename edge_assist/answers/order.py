@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from edge_assist.answers import meaning
+from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.negated import negated_no
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -306,7 +307,7 @@ def _put_thing(focus: str) -> str:
     """The thing a focus puts in ("add the butter into the mug": butter), an ingredient or a word
     no lexicon knows ("sriracha"), never a tool or a vague word ("the stuff"); "" otherwise."""
     asked = meaning.parse(focus, verb_first=True)
-    if asked.verb not in _PUTS or not asked.thing or {asked.thing, f"{asked.thing}s"} & meaning.VAGUE:
+    if asked.verb not in _PUTS or not asked.thing or {asked.thing, f"{asked.thing}s"} & VAGUE:
         return ""
     if lexical_kind(asked.thing) not in (MATERIAL, None):
         return ""
