@@ -334,7 +334,7 @@ def _orders(firsts: list[Moment], seconds: list[Moment]) -> set[bool]:
     return {x.t0 < y.t0 for x in firsts for y in seconds if _key(x) != _key(y)}
 
 
-def _key(m: Moment) -> tuple[str, int]:
+def _key(m: Moment | CaptionRecord) -> tuple[str, int]:
     return (m.session_id, m.clip_index)
 
 
