@@ -249,14 +249,13 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
 
 def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list[Moment]] | None:
     """The order of two things put in, from the clips that name each (`clips` in time order), or
-    None: the acts are not both putting in, a thing is not an ingredient, or the clips naming the
-    two are not all in one order. Of the clips naming a thing, those that put it in stand for it
-    when there are any ("opening a can of tuna" is not the tuna going in)."""
-    things = [_put_thing(asked.first), _put_thing(asked.second)]
-    if asked.second_which or not all(things):
+    None: the acts are not both putting in an ingredient (or a thing no lexicon knows), or the
+    clips naming the two are not all in one order. Of the clips naming a thing, those that put it
+    in stand for it when there are any ("opening a can of tuna" is not the tuna going in)."""
+    first, second = _put(asked.first), _put(asked.second)
+    if asked.second_which or first is None or second is None:
         return None
-    ones = _putting(things[0], _describers(asked.first), clips)
-    others = _putting(things[1], _describers(asked.second), clips)
+    ones, others = _putting(*first, clips), _putting(*second, clips)
     if not ones or not others or {_key(c) for c in ones} & {_key(c) for c in others}:
         return None
     if max(c.t0 for c in ones) < min(c.t0 for c in others):
@@ -273,6 +272,25 @@ def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
 
 
+# The verbs of putting a thing in, as the focus parser gives them ("throw in", "toss in": add).
+_PUTS = frozenset({"add", "put", "pour"})
+
+
+def _put(focus: str) -> tuple[str, set[str]] | None:
+    """The thing a focus puts in and the words said before it ("add the black pepper": pepper,
+    {black}), an ingredient or a word no lexicon knows ("sriracha"), never a tool or a vague word
+    ("the stuff"); None otherwise."""
+    asked = meaning.parse(focus, verb_first=True)
+    thing = asked.thing
+    if asked.verb not in _PUTS or not thing or {thing, f"{thing}s"} & VAGUE:
+        return None
+    if lexical_kind(thing) not in (MATERIAL, None):
+        return None
+    words = meaning.tokens(focus.lower())
+    before = words[asked.verb_at + max(asked.verb_words, 1) : asked.thing_at]
+    return thing, {w for w in before if w not in DETERMINERS}
+
+
 def _putting(thing: str, describers: set[str], clips: Sequence[CaptionRecord]) -> list[CaptionRecord]:
     """The clips that name `thing` as asked, those that put it in when any do."""
     named = [c for c in clips if _names(thing, describers, c.text)]
@@ -287,42 +305,17 @@ def _names(thing: str, describers: set[str], text: str) -> bool:
     if word is None:
         return False
     words = meaning.tokens(text.lower())
-    at = words.index(word.lower()) if word.lower() in words else 0
-    said = words[at - 1] if at else ""
+    at = words.index(word.lower()) if word.lower() in words else -1
+    said = words[at - 1] if at > 0 else ""
     return not describers or said in describers or not _describes(said)
 
 
 def _describes(word: str) -> bool:
     """A word that may tell which of a thing's kinds it is ("red", "bell", "diced"), not its amount
-    or its place in the sentence ("a", "tsp", "quarter", "to")."""
+    or its place in the sentence ("a", "tsp", "quarter", "to", "plus")."""
     if not word.isalpha() or word in DETERMINERS or word in FUNCTION_WORDS or word in UNITS:
         return False
-    return word not in CARDINALS and word not in FRACTIONS and word not in _COORDINATE
-
-
-_COORDINATE = frozenset({"and", "plus", "or", "then", "in", "of"})
-
-
-def _put_thing(focus: str) -> str:
-    """The thing a focus puts in ("add the butter into the mug": butter), an ingredient or a word
-    no lexicon knows ("sriracha"), never a tool or a vague word ("the stuff"); "" otherwise."""
-    asked = meaning.parse(focus, verb_first=True)
-    if asked.verb not in _PUTS or not asked.thing or {asked.thing, f"{asked.thing}s"} & VAGUE:
-        return ""
-    if lexical_kind(asked.thing) not in (MATERIAL, None):
-        return ""
-    return asked.thing
-
-
-def _describers(focus: str) -> set[str]:
-    """The words said before the thing ("the black pepper": black)."""
-    asked = meaning.parse(focus, verb_first=True)
-    words = meaning.tokens(focus.lower())
-    before = words[asked.verb_at + max(asked.verb_words, 1) : asked.thing_at]
-    return {w for w in before if w not in DETERMINERS}
-
-
-_PUTS = frozenset({"add", "put", "pour", "put in", "throw", "toss"})
+    return word not in CARDINALS and word not in FRACTIONS and word != "plus"
 
 
 def _as_moment(c: CaptionRecord) -> Moment:
