@@ -186,9 +186,9 @@ def test_a_step_resumed_after_an_interruption_is_not_a_repeat_but_a_real_repeat_
     )
     assert [s.step_id for s in resumed] == ["1", "3", "1", "2"]
     assert _kinds(resumed) == [[], [], [], []]
-    # Filled, boiled, poured into the mug and left to steep: filling the kettle now is doing
-    # it again, not finishing it.
-    again = _track(
+    # Filled, boiled, poured into the mug and left to steep: filling the kettle again is a
+    # round of a step that gives no amount, not a mistake.
+    refilled = _track(
         vc,
         [
             "I fill the kettle with water",
@@ -199,8 +199,25 @@ def test_a_step_resumed_after_an_interruption_is_not_a_repeat_but_a_real_repeat_
             "I fill the kettle with water",
         ],
     )
-    assert again[-1].step_id == "1" and F.REPEATED in _kinds(again)[-1]
-    assert _kinds(again)[:-1] == [[]] * 5
+    assert refilled[-1].step_id == "1" and _kinds(refilled) == [[]] * 6
+    # A measured spoon of sugar given again, long after, is twice the sugar: told.
+    sweet = (*TEA[:5], "Stir 1 tsp sugar into the tea", "Remove the tea bag")
+    tr = StepTracker(list_task("tea", "Make sweet tea", sweet), vc.get, vectors=vc)
+    again = [
+        tr.observe(c)
+        for c in [
+            "I fill the kettle with water",
+            "Boiling the water in the kettle",
+            "I put a tea bag in the mug",
+            "Pouring the boiling water into the mug",
+            "I stir a teaspoon of sugar into the tea",
+            "The tea steeps for three minutes",
+            "I take the tea bag out of the mug",
+            "I stir a teaspoon of sugar into the tea",
+        ]
+    ]
+    assert again[-1].step_id == "6" and F.REPEATED in _kinds(again)[-1]
+    assert _kinds(again)[:-1] == [[]] * 7
 
 
 async def test_a_list_task_recognised_mid_way_credits_what_came_before(

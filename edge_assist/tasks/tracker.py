@@ -19,7 +19,10 @@ moves to each step or to "no step":
   begins (the wearer moved on to what needs it done), or once more than `resume_steps`
   other steps have begun since it was left (much later); until then it may be taken up
   again;
-- a step finished and begun again costs `repeat_logp` (a repeat);
+- a step finished and begun again costs `repeat_logp` (a repeat). It is told only of a step
+  that gives an amount of a thing ("Add 1/3 tsp salt"): done twice, that is twice the amount.
+  A step with no amount may be done in rounds (moulding dough, seasoning, washing, stirring):
+  coming back to it, however much later, is carrying on with it;
 - "no step" (an extra action) scores as a step of cosine `none_cos`.
 
 Confidence of the step in progress = its share of the beam's posterior (softmax of the
@@ -148,6 +151,8 @@ class StepTracker:
         self._anc = task.ancestor_masks()
         self._pre = task.prereq_masks()
         self._step_vecs = self._vectors.get([s.text for s in task.steps])
+        # Steps that give an amount of a thing (not a time): done once, so done again is a repeat.
+        self._once = [any(a.dim != "time" for a in s.details.amounts) for s in task.steps]
         self._step_words = [frozenset(singular(w) for w in _WORD.findall(s.text.lower())) for s in task.steps]
         self._task_words = frozenset(singular(w) for s in task.steps for w in content_words(s.text))
         self._beam: list[_Hyp] = [_Hyp(0, -1, 0.0, 0, -1)]
@@ -288,7 +293,7 @@ class StepTracker:
         j = h.cur
         findings: list[Finding] = []
         if h.prev_done >> j & 1:
-            if j != h.prev_cur and not h.resumed:
+            if j != h.prev_cur and not h.resumed and self._once[j]:
                 text = f'"{steps[j].text}" was already done and began again'
                 findings.append(Finding(REPEATED, steps[j].id, steps[j].text, conf, text))
             return findings
