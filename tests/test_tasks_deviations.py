@@ -169,6 +169,19 @@ def test_a_thing_of_any_kind_or_written_in_two_words_is_no_other_thing(vc: Vecto
     assert _diffs(vc, "Deep fry pancake batter in the pan", caption) == []
 
 
+def test_a_member_of_a_plural_kind_is_that_kind_but_a_singular_food_is_itself(vc: VectorCache) -> None:
+    # "Slice vegetables" is done by slicing a tomato; "add the spices" by adding cumin.
+    assert _diffs(vc, "Slice vegetables", "The person chops carrot, then slices tomato.") == []
+    assert _diffs(vc, "Add the spices to the pan", "The person adds cumin to the pan.") == []
+    # A slice of bread means bread: an English muffin there is a swap, as is sugar for the spices.
+    assert _diffs(vc, "Cut 1 slice of bread into pieces", "I cut one english muffin into pieces.") == [
+        "muffin instead of bread"
+    ]
+    assert _diffs(vc, "Add the spices to the pan", "The person adds sugar to the pan.") == [
+        "sugar instead of spices"
+    ]
+
+
 def test_an_ingredient_another_step_names_is_that_step_not_a_swap(vc: VectorCache) -> None:
     # The salt is the next step's: a clip that shows it beside the flour is that step begun (or
     # the wrong step read), not salt used instead of the water; the honey no step names is a swap.

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
+from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
+from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.units import UNIT_NAMES
 
 Vectors = Callable[[Sequence[str]], np.ndarray]
@@ -159,10 +161,19 @@ def differences(
     # A thing the caption writes in two words ("flax seed" for "flaxseed") is there.
     joined = re.sub(r"[^a-z]+", "", acted.lower())
     there = {t.head for t in wanted if re.sub(r"[^a-z]+", "", t.head.lower()) in joined}
+    there |= {t.head for t in wanted if _kind_done(t.head, done)}
     d = _thing_difference(wanted, done, vectors, th, there)
     if d is not None:
         diffs.append(d)
     return diffs
+
+
+def _kind_done(word: str, done: list[Thing]) -> bool:
+    """Whether a step's plural general word ("slice the vegetables", "add spices") is done with
+    one of its members: the tomato sliced is the vegetables, no swap for them. Only the plural:
+    "a slice of bread" means bread, and an English muffin there is another thing."""
+    kind = singular_of(word.lower())
+    return kind != word.lower() and any(covers(kind, singular_of(t.head.lower())) for t in done)
 
 
 def _step_things(step_text: str, step: Details, kinds: WordKinds) -> list[Thing]:
