@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
-from edge_assist.answers.follow_ups import with_object
+from edge_assist.answers.follow_ups import points_to_nothing_said, with_object
 from edge_assist.answers.places import place_in
 from edge_assist.cli import main
 from edge_assist.retrieval.api import Moment
@@ -90,6 +90,30 @@ def test_a_pointer_to_nothing_named_and_a_thing_named_then_asked_about() -> None
     assert follow_up("how much did I use?") == FollowUp("amount", "much")
 
 
+@pytest.mark.parametrize(
+    ("question", "points"),
+    [
+        ("when did I do that?", True),
+        ("where did I put it?", True),
+        ("how long did it take?", True),
+        ("did I do it again?", True),
+        ("which one?", True),
+        ("and what was it in?", True),
+        # It names its act or its thing: about the task's things, answered as it is.
+        ("when did I flip them?", False),
+        ("did I sweeten it?", False),
+        ("is it done?", False),
+        ("was that a non-stick pan I used?", False),
+        ("how many times did I stir it?", False),
+        # No pointing word: a question of its own.
+        ("what did I do?", False),
+        ("how many times?", False),
+    ],
+)
+def test_a_question_that_only_points_leans_on_something_said_before(question: str, points: bool) -> None:
+    assert points_to_nothing_said(question) is points
+
+
 def test_the_last_question_is_asked_again_about_the_new_thing() -> None:
     assert with_object("when did I add the salsa?", "the salt") == "when did I add the salt?"
     assert with_object("how many eggs did I use?", "tomatoes") == "how many tomatoes did I use?"
@@ -157,6 +181,8 @@ def test_a_follow_up_leans_on_the_last_answer_across_two_ask_calls(
     assert ago["answer"].startswith("About ") and "4:47" in ago["answer"]
     # Without --continue a question starts a new conversation.
     assert _ask(demo_dir, capsys, "and after that?")["answer"] == ABOUT_WHAT
+    # A question that only points, in any form, has nothing to point to either.
+    assert _ask(demo_dir, capsys, "when did I do that?")["answer"] == ABOUT_WHAT
 
 
 @pytest.mark.slow

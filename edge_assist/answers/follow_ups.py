@@ -6,7 +6,11 @@ says; "with what?" tells the tool its caption names; "where was that?" tells the
 caption or the clips next to it name (answers/places.py); "how long ago?" measures from it to
 the time asked about; "and the salt?" asks the last question again about the new thing, and
 is answered like any question. A follow-up with no last answer to lean on (none within the
-conversation's window) is answered "About what? Ask the whole question."; one after an answer
+conversation's window) is answered "About what? Ask the whole question."; so is a question that
+points ("it", "that", "them") and names no thing and no act of its own ("when did I do that?",
+"where did I put it?", "how long did it take?"), whatever its form: it can only mean something
+said before. One that names its act ("when did I flip them?") is about the task's things and
+is answered. One after an answer
 that rested on no moment ("I don't remember you doing that") is told that nothing was found to
 lean on.
 """
@@ -29,6 +33,7 @@ from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.text.action_families import same_act
 from edge_assist.text.question_voice import as_wearers
+from edge_assist.text.stop_words import FUNCTION_WORDS
 from edge_assist.text.stream_time import stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
@@ -47,6 +52,22 @@ class Resolved:
     # False: nothing to lean on ("about what?"); the turn is not kept, so the last answer
     # still stands for the next question.
     keep: bool = True
+
+
+# A pointing word, and the words that name neither a thing nor an act: a question made of these
+# alone leans on something said before it.
+_POINTING = re.compile(r"\b(?:it|that|this|them|they|those|these)\b|\b(?:which|the\s+other)\s+one\b")
+_SAYS_NOTHING = FUNCTION_WORDS | frozenset(
+    """does doing done happen happened happens take took taken takes go went gone goes put puts
+    putting use used uses using get got make made ones twice once times time long much many ago
+    why whether last second ok okay oh um uh wait hmm s d ll re ve""".split()
+) - {"done"}
+
+
+def points_to_nothing_said(question: str) -> bool:
+    """Whether `question` only points: a pointing word, and no thing or act named."""
+    q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
+    return _POINTING.search(q) is not None and all(w in _SAYS_NOTHING for w in re.findall(r"[a-z]+", q))
 
 
 _HOW_MUCH = re.compile(r"^(how\s+(?:many|much))\s+(.+?)\s+((?:did|do|have|had|was|were)\b.*)$", re.I)
@@ -194,6 +215,8 @@ async def resolve(
     `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms."""
     last = conversation.last(at) if conversation is not None else None
     follow = await _read(question, last, kinds, clock)
+    if follow is None and last is None and points_to_nothing_said(question):
+        return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
     if follow is None:
         return Resolved(question)
     if follow.kind == "named":
