@@ -201,6 +201,14 @@ async def _read(
     return follow
 
 
+def _as_asked(question: str, last: Turn | None) -> Resolved:
+    """A question of no follow-up form: answered as asked, unless it only points and nothing was
+    said before it to point to."""
+    if last is None and points_to_nothing_said(question):
+        return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
+    return Resolved(question)
+
+
 async def resolve(
     conversation: Conversation | None,
     question: str,
@@ -215,10 +223,8 @@ async def resolve(
     `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms."""
     last = conversation.last(at) if conversation is not None else None
     follow = await _read(question, last, kinds, clock)
-    if follow is None and last is None and points_to_nothing_said(question):
-        return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
     if follow is None:
-        return Resolved(question)
+        return _as_asked(question, last)
     if follow.kind == "named":
         return Resolved(follow.obj, follow, outcome="a thing named, then asked about")
     if follow.kind == "vague":
