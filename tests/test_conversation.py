@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
-from edge_assist.answers.follow_ups import points_to_nothing_said, with_object
+from edge_assist.answers.follow_ups import points_to_nothing_said, resolve, with_object
 from edge_assist.answers.places import place_in
 from edge_assist.cli import main
+from edge_assist.clock import RealClock
 from edge_assist.retrieval.api import Moment
+from edge_assist.text.spoken_questions import plain
 from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
 
 
@@ -108,10 +110,25 @@ def test_a_pointer_to_nothing_named_and_a_thing_named_then_asked_about() -> None
         # No pointing word: a question of its own.
         ("what did I do?", False),
         ("how many times?", False),
+        # What is told before it names what it points to.
+        ("I think I forgot one step, which one?", False),
     ],
 )
 def test_a_question_that_only_points_leans_on_something_said_before(question: str, points: bool) -> None:
     assert points_to_nothing_said(question) is points
+
+
+async def test_a_question_is_read_as_spoken_before_it_is_called_one_that_only_points() -> None:
+    async def read(said: str) -> str | None:
+        res = await resolve(
+            None, plain(said), at=None, recall=cast(Any, None), clock=RealClock(), before_t=math.inf, said=said
+        )
+        return res.reply
+
+    # Said plain, the told part goes ("which one?"); it named the missed step.
+    assert plain("I think I forgot one step, which one?") == "which one?"
+    assert await read("I think I forgot one step, which one?") is None
+    assert await read("um when did I do that?") == ABOUT_WHAT
 
 
 def test_the_last_question_is_asked_again_about_the_new_thing() -> None:

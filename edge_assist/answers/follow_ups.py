@@ -201,10 +201,11 @@ async def _read(
     return follow
 
 
-def _as_asked(question: str, last: Turn | None) -> Resolved:
+def _as_asked(question: str, said: str, last: Turn | None) -> Resolved:
     """A question of no follow-up form: answered as asked, unless it only points and nothing was
-    said before it to point to."""
-    if last is None and points_to_nothing_said(question):
+    said before it to point to. Read as spoken: what is told around a question may name what it
+    points to ("I think I forgot one step, which one?" is plainly "which one?")."""
+    if last is None and points_to_nothing_said(said):
         return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
     return Resolved(question)
 
@@ -218,13 +219,15 @@ async def resolve(
     clock: Clock,
     before_t: float,
     kinds: QuestionKinds | None = None,
+    said: str = "",
 ) -> Resolved:
     """`question` read against the conversation: an ordinary question comes back as it is.
-    `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms."""
+    `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms.
+    `said`: the question as spoken, before what speech adds around it was taken off."""
     last = conversation.last(at) if conversation is not None else None
     follow = await _read(question, last, kinds, clock)
     if follow is None:
-        return _as_asked(question, last)
+        return _as_asked(question, said or question, last)
     if follow.kind == "named":
         return Resolved(follow.obj, follow, outcome="a thing named, then asked about")
     if follow.kind == "vague":

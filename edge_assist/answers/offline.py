@@ -123,6 +123,7 @@ class OfflineAnswerer:
             clock=self.clock,
             before_t=before_t,
             kinds=self.procedure.kinds,
+            said=question,
         )
         if res.reply is not None:
             ans = _told(res, question, before_t)

@@ -76,6 +76,7 @@ class QuestionStep:
             clock=self.clock,
             before_t=ctx.now_t,
             kinds=self.kinds,
+            said=asked,
         )
         if res.follow is not None:
             notes.trace["follow_up"] = {
