@@ -121,7 +121,13 @@ def test_a_question_that_only_points_leans_on_something_said_before(question: st
 async def test_a_question_is_read_as_spoken_before_it_is_called_one_that_only_points() -> None:
     async def read(said: str) -> str | None:
         res = await resolve(
-            None, plain(said), at=None, recall=cast(Any, None), clock=RealClock(), before_t=math.inf, said=said
+            None,
+            plain(said),
+            at=None,
+            recall=cast(Any, None),
+            clock=RealClock(),
+            before_t=math.inf,
+            said=said,
         )
         return res.reply
 
