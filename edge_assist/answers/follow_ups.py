@@ -221,9 +221,8 @@ async def resolve(
     kinds: QuestionKinds | None = None,
     said: str = "",
 ) -> Resolved:
-    """`question` read against the conversation: an ordinary question comes back as it is.
-    `kinds`: the question-kind model, which reads follow-ups worded unlike the fixed forms.
-    `said`: the question as spoken, before what speech adds around it was taken off."""
+    """`question` read against the conversation: an ordinary question comes back as it is. `kinds`:
+    the question-kind model, for follow-ups worded unlike the fixed forms; `said`: as spoken."""
     last = conversation.last(at) if conversation is not None else None
     follow = await _read(question, last, kinds, clock)
     if follow is None:
