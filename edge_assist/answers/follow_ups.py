@@ -61,7 +61,7 @@ _SAYS_NOTHING = FUNCTION_WORDS | frozenset(
     """does doing done happen happened happens take took taken takes go went gone goes put puts
     putting use used uses using get got make made ones twice once times time long much many ago
     why whether last second ok okay oh um uh wait hmm s d ll re ve""".split()
-) - {"done"}
+)
 
 
 def points_to_nothing_said(question: str) -> bool:
