@@ -58,7 +58,7 @@ class Resolved:
 # alone leans on something said before it.
 _POINTING = re.compile(r"\b(?:it|that|this|them|they|those|these)\b|\b(?:which|the\s+other)\s+one\b")
 _SAYS_NOTHING = FUNCTION_WORDS | frozenset(
-    """does doing done happen happened happens take took taken takes go went gone goes put puts
+    """does doing happen happened happens take took taken takes go went gone goes put puts
     putting use used uses using get got make made ones twice once times time long much many ago
     why whether last second ok okay oh um uh wait hmm s d ll re ve""".split()
 )
