@@ -339,3 +339,34 @@ def test_statements_checks_and_lead_ins_are_asked_as_the_act(asked: str, said: s
     from edge_assist.text.spoken_questions import plain
 
     assert as_wearers(plain(asked)) == said
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("the honey's in?", "did I add the honey?"),
+        ("the honey is in, isn't it?", "did I add the honey?"),
+        ("there's salt in it?", "did I add salt?"),
+        ("the tofu got pressed before frying?", "did I press the tofu before frying?"),
+        ("quick check, did the honey go in?", "did I add the honey?"),
+        ("hold on, did I add honey?", "did I add honey?"),
+        ("before the eggs went in, did I heat the pan?", "did I heat the pan before the eggs went in?"),
+    ],
+)
+def test_a_statement_or_an_opening_said_around_a_yes_no_question(said: str, asked: str) -> None:
+    from edge_assist.text.spoken_questions import plain
+
+    assert as_wearers(plain(said)) == asked
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "after that, what did I do?",  # a follow-up: the time leans on the last answer
+        "and the egg, is that in yet?",  # a thing named first is what is asked about
+    ],
+)
+def test_an_opening_that_names_what_is_asked_stays(said: str) -> None:
+    from edge_assist.text.spoken_questions import plain
+
+    assert plain(said) == said

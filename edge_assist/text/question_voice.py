@@ -41,6 +41,14 @@ _PARTICIPLES = {
     "worn": "wear",
     "spun": "spin",
     "thawn": "thaw",
+    "fallen": "fall",
+    "grown": "grow",
+    "blown": "blow",
+    "shown": "show",
+    "risen": "rise",
+    "bitten": "bite",
+    "mistaken": "mistake",
+    "swollen": "swell",
 }
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
@@ -122,7 +130,9 @@ def _tail(rest: str) -> str:
 # Words said around a question that ask nothing: "um, when did I ...", "... , right?"
 _FILLER_START = re.compile(
     r"^(?:(?:um+|uh+|er+|erm|so|ok|okay|oh|hey|right|well|wait)\b[,.]?\s+"
-    r"|(?:now|listen|look|sorry|tell\s+me|quick\s+question|a\s+question|question|excuse\s+me)"
+    r"|(?:now|listen|look|sorry|tell\s+me|quick\s+question|a\s+question|question|excuse\s+me"
+    r"|quick\s+check|just\s+checking|hold\s+on|hang\s+on|one\s+more\s+thing|out\s+of\s+curiosity"
+    r"|just\s+wondering|by\s+the\s+way)"
     r"\s*[,:]\s+)+",
     re.I,
 )
@@ -173,6 +183,13 @@ _THING_WAS = re.compile(
 # "the onion has gone into the bowl" (went into it).
 _PERFECT = (
     (re.compile(r"\b([a-z]+)'s\s+(been|gone|got|gotten)\b"), r"\1 has \2"),
+    # "the honey's in", "there's salt in it": "is", not a possessive, before "in" or "on" ending the
+    # thing's fate, or after "there"
+    (
+        re.compile(r"\b([a-z]+)'s\s+(in|on)(?=$|\s+(?:yet|already|now|there|the|it|before|after)\b)"),
+        r"\1 is \2",
+    ),
+    (re.compile(r"\bthere's\b"), "there is"),
     (re.compile(r"\b(?:has|have|had)\s+been\b"), "was"),
     (re.compile(r"\b(?:has|have|had)\s+gone\b"), "went"),
     (re.compile(r"\b(?:has|have|had)\s+(?:got|gotten)\b"), "got"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text import learner_questions, terse_questions
-from edge_assist.text.question_voice import participle_base, statement_asked
+from edge_assist.text.question_voice import is_tag_of, participle_base, statement_asked
 
 # Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.
 _HESITATION = re.compile(r"(?:^|(?<=[\s,]))(?:u+h+|u+m+|e+r+m*|h+m+|m+h*m+|a+h+)\b[,.]?\s*", re.I)
@@ -69,6 +69,15 @@ _TIME_FIRST = re.compile(
     r"|^(?:near|at|towards?|right\s+at)\s+(?:the\s+)?(?:very\s+)?(?:start|beginning|end)$|^a\s+(?:minute|moment)\s+ago$",
     re.I,
 )
+# A time said first as a clause: "before the eggs went in, did I heat the pan" asks about the act
+# against that time, so the clause is said after the question, where the order reader looks for it.
+_TIME_CLAUSE = re.compile(
+    r"^(?:right\s+|just\s+)?(?:before|after|while|once|until|by\s+the\s+time)\s+\S", re.I
+)
+# ... only of a yes/no question about what was done, and a time named by its own words: "after
+# that, what did I do" leans on the last answer (answers/follow_ups.py) and stays as said.
+_PAST_YES_NO = re.compile(r"^(?:did|was|were|had|has|have)\b", re.I)
+_POINTS_BACK = re.compile(r"\b(?:it|them|they|that|this|those|these)\b", re.I)
 # A told part that says something (a verb, a subject, a contraction), not a thing named first.
 # A told sentence that says something: a subject and its verb, a contraction, a helping verb.
 _SAYS = re.compile(
@@ -263,8 +272,20 @@ def _topic_first(text: str) -> str | None:
     m = _TOPIC.match(text)
     if m is None or m.group(1).split()[-1].lower() in ("i", "you"):
         return None
+    if not m.group(4).strip() and is_tag_of(f"{m.group(2).split()[-1]} {m.group(3)}".lower()):
+        return None  # "the honey is in, isn't it": a statement asked back, its tag no pronoun of the thing
     thing = re.sub(r"^(?:that|those|these)\b", "the", m.group(1), flags=re.I)
     return f"{m.group(2)}{thing}{m.group(4)}"
+
+
+def _time_clause(told: str, asked: str) -> bool:
+    """ "before the eggs went in" said before "did I heat the pan": a time the act is placed against."""
+    return bool(
+        _TIME_CLAUSE.match(told)
+        and _PAST_YES_NO.match(asked)
+        and not _CLAUSE.search(told)
+        and not _POINTS_BACK.search(told)
+    )
 
 
 def _told_first(text: str) -> str:
@@ -277,7 +298,7 @@ def _told_first(text: str) -> str:
     if terse_questions.is_tag(asked):
         return text  # "I didn't put the cumin in, did I": a statement asked back
     told = told.strip()
-    if _TIME_FIRST.match(told):
+    if _TIME_FIRST.match(told) or _time_clause(told, asked):
         return f"{asked} {told}"
     if not _CLAUSE.search(told):
         return text  # "and the egg, is that in yet?": a thing named first is what is asked about

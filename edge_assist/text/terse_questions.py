@@ -149,8 +149,10 @@ def _bare_participle(low: str) -> str | None:
         base = participle_base(words[i])
         if base is None or not (is_verb(base) or known(base)) or words[i] in _NOT_PARTICIPLES:
             continue
-        if any(participle_base(w) == w for w in words[:i]) or _BE.search(" ".join(words[:i])):
-            return None  # "the eggs are whisked": a statement asked back (question_voice.py)
+        before = words[:i]
+        said = any(participle_base(w) == w or w in _NOT_PARTICIPLES for w in before)
+        if said or _BE.search(" ".join(before)):
+            return None  # "the eggs are whisked", "the tofu got pressed": a statement asked back
         thing = " ".join(words[:i])
         the = thing if _DETERMINER.match(thing) else f"the {thing}"
         rest = " ".join(words[i + 1 :])
