@@ -41,14 +41,6 @@ _PARTICIPLES = {
     "worn": "wear",
     "spun": "spin",
     "thawn": "thaw",
-    "fallen": "fall",
-    "grown": "grow",
-    "blown": "blow",
-    "shown": "show",
-    "risen": "rise",
-    "bitten": "bite",
-    "mistaken": "mistake",
-    "swollen": "swell",
 }
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
