@@ -21,11 +21,28 @@ def test_a_caption_that_says_the_act_was_not_done_earns_a_no() -> None:
 
 
 def test_no_no_when_a_moment_tells_the_act_or_the_caption_is_about_something_else() -> None:
-    stirred = Moment("s", 5, 400.0, 420.0, "Stirring the eggs in the pan.", 0.5)
-    assert negated_no("stir the eggs while they were in the microwave", [NO_STIR, stirred]) is None
+    stirred = Moment("s", 5, 400.0, 420.0, "Stirring the eggs in the mug.", 0.5)
+    zapped_again = Moment("s", 6, 430.0, 460.0, "Zapping the mug for thirty more seconds.", 0.5)
+    # stirred between two zaps: within the microwaving, whatever the first zap's caption says
+    assert negated_no("stir the eggs while they were in the microwave", [NO_STIR, stirred, zapped_again]) is None
     assert negated_no("stir the eggs", [NO_STIR]) is None  # neither the eggs nor the time named
     lidded = Moment("s", 6, 500.0, 520.0, "I covered the ramekin with a plate.", 0.5)
     assert negated_no("cover the ramekin", [UNCOVERED, lidded]) is None
+
+
+def test_a_caption_of_the_clauses_act_speaks_of_that_stretch_only() -> None:
+    beaten = Moment("s", 2, 250.0, 280.0, "I beat the egg.", 0.5)
+    whipped_after = Moment("s", 7, 500.0, 520.0, "Now I am whipping the egg.", 0.5)
+    for asked in (
+        "stir the eggs while they were in the microwave",
+        "stir it halfway through microwaving",
+        "stir it partway through the microwaving",
+        "stir it during the microwaving",
+    ):
+        got = negated_no(asked, [beaten, NO_STIR, whipped_after])
+        assert got is not None and got[1] is NO_STIR, asked
+    # with no clause, a moment telling the act anywhere keeps the "No" from being said
+    assert negated_no("stir the eggs", [beaten, NO_STIR]) is None
 
 
 def test_only_the_asked_verb_itself_is_negated() -> None:

@@ -4,8 +4,11 @@ while they were in the microwave?" over "zapping for two minutes, no stirring".
 
 The caption must say the asked act was not done ("uncovered", "no stirring", "without
 stirring", "not stirring") of the thing asked about, or of the act the question's own clause
-names ("while they were in the microwave": the caption tells the microwaving). And no moment
-among those found may tell the act as done on the thing: a caption that says it is the answer.
+names ("while they were in the microwave", "halfway through microwaving": the caption tells the
+microwaving). And no moment among those found may tell the act as done on the thing: a caption
+that says it is the answer. When the caption that says "not" is the one telling the clause's
+act, it speaks of that stretch only, so only a moment within it can say otherwise: the egg
+beaten before it went into the microwave was not stirred while in it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,11 @@ from edge_assist.retrieval.api import Moment
 from edge_assist.text.action_families import ANY_ACT, APPLIANCE_ACTS, BROAD, covers_act, known
 
 # The clause a question times its act by: "while they were in the microwave", "when I microwaved it".
-_CLAUSE = re.compile(r"\s+\b(?:while|when|whilst|as|once)\b\s+(.+)$", re.I)
+_CLAUSE = re.compile(
+    r"\s+\b(?:while|when|whilst|as|once|during|(?:half|part|mid)(?:\s*way|-way)\s+through|in\s+the\s+middle\s+of)"
+    r"\b\s+(.+)$",
+    re.I,
+)
 _NOT = re.compile(r"\b(?:no|without|not|never)\s+([a-z]+ing)\b|\bun([a-z]+ed)\b", re.I)
 _WORD = re.compile(r"[a-z]+")
 
@@ -62,15 +69,24 @@ def negated_no(focus: str, found: Sequence[Moment]) -> tuple[str, Moment] | None
     if not verb or not known(verb) or verb in BROAD or verb in ANY_ACT:
         return None
     things = meaning.things(main, verb_first=True)
-    if any(_tells_done(verb, things, m.text) for m in found):
-        return None
     acts = _clause_acts(clause_m.group(1)) if clause_m else set()
+    stretch = _stretch(acts, found)
+    done = [m for m in found if _tells_done(verb, things, m.text)]
     for m in found:
         if not _negated(verb, m.text):
             continue
-        named = bool(things) and all(meaning.thing_in(t, m.text) for t in things)
-        timed = any(covers_act(a, t) for a in acts for _, t in meaning.caption_verbs(m.text))
-        if named or timed:
-            said = tell(m.text, m.t0, m.note)
-            return f"No: {said[0].lower()}{said[1:]}", m
+        if stretch is not None and stretch[0] <= m.t0 and m.t1 <= stretch[1]:
+            # said of the clause's stretch: only a moment within it tells otherwise
+            if any(d.t1 > stretch[0] and d.t0 < stretch[1] for d in done):
+                continue
+        elif not things or done or not all(meaning.thing_in(t, m.text) for t in things):
+            continue
+        said = tell(m.text, m.t0, m.note)
+        return f"No: {said[0].lower()}{said[1:]}", m
     return None
+
+
+def _stretch(acts: set[str], found: Sequence[Moment]) -> tuple[float, float] | None:
+    """From the first to the last found moment telling an act of the question's clause, or None."""
+    told = [m for m in found if any(covers_act(a, t) for a in acts for _, t in meaning.caption_verbs(m.text))]
+    return (min(m.t0 for m in told), max(m.t1 for m in told)) if told else None
