@@ -24,7 +24,8 @@ def test_no_no_when_a_moment_tells_the_act_or_the_caption_is_about_something_els
     stirred = Moment("s", 5, 400.0, 420.0, "Stirring the eggs in the mug.", 0.5)
     zapped_again = Moment("s", 6, 430.0, 460.0, "Zapping the mug for thirty more seconds.", 0.5)
     # stirred between two zaps: within the microwaving, whatever the first zap's caption says
-    assert negated_no("stir the eggs while they were in the microwave", [NO_STIR, stirred, zapped_again]) is None
+    asked = "stir the eggs while they were in the microwave"
+    assert negated_no(asked, [NO_STIR, stirred, zapped_again]) is None
     assert negated_no("stir the eggs", [NO_STIR]) is None  # neither the eggs nor the time named
     lidded = Moment("s", 6, 500.0, 520.0, "I covered the ramekin with a plate.", 0.5)
     assert negated_no("cover the ramekin", [UNCOVERED, lidded]) is None
