@@ -259,7 +259,7 @@ def test_a_moment_timed_otherwise_is_another_doing_of_the_act() -> None:
     assert not another("microwave it", "nuking the mug for 45 seconds")  # no time asked
 
 
-def test_a_thing_put_under_what_it_was_asked_on_is_a_no() -> None:
+def test_a_thing_put_under_or_beside_what_it_was_asked_on_is_a_no() -> None:
     from edge_assist.answers import contradicted
 
     d = contradicted.difference(
@@ -274,6 +274,12 @@ def test_a_thing_put_under_what_it_was_asked_on_is_a_no() -> None:
         contradicted.difference("add the egg on top of the lettuce", "placing the egg on the lettuce") is None
     )
     assert contradicted.difference("put the lid on the pot", "I put the pot on the stove.") is None
+    # beside it is neither on it nor under it
+    d = contradicted.difference("put the cheese on top of the egg", "Scattering the cheese beside the egg.")
+    assert d is not None and (d.expected, d.observed) == ("on the egg", "beside the egg")
+    d = contradicted.difference("put the spoon next to the mug", "I set the spoon on the mug.")
+    assert d is not None and (d.expected, d.observed) == ("beside the mug", "on the mug")
+    assert contradicted.difference("put the cheese next to the egg", "the cheese goes beside the egg") is None
 
 
 def test_an_order_question_in_other_shapes_names_both_acts() -> None:

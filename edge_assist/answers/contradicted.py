@@ -72,19 +72,22 @@ def _names(text: str, tool: str) -> bool:
     return any(same_thing(tool, singular(w)) for w in re.findall(r"[a-z-]+", text.lower()))
 
 
-# Where a thing was put against another: on it or under it.
+# Where a thing was put against another: on it, under it or beside it.
 _ON = "on top of|onto|on|over|above"
 _UNDER = "underneath|under|beneath|below"
+_BESIDE = "beside|next to|alongside|by the side of"
 _PLACED = re.compile(
-    rf"\b({_ON}|{_UNDER})\s+(?:the\s+|a\s+|an\s+|my\s+|some\s+)?(?:[a-z-]+\s+)?([a-z-]+)", re.I
+    rf"\b({_BESIDE}|{_ON}|{_UNDER})\s+(?:the\s+|a\s+|an\s+|my\s+|some\s+)?(?:[a-z-]+\s+)?([a-z-]+)", re.I
 )
 
 
 def _placed(text: str) -> list[tuple[str, str]]:
-    """("on"|"under", the thing) for each place phrase: "under the lettuce" -> ("under", "lettuce")."""
+    """("on"|"under"|"beside", the thing) for each place phrase: "under the lettuce" -> ("under",
+    "lettuce")."""
     out = []
     for m in _PLACED.finditer(text):
-        side = "under" if re.fullmatch(_UNDER, m.group(1).lower()) else "on"
+        said = " ".join(m.group(1).lower().split())
+        side = "under" if re.fullmatch(_UNDER, said) else "beside" if re.fullmatch(_BESIDE, said) else "on"
         out.append((side, singular(m.group(2).lower())))
     return out
 
