@@ -26,6 +26,7 @@ from edge_assist.answers import (
     day_recall,
     earned_no,
     grounding,
+    mishaps,
     multi_hop,
     named_moments,
     order,
@@ -139,6 +140,10 @@ class GroundedAnswerer:
                 return recalled
         if (asked := order.parse(question)) is not None:
             return await self._order_answer(asked, before_t, session_id, past_sessions, started, trace)
+        if said := await mishaps.answered(self.recall, self.clock, question, before_t, session_id):
+            text, m, why = said
+            trace.update(why, kind="yesno")
+            return GroundedAnswer(text, "yesno", m, m, None, [m] if m else [], {}, trace)
         if multi_hop.parse(question) is None:
             return None
         hop = await multi_hop.answer(
