@@ -25,6 +25,9 @@ from edge_assist.text.question_voice import as_wearers, participle_base
         ("when was the oven preheated?", "when did I preheat the oven?"),
         ("did the olive oil get heated first?", "did I heat the olive oil first?"),
         ("did the salt go in before the milk?", "did I add the salt before the milk?"),
+        # what heat does to a thing is the wearer heating it
+        ("did the butter melt?", "did I melt the butter?"),
+        ("did the water boil before the pasta went in?", "did I boil the water before the pasta went in?"),
     ],
 )
 def test_a_question_about_a_thing_is_asked_about_the_wearer_s_act(asked: str, said_as: str) -> None:
@@ -33,7 +36,15 @@ def test_a_question_about_a_thing_is_asked_about_the_wearer_s_act(asked: str, sa
 
 @pytest.mark.parametrize(
     "asked",
-    ["did I add salt?", "was it burnt?", "was the pan hot?", "did the timer go off?", "were you tired?"],
+    [
+        "did I add salt?",
+        "was it burnt?",
+        "was the pan hot?",
+        "did the timer go off?",
+        "were you tired?",
+        "did the sauce thicken?",
+        "did anything spill?",
+    ],
 )
 def test_questions_that_are_not_about_a_thing_s_fate_are_left_as_asked(asked: str) -> None:
     assert as_wearers(asked) == asked

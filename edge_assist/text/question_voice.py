@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text.action_families import APPLIANCE_ACTS, known
+from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS, known
 from edge_assist.text.verb_forms import IRREGULAR_PAST, is_verb
 
 # Past participles that are not past tenses too ("beaten", not "beat").
@@ -88,6 +88,14 @@ _HOW_LONG_IN = re.compile(
 )
 _HOW_MUCH_PASSIVE = re.compile(
     rf"^how (much|many)\s+{_THING}\s+(?:was|were|got)\s+{_ADVERB}{_PART}\b\s*(.*)$"
+)
+
+
+# "did the butter melt?": what heat or cold does to a thing, said with the thing as subject, is
+# the wearer heating it ("did I melt the butter?"). Other verbs stay as asked: "did the egg
+# set?" is no putting it down.
+_HEAT_ACT = re.compile(
+    rf"^(did|does)\s+{_DET}{_THING}\s+({'|'.join(sorted(GROUPS['heat'] | GROUPS['cool']))})\b\s*(.*)$"
 )
 
 
@@ -280,6 +288,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"did I {base}{_tail(m.group(2))}{m.group(3) or ''}{end}"
     if m := _YESNO_FIRST.match(low):
         return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
+    if m := _HEAT_ACT.match(low):
+        return f"did I {m.group(3)} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
     if m := _DID_GO_IN.match(low):
         return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
     if m := _WHEN_GO_IN.match(low):
