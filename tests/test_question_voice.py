@@ -122,6 +122,10 @@ def test_order_questions_in_other_shapes() -> None:
     assert order.parse("did I peel the garlic before it was chopped?") == order.Ordered(
         "peel the garlic", "before", "chop the garlic"
     )
+    # "they" is what the first act named in the plural; into a pan a thing is put, not cooked yet
+    assert order.parse("did I mix the cilantro into the eggs before they went in the pan?") == order.Ordered(
+        "mix the cilantro into the eggs", "before", "add the eggs"
+    )
     assert order.parse(as_wearers("were the eggs beaten before the milk went in?")) == order.Ordered(
         "beat the eggs", "before", "add the milk"
     )

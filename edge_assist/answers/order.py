@@ -27,6 +27,7 @@ from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.negated import negated_no
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, covers_act
 from edge_assist.text.numbers import CARDINALS, FRACTIONS
@@ -178,22 +179,36 @@ def _based(focus: str) -> str:
     return " ".join([base, *words[1:]]) if base else focus
 
 
+_PRONOUNS = frozenset({"it", "they", "them"})
+# Appliances a thing goes into to be cooked there: going into one is that act ("before it went
+# in the microwave"); into a pan, a pot or a bowl it is put in, whatever cooks there later.
+_SHUT_IN = frozenset({"microwave", "bake", "toast", "grill", "broil"})
+
+
+def _antecedent(word: str, first: str) -> str:
+    """The thing of the first act a pronoun stands for: "they" the last thing named in the plural
+    ("mix the cilantro into the eggs before they went in": the eggs), else the act's own thing."""
+    if word not in _PRONOUNS:
+        return word
+    if word != "it":
+        plural = [w for w in first.split() if w != singular(w) and lexical_kind(singular(w)) in (MATERIAL, TOOL)]
+        if plural:
+            return plural[-1]
+    return meaning.parse(first).thing or word
+
+
 def _with_verb(rest: str, first: str) -> str:
     """The second act as a focus starting with its verb: "adding the salsa" -> "add the salsa",
     "poured the egg" -> "pour the egg"; "the cheese" borrows the first act's verb ("add the cheese")."""
     if m := _THING_WENT.match(rest):
-        thing = m.group(1)
-        if thing in ("it", "they", "them"):  # "whisk the egg before it went in the microwave"
-            thing = meaning.parse(first).thing or thing
+        thing = _antecedent(m.group(1), first)  # "whisk the egg before it went in the microwave"
         where = rest[m.end(2) :].split()
         act = APPLIANCE_ACTS.get(where[-1]) if where and m.group(2) in ("in", "into") else None
-        return f"{act or 'add'} the {thing}"
+        if act in _SHUT_IN:
+            return f"{act} the {thing}"
+        return f"add the {thing}"  # into a pan or a bowl: put in, whatever cooks there later
     if (m := _THING_DONE.match(rest)) and (done := meaning.verb_base(m.group(2))):
-        thing = m.group(1)
-        if thing in ("it", "they", "them"):  # "peel the garlic before it was chopped": the same thing
-            head = meaning.parse(first).thing
-            thing = head or thing
-        return f"{done} the {thing}"
+        return f"{done} the {_antecedent(m.group(1), first)}"  # "before it was chopped": the same thing
     words = rest.split()
     base = meaning.verb_base(words[0]) if words and words[0] not in _NOT_VERBS else None
     if base is not None:
