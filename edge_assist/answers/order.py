@@ -166,6 +166,10 @@ def _act_noun(rest: str) -> tuple[str, str] | None:
     return verb, which
 
 
+def _thing_kind(word: str) -> bool:
+    return lexical_kind(word) in (MATERIAL, TOOL)
+
+
 def _thing_word(word: str) -> bool:
     """A word naming a thing: an ingredient or a tool ("salt", though salting is an act too), or
     no verb at all."""
@@ -191,7 +195,7 @@ def _antecedent(word: str, first: str) -> str:
     if word not in _PRONOUNS:
         return word
     if word != "it":
-        plural = [w for w in first.split() if w != singular(w) and lexical_kind(singular(w)) in (MATERIAL, TOOL)]
+        plural = [w for w in first.split() if w != singular(w) and _thing_kind(singular(w))]
         if plural:
             return plural[-1]
     return meaning.parse(first).thing or word
