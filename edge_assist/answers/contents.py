@@ -16,7 +16,7 @@ the things.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from edge_assist.answers.focus import WORDS_OF, verb_base
@@ -83,16 +83,30 @@ def _materials(caption: str) -> list[str]:
     return out
 
 
-def _vessels(caption: str) -> list[str]:
-    return [w for w in (singular(x) for x in WORDS_OF.findall(caption.lower())) if lexical_kind(w) == TOOL]
+def _vessels(caption: str, holders: bool = False) -> list[str]:
+    """The tools a caption names (and, with `holders`, the vessels no lexicon calls a tool: "basin")."""
+    words = (singular(x) for x in WORDS_OF.findall(caption.lower()))
+    return [w for w in words if lexical_kind(w) == TOOL or holders and w in _HOLDERS]
 
 
-def _held(contents: dict[str, list[str]], vessel: str) -> list[str]:
-    return next((things for v, things in contents.items() if same_thing(v, vessel)), [])
+Same = Callable[[str, str], bool]
+
+# Vessels a captioner calls by each other's names from one clip to the next: the bowl the pepper
+# went into is "the basin" that is microwaved, the mug "the cup".
+_ONE_VESSEL = (frozenset({"bowl", "dish", "basin"}), frozenset({"cup", "mug", "ramekin"}))
 
 
-def _add(contents: dict[str, list[str]], vessel: str, things: Iterable[str]) -> None:
-    key = next((v for v in contents if same_thing(v, vessel)), vessel)
+def one_vessel(a: str, b: str) -> bool:
+    """Whether two vessel names may name the vessel in use (`same_thing`, or one of `_ONE_VESSEL`)."""
+    return same_thing(a, b) or any(a in group and b in group for group in _ONE_VESSEL)
+
+
+def _held(contents: dict[str, list[str]], vessel: str, same: Same = same_thing) -> list[str]:
+    return next((things for v, things in contents.items() if same(v, vessel)), [])
+
+
+def _add(contents: dict[str, list[str]], vessel: str, things: Iterable[str], same: Same = same_thing) -> None:
+    key = next((v for v in contents if same(v, vessel)), vessel)
     have = contents.setdefault(key, [])
     for t in things:
         if t in have:
@@ -100,21 +114,23 @@ def _add(contents: dict[str, list[str]], vessel: str, things: Iterable[str]) -> 
         have.append(t)
 
 
-def readings(captions: Iterable[str]) -> list[str | None]:
+def readings(captions: Iterable[str], *, loose: bool = False) -> list[str | None]:
     """Per caption of one stream, in time order: the caption with the things its referred vessels
-    held before it, or None when it refers to none (or they held nothing seen)."""
+    held before it, or None when it refers to none (or they held nothing seen). `loose`: the
+    names a captioner gives one vessel in turn are one vessel (`one_vessel`), "basin" too."""
+    same: Same = one_vessel if loose else same_thing
     contents: dict[str, list[str]] = {}
     out: list[str | None] = []
     for caption in captions:
         referred = vessels_referred(caption)
-        held = [t for v in referred for t in _held(contents, v)]
+        held = [t for v in referred for t in _held(contents, v, same)]
         said = [t for t in dict.fromkeys(held) if t not in _materials(caption)][-MOST:]
         out.append(f"{caption.rstrip('. ')} ({', '.join(said)})." if said else None)
         # What this caption puts in every vessel it names: its own things and what it poured in.
-        put = [*_materials(caption), *held]
-        for vessel in _vessels(caption):
-            if not any(same_thing(vessel, v) for v in referred) or len(_vessels(caption)) == 1:
-                _add(contents, vessel, [t for t in put if not same_thing(t, vessel)])
+        put, vessels = [*_materials(caption), *held], _vessels(caption, holders=loose)
+        for vessel in vessels:
+            if not any(same(vessel, v) for v in referred) or len(vessels) == 1:
+                _add(contents, vessel, [t for t in put if not same_thing(t, vessel)], same)
     return out
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from edge_assist.answers import contents
 from edge_assist.answers.meaning import thing_in, verb_base
 from edge_assist.answers.quantity_question import (
     QuantityQuestion,
@@ -155,8 +156,21 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
             for f in found
             if q.thing <= answer_text.content_words(f.moment.text) or names(q.said_thing, f.moment.text)
         ]
+        if not named_too and (head := _head(q.said_thing)):
+            # "the red pepper bits": a moment naming the pepper, when none names all of it
+            named_too = [f for f in found if names(head, f.moment.text)]
         found = named_too or found
     return found, named
+
+
+# Words for the pieces a thing was cut into: "the pepper bits" are the pepper.
+_PIECES = frozenset("bit bits piece pieces chunk chunks cube cubes slice slices strip strips".split())
+
+
+def _head(said: str) -> str:
+    """The noun of a thing as asked, without the words for its pieces ("red pepper bits" -> pepper)."""
+    words = [w for w in re.findall(r"[a-z]+", said.lower()) if w not in _PIECES]
+    return words[-1] if len(words) > 1 or words and words[-1] != said.lower() else ""
 
 
 def _one(q: QuantityQuestion, text: str) -> list[Amount]:
@@ -228,6 +242,14 @@ def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord
     return f"{_total(found, q)} in all. {told}{more}", found[0].moment
 
 
+def _with_contents(clips: list[CaptionRecord]) -> list[CaptionRecord]:
+    """The clips, each that works on a vessel told with what went into it before: "how long were
+    the peppers zapped?" is answered by "nuking the basin, covered" after the peppers went into
+    the dish. A captioner calls one vessel a dish, then a basin (`contents.one_vessel`)."""
+    told = contents.readings((c.text for c in clips), loose=True)
+    return [c if said is None else replace(c, text=said) for c, said in zip(clips, told, strict=True)]
+
+
 class QuantityAnswers:
     def __init__(self, recall: Recall, clock: Clock) -> None:
         self.recall = recall
@@ -252,6 +274,8 @@ class QuantityAnswers:
             [c for c in clips if c.t1 <= before_t + 1e-6] + [c for c in in_view if c.clip_index not in seen],
             key=lambda c: (c.t0, c.clip_index),
         )
+        if q.dims == ("time",) and q.thing:
+            clips = _with_contents(clips)
         found, named = matches(q, bounded(q, clips))
         trace: dict[str, object] = {
             "dims": list(q.dims),
