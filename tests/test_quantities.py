@@ -159,3 +159,25 @@ def test_a_count_of_an_act_counts_the_moments_that_tell_it() -> None:
     assert [f.moment.clip_index for f in matches(asked, clips)[0]] == [1]  # not the washing
     used = parse("how many tomatoes did I use?")
     assert used is not None and len(matches(used, clips)[0]) == 2  # "use" names no act
+
+
+def test_how_long_a_thing_was_heated_is_how_long_its_vessel_was() -> None:
+    from edge_assist.answers.quantities import _with_contents, compose, matches
+
+    clips = [
+        CaptionRecord(
+            "s", 0, 40.0, 76.0, "To a microwave-safe cup, I'm tipping in a third of a mug cheddar cheese."
+        ),
+        CaptionRecord("s", 1, 104.0, 247.0, "Now I am dicing a quarter red bell pepper in tiny bits."),
+        CaptionRecord("s", 2, 261.0, 315.0, "I liquefied the cheese by microwaving mug for thirty sec."),
+        CaptionRecord("s", 3, 321.0, 339.0, "I put the diced pepper in the microwave-safe dish."),
+        CaptionRecord("s", 4, 351.0, 521.0, "For two minutes, I'm nuking the basin, covered."),
+    ]
+    q = parse("how long did I zap the red pepper bits?")
+    assert q is not None
+    # the basin is the dish the pepper went into under another name; the cheese's mug is not it
+    found, _ = matches(q, _with_contents(clips))
+    assert [f.moment.clip_index for f in found] == [4]
+    assert compose(q, found)[0].startswith("two minutes.")
+    # read as told, every microwaving adds up
+    assert len(matches(q, clips)[0]) == 2
