@@ -39,7 +39,7 @@ _PLACE = r"(?:counter\w*|floor|table|worktop|ground|stove\w*|hob|side|edge|rim)"
 _OVER = r"over\b(?!\s+(?:the|a|an|some|it|them|my|your|his|her|their|top)\b)"
 # What a question says of a spill, and what a caption says of one.
 _SPILL_ASKED = re.compile(
-    rf"\b(?:spill{_V}|spilt|slop{_V}|overflow{_V}|boil{_V}\s+over|leak{_V}|mess{_V}|"
+    rf"\b(?:spill{_V}|spilt|slop{_V}|overflow{_V}|boil{_V}\s+over|leak{_V}|mess(?:es|y)?\b(?!\s+up)|"
     rf"splash{_V}\s+(?:\w+\s+)?(?:out|outside|{_OVER}|everywhere)|end{_V}\s+(?:up\s+)?(?:outside|on\s+the\s+{_PLACE})|"
     rf"(?:fall|fell|drop{_V})\s+(?:\w+\s+)?(?:out|{_OVER}|on\s+the\s+{_PLACE}|onto\s+the\s+{_PLACE})|"
     rf"knock{_V}\s+(?:\w+\s+){{0,2}}?{_OVER}|tip{_V}\s+(?:\w+\s+){{0,2}}?{_OVER})",
@@ -52,19 +52,19 @@ _SPILL_TOLD = re.compile(
     rf"knock{_V}\s+(?:\w+\s+){{0,2}}?{_OVER}|tip{_V}\s+(?:\w+\s+){{0,2}}?{_OVER})",
     re.I,
 )
-_BURN = (
-    r"\b(?:burn(?:t|s|ed|ing)?|scorch{_V}|smok(?:e|es|ing)|"
-    r"catch{_V}\s+fire|caught\s+fire|on\s+fire|overcook{_V}|overdone)\b"
-).replace("{_V}", _V)
-_BURN_ASKED = re.compile(_BURN, re.I)
-_BURN_TOLD = re.compile(_BURN, re.I)
+# A burn, asked or told in the same words.
+_BURN = re.compile(
+    rf"\b(?:burn(?:t|s|ed|ing)?|scorch{_V}|smok(?:e|es|ing)|catch{_V}\s+fire|caught\s+fire|on\s+fire|"
+    rf"overcook{_V}|overdone)\b",
+    re.I,
+)
 # A mishap said to be avoided: "without spilling", "careful not to burn it", "to prevent burning".
 _AVOIDED = re.compile(
     r"\b(?:without|no|not|never|avoid\w*|prevent\w*|careful|so\s+as\s+not)\s+(?:\w+\s+){0,2}$", re.I
 )
 # A question that asks whether something happened: a helping verb first ("did anything spill?").
 _ASKS_IF = re.compile(r"^\s*(?:did|was|were|has|have|had|is|are|does|do)\b", re.I)
-_FAMILIES = {"spill": (_SPILL_ASKED, _SPILL_TOLD), "burn": (_BURN_ASKED, _BURN_TOLD)}
+_FAMILIES = {"spill": (_SPILL_ASKED, _SPILL_TOLD), "burn": (_BURN, _BURN)}
 
 
 @dataclass(frozen=True)
