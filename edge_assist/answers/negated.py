@@ -6,9 +6,10 @@ The caption must say the asked act was not done ("uncovered", "no stirring", "wi
 stirring", "not stirring") of the thing asked about, or of the act the question's own clause
 names ("while they were in the microwave", "halfway through microwaving": the caption tells the
 microwaving). And no moment among those found may tell the act as done on the thing: a caption
-that says it is the answer. When the caption that says "not" is the one telling the clause's
-act, it speaks of that stretch only, so only a moment within it can say otherwise: the egg
-beaten before it went into the microwave was not stirred while in it.
+that says it is the answer. A caption that says "not" within the clause's stretch (from the
+first to the last moment found telling the clause's act) speaks of that stretch only, so only a
+moment within it can say otherwise: the egg beaten before it went into the microwave was not
+stirred while in it.
 """
 
 from __future__ import annotations

@@ -170,7 +170,8 @@ _PIECES = frozenset("bit bits piece pieces chunk chunks cube cubes slice slices 
 def _head(said: str) -> str:
     """The noun of a thing as asked, without the words for its pieces ("red pepper bits" -> pepper)."""
     words = [w for w in re.findall(r"[a-z]+", said.lower()) if w not in _PIECES]
-    return words[-1] if len(words) > 1 or words and words[-1] != said.lower() else ""
+    head = words[-1] if words else ""
+    return "" if head == said.lower().strip() else head  # "" when the thing is one word already
 
 
 def _one(q: QuantityQuestion, text: str) -> list[Amount]:
