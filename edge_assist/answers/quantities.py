@@ -276,8 +276,12 @@ class QuantityAnswers:
             key=lambda c: (c.t0, c.clip_index),
         )
         if q.dims == ("time",) and q.thing:
-            clips = _with_contents(clips)
-        found, named = matches(q, bounded(q, clips))
+            # matched with what each vessel held, told in the caption's own words
+            told = {(c.clip_index, c.t0): c for c in clips}
+            found, named = matches(q, bounded(q, _with_contents(clips)))
+            found = [replace(f, moment=told[(f.moment.clip_index, f.moment.t0)]) for f in found]
+        else:
+            found, named = matches(q, bounded(q, clips))
         trace: dict[str, object] = {
             "dims": list(q.dims),
             "thing": sorted(q.thing),
