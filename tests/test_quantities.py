@@ -95,21 +95,23 @@ def test_quantities_over_the_demo_memory(
     assert out["answer"].startswith(said) and out["stage"] == stage
 
 
+# Cheese melted in a mug, then the pepper in a basin microwaved as "the dish".
+MICROWAVED = [
+    CaptionRecord(
+        "s", 0, 40.0, 76.0, "To a microwave-safe cup, I'm tipping in a third of a mug cheddar cheese."
+    ),
+    CaptionRecord("s", 1, 260.0, 314.0, "I liquefied the cheese by microwaving mug for thirty sec."),
+    CaptionRecord("s", 2, 321.0, 339.0, "I put the diced pepper in the microwave-safe basin."),
+    CaptionRecord("s", 3, 350.0, 520.0, "I zapped the dish, covered, for two mins."),
+]
+
+
 def test_a_dish_safe_for_the_microwave_is_no_use_of_it() -> None:
     from edge_assist.answers.quantities import matches
-    from edge_assist.retrieval.api import CaptionRecord
 
-    clips = [
-        CaptionRecord(
-            "s", 0, 40.0, 76.0, "To a microwave-safe cup, I'm tipping in a third of a mug cheddar cheese."
-        ),
-        CaptionRecord("s", 1, 260.0, 314.0, "I liquefied the cheese by microwaving mug for thirty sec."),
-        CaptionRecord("s", 2, 321.0, 339.0, "I put the diced pepper in the microwave-safe basin."),
-        CaptionRecord("s", 3, 350.0, 520.0, "I zapped the dish, covered, for two mins."),
-    ]
     q = parse("how many times did I use the microwave?")
     assert q is not None
-    found, _ = matches(q, clips)
+    found, _ = matches(q, MICROWAVED)
     assert [f.moment.t0 for f in found] == [260.0, 350.0]
 
 
@@ -164,20 +166,11 @@ def test_a_count_of_an_act_counts_the_moments_that_tell_it() -> None:
 def test_how_long_a_thing_was_heated_is_how_long_its_vessel_was() -> None:
     from edge_assist.answers.quantities import _with_contents, compose, matches
 
-    clips = [
-        CaptionRecord(
-            "s", 0, 40.0, 76.0, "To a microwave-safe cup, I'm tipping in a third of a mug cheddar cheese."
-        ),
-        CaptionRecord("s", 1, 104.0, 247.0, "Now I am dicing a quarter red bell pepper in tiny bits."),
-        CaptionRecord("s", 2, 261.0, 315.0, "I liquefied the cheese by microwaving mug for thirty sec."),
-        CaptionRecord("s", 3, 321.0, 339.0, "I put the diced pepper in the microwave-safe dish."),
-        CaptionRecord("s", 4, 351.0, 521.0, "For two minutes, I'm nuking the basin, covered."),
-    ]
     q = parse("how long did I zap the red pepper bits?")
     assert q is not None
-    # the basin is the dish the pepper went into under another name; the cheese's mug is not it
-    found, _ = matches(q, _with_contents(clips))
-    assert [f.moment.clip_index for f in found] == [4]
-    assert compose(q, found)[0].startswith("two minutes.")
+    # the dish is the basin the pepper went into under another name; the cheese's mug is not it
+    found, _ = matches(q, _with_contents(MICROWAVED))
+    assert [f.moment.clip_index for f in found] == [3]
+    assert compose(q, found)[0].startswith("two mins.")
     # read as told, every microwaving adds up
-    assert len(matches(q, clips)[0]) == 2
+    assert len(matches(q, MICROWAVED)[0]) == 2
