@@ -92,8 +92,8 @@ _HOW_MUCH_PASSIVE = re.compile(
 
 
 # "did the butter melt?": what heat or cold does to a thing, said with the thing as subject, is
-# the wearer heating it ("did I melt the butter?"). Other verbs stay as asked: "did the egg
-# set?" is no putting it down.
+# the wearer heating it ("did I melt the butter?"). Other verbs stay as asked: "did the sauce
+# thicken?" names no act of the wearer's we know.
 _HEAT_ACT = re.compile(
     rf"^(did|does)\s+{_DET}{_THING}\s+({'|'.join(sorted(GROUPS['heat'] | GROUPS['cool']))})\b\s*(.*)$"
 )
