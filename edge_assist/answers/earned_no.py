@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import meaning
+from edge_assist.answers import meaning, varieties
 from edge_assist.answers.support import WordEncoder, Words, is_content
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -109,9 +109,13 @@ def _closest(thing: str, focus_words: Words | None, nearest_words: Sequence[Word
     return best
 
 
-def seen_instead(focus: str, ranked: Sequence[Moment]) -> Moment | None:
-    """The closest related thing done: the best-ranked moment telling the question's act, else the
+def seen_instead(focus: str, ranked: Sequence[Moment], missing: str = "") -> Moment | None:
+    """The closest related thing done: the best-ranked moment naming another of the missing
+    thing's kind (butter for the oil asked), else one telling the question's act, else the
     best-ranked moment."""
+    for m in ranked if missing else ():
+        if varieties.sibling_difference(missing, m.text) is not None:
+            return m
     verb = meaning.parse(focus).verb
     if verb:
         for m in ranked:
@@ -173,7 +177,7 @@ async def answer(
     missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
     if missing is None:
         return None, {"no": "not earned: memory names everything the question does"}
-    seen = seen_instead(focus, today)
+    seen = seen_instead(focus, today, missing.thing)
     trace = {
         "no": f"earned: {missing.thing!r} named nowhere in memory (closest word {missing.closest:.2f})",
         "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],

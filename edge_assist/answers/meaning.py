@@ -253,13 +253,13 @@ def _read(focus: str, caption: str) -> Reading:
     asked = parse(focus)
     if not asked.thing:
         return _verb_only(focus, asked, caption)
-    words = tokens(focus)
+    asked_words = words = tokens(focus)
     named = _named(asked, words, caption)
     if isinstance(named, Reading):
         return named
     if (told_words := _every_thing_told(focus, asked, words, caption)) is None:
         return Reading(None, False)
-    words = told_words
+    words = told_words  # "add water to the peppers" of "to the dish, adding water": "add water"
     out = list(words)
     if named.lower() != words[asked.thing_at].lower():
         thing_words.say_as(out, asked, named)
@@ -297,7 +297,7 @@ def _read(focus: str, caption: str) -> Reading:
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
     return _restated(
-        asked, words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
+        asked, asked_words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
     )
 
 
@@ -333,12 +333,13 @@ def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) 
     """The focus's words when the caption names every thing they name, else None: "top cup with 1
     tablespoon of salsa" is not "sprinkle cheese on cup". A food asked as where the thing went
     may be left out ("milk in the eggs" of "tipping milk to the dish": the eggs were in it)."""
-    if None in (thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)):
-        return None
     missing = [t for t in things(focus) if not thing_in(t, caption)]
     if missing and _adds(asked.verb) and asked.verb_at < asked.thing_at:
-        words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption)
+        together = asked.verb not in PUT_ON_WITH  # "add water with the peppers": into one vessel
+        words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption, together)
         missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]
+    if None in (thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)):
+        return None
     return None if missing else words
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import appliances, contradicted, follow_ups, forgot, skipped_step
+from edge_assist.answers import appliances, contradicted, counted_no, follow_ups, forgot, skipped_step
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
@@ -340,11 +340,11 @@ class OfflineAnswerer:
         text, rests_on = (ga.choice or ga.text) if choices else ga.text, ga.moment
         if ga.kind == "yesno" and not choices and "order" not in trace:
             # "was the oil on medium heat?" over "on low heat, I'm heating the oil": No, and why
-            g = self.grounded.gate
+            g, focus = self.grounded.gate, trace.get("focus", question)
             th = self.cfg.reasoner.answer_min_score or g.threshold
-            said = await contradicted.checked(
-                ga, trace.get("focus", question), g, self.text_encoder, self.clock, th
-            )
+            said = await contradicted.checked(ga, focus, g, self.text_encoder, self.clock, th)
+            if said is None:  # "did I chop two shallots?" over "cutting up one shallot": No
+                said = await counted_no.checked(ga, focus, self.recall, self.clock, session_id, before_t)
             if said is not None:
                 text, rests_on, trace["contradicted"] = said
         context = moment_context(rests_on)

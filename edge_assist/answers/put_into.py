@@ -28,13 +28,15 @@ def puts_into(caption: str, thing: str) -> bool:
     return any(lexical_kind(w) in (TOOL, MATERIAL) for w in into)
 
 
-# Where a question puts its thing: "milk in the eggs", "salt into the batter", "cheese on the toast".
+# Where a question puts its thing: "milk in the eggs", "salt into the batter", "cheese on the toast";
+# with a verb that only adds, "water in with the peppers" too ("top the cup with salsa" puts salsa).
 _DESTINATION = frozenset({"in", "into", "to", "onto", "on", "over"})
+_TOGETHER = _DESTINATION | {"with"}
 _DESTINATION_MODIFIERS = frozenset({"the", "a", "an", "my", "some", "beaten", "whisked", "cooked"})
 
 
 def without_food_destination(
-    words: list[str], missing: list[str], thing_at: int, thing: str, caption: str
+    words: list[str], missing: list[str], thing_at: int, thing: str, caption: str, together: bool = False
 ) -> list[str]:
     """The question's words without the food it says `thing` went into, when the caption puts
     `thing` into a vessel and names no food as where it went: the egg was in the dish the milk
@@ -51,7 +53,7 @@ def without_food_destination(
         prep = at - 1
         while prep > thing_at and out[prep].lower() in _DESTINATION_MODIFIERS:
             prep -= 1
-        if at < 0 or prep <= thing_at or out[prep].lower() not in _DESTINATION:
+        if at < 0 or prep <= thing_at or out[prep].lower() not in (_TOGETHER if together else _DESTINATION):
             return words
         out = out[:prep] + out[at + 1 :]
     return out
@@ -64,8 +66,8 @@ def coats(words: list[str], at: int) -> bool:
     if "with" not in tail:
         return False
     after = tail[tail.index("with") + 1 : tail.index("with") + 5]
-    # cooking spray is a kind of oil to the lexicons
-    return any(same_thing("oil", singular(w)) or covers("oil", singular(w)) for w in after)
+    # cooking spray, oil and butter are kinds of fat to the lexicons
+    return any(same_thing("fat", singular(w)) or covers("fat", singular(w)) for w in after)
 
 
 # Where another thing is put: "on top of the tortilla", "onto the toast", "over the lettuce".

@@ -100,8 +100,8 @@ def variety_difference(focus: str, thing: str, caption: str) -> Difference | Non
 
 
 # Kinds whose members are told apart when one is asked: a cheddar is no mozzarella, basil no
-# parsley. (Spices and vegetables are left out: a caption's "pepper" may be either.)
-_SIBLING_KINDS = ("cheese", "herb", "nut", "fish", "meat")
+# parsley, butter no oil. (Spices and vegetables are left out: a caption's "pepper" may be either.)
+_SIBLING_KINDS = ("cheese", "herb", "nut", "fish", "meat", "fat")
 
 
 def sibling_difference(thing: str, caption: str) -> Difference | None:

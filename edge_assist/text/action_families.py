@@ -41,7 +41,7 @@ GROUPS = _groups(
         "peel": "peel skin strip zest pare hull core pit deseed",
         "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
         "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil
-            steam poach sear brown reheat melt liquefy preheat blanch braise caramelize""",
+            steam poach sear brown reheat melt soften liquefy preheat blanch braise caramelize""",
         "cool": "cool chill refrigerate freeze",
         "wash": "wash rinse clean scrub wipe soak",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",

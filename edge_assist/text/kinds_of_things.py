@@ -42,7 +42,9 @@ KINDS = _kinds(
         "nut": "almond walnut peanut cashew pecan hazelnut pistachio",
         "grain": "rice oat wheat quinoa barley couscous pasta noodle flour",
         "bread": "muffin toast bagel bun roll tortilla pita baguette loaf",
-        "oil": "olive butter ghee spray",
+        # butter greases a pan but is no oil: "did I use oil?" over "melting a knob of butter" is a No
+        "oil": "olive spray",
+        "fat": "oil olive butter ghee lard margarine shortening spray",
         "liquid": "water milk oil stock broth juice vinegar wine cream",
         "utensil": "knife fork spoon whisk spatula ladle tongs peeler grater",
         # What a thing looks like, for things named by it: "the red sauce", "the yellow fruit",
@@ -115,3 +117,17 @@ def covers(kind: str, thing: str) -> bool:
         return False
     t = thing.lower()
     return t in members or any(t in KINDS.get(m, frozenset()) for m in members)
+
+
+# The kinds whose members are eaten or drunk: what a recipe adds.
+_FOOD_KINDS = (
+    "vegetable fruit dairy cheese meat fish seafood protein spice herb seasoning condiment sauce sweetener nut"
+    " grain bread fat liquid"
+).split()
+
+
+def is_food(thing: str) -> bool:
+    """Whether `thing` (singular) is a food the kinds know, or one of their general words: "milk",
+    "cheese", "vegetable"; not "umbrella"."""
+    t = thing.lower()
+    return any(t == k or covers(k, t) for k in _FOOD_KINDS)

@@ -33,7 +33,7 @@ PUTS_ON = {
     "pepper": "pepper",
     "butter": "butter",
     "oil": "oil",
-    "grease": "oil",
+    "grease": "fat",
     "season": "seasoning",
     "sugar": "sugar",
     "spice": "spice",

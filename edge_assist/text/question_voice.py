@@ -179,6 +179,11 @@ _THING_WAS = re.compile(
     rf"^{_DET}{_THING}\s+(?:(?:only|already|just|all|also|definitely|actually)\s+)?"
     r"(was|were|is|are|went|got|had)\s+(.+)$"
 )
+# A thing named, then said what it was: "the cheese on there, that was parmesan"
+_THAT_WAS = re.compile(
+    rf"^{_DET}{_THING}(?:\s+(?:on|in)\s+(?:there|here|it|top))?\s*,\s*(?:that|it|they|those)\s+"
+    r"(was|were|is|are)\s+(.+)$"
+)
 # The present perfect said as the past it asks about: "the egg's been whisked" (was whisked),
 # "the onion has gone into the bowl" (went into it).
 _PERFECT = (
@@ -226,6 +231,8 @@ def statement_asked(q: str) -> str | None:
         return f"did I {base}{_tail(m.group(3))}"
     if (m := _I_DID.match(low)) and (base := participle_base(m.group(1))):
         return f"did I {base}{_tail(m.group(2))}"
+    if m := _THAT_WAS.match(low):
+        return f"{m.group(2)} the {_thing(m.group(1))} {m.group(3)}"  # "the cheese, that was feta"
     if m := _THING_WAS.match(low):
         thing, verb, rest = _thing(m.group(0)[: m.end(1)]), m.group(2), m.group(3)
         if verb in ("went", "got"):
@@ -265,6 +272,26 @@ _WAS_IT = re.compile(
     r"\s+(?:(?:that\s+)?(?:i|you)\s+used|(?:in|on)\s+(?:the|my|a)\s+.+)$"
 )
 
+# "was it two tomatoes I sliced up?", "was it the big knife that I cut with?": did I slice two
+# tomatoes; the thing comes first to be asked about, and the act is the wearer's all the same
+_CLEFT = re.compile(
+    r"^(?:was|were)\s+(?:it|that)\s+(?!(?:before|after|when|while|during|until|since|because|then|so|what|why|how"
+    r"|where|who|me|you)\b)([a-z0-9][a-z0-9 -]*?)\s+(?:that\s+|which\s+)?(?:i|you)\s+([a-z]+)(?:\s+(.+))?$"
+)
+
+_CLEFT_PREP = ("in", "into", "on", "onto", "with", "at", "under", "over", "from", "by")
+
+
+def _clefted(thing: str, rest: str) -> str:
+    """What follows the verb of a cleft said back in order: "two tomatoes" + "up"; "in the oven" +
+    "it" -> "it in the oven"; "the big knife" + "with" -> "with the big knife"."""
+    if thing.split()[0] in _CLEFT_PREP:
+        return f"{rest} {thing}".strip()
+    words = rest.split()
+    if words and words[-1] in _CLEFT_PREP:
+        return " ".join([*words[:-1], words[-1], thing])
+    return f"{thing}{_tail(rest)}"
+
 
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
@@ -275,6 +302,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"what {_thing(m.group(1))} did I use{end}"
     if m := _WAS_IT.match(low):
         return f"did I use {_thing(m.group(1))}{end}"
+    if (m := _CLEFT.match(low)) and (base := participle_base(m.group(2))):
+        return f"did I {base} {_clefted(_thing(m.group(1)), m.group(3) or '')}{end}"
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
         return f"did I add {_thing(m.group(1))}{end}"

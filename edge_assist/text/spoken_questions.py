@@ -14,6 +14,7 @@ import re
 
 from edge_assist.text import learner_questions, terse_questions
 from edge_assist.text.question_voice import is_tag_of, participle_base, statement_asked
+from edge_assist.text.verb_forms import IRREGULAR_PAST
 
 # Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.
 _HESITATION = re.compile(r"(?:^|(?<=[\s,]))(?:u+h+|u+m+|e+r+m*|h+m+|m+h*m+|a+h+)\b[,.]?\s*", re.I)
@@ -278,12 +279,29 @@ def _topic_first(text: str) -> str | None:
     return f"{m.group(2)}{thing}{m.group(4)}"
 
 
+# A time clause that only says when the wearer asks: "before I forget, did I salt it?"
+_ASKING_TIME = re.compile(
+    r"^(?:before|while|now\s+that)\s+(?:i|you)(?:'m|\s+am|\s+are|'re)?\s+"
+    r"(?:forget|think|remember|at\s+it|asking|here|on\s+it)\b",
+    re.I,
+)
+
+
+_PASTS = frozenset(IRREGULAR_PAST.values()) | {"was", "were", "had", "did"}
+
+
 def _time_clause(told: str, asked: str) -> bool:
-    """ "before the eggs went in" said before "did I heat the pan": a time the act is placed against."""
+    """ "before the eggs went in", "while the mushrooms were browning" said before "did I heat the
+    pan", "was I stirring them": a past time the act is placed against ("before I lock up" is
+    the wearer's own time to come)."""
+    words = re.findall(r"[a-z]+", told.lower())[1:]
+    clause = _CLAUSE.search(told) is not None
+    past = any(w in _PASTS or (w.endswith("ed") and len(w) > 4) for w in words)
     return bool(
         _TIME_CLAUSE.match(told)
         and _PAST_YES_NO.match(asked)
-        and not _CLAUSE.search(told)
+        and (past or not clause)
+        and not _ASKING_TIME.match(told)
         and not _POINTS_BACK.search(told)
     )
 

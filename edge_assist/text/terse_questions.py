@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, known
+from edge_assist.text.kinds_of_things import is_food
 from edge_assist.text.question_voice import is_tag_of, participle_base
 from edge_assist.text.verb_forms import is_verb
 
@@ -51,16 +52,49 @@ _THEN = re.compile(
     r"((?:the\s+|my\s+)?[a-z-]+(?:\s+[a-z-]+){0,2})$"
 )
 
+_FIRST = re.compile(r"^((?:the\s+|my\s+)?[a-z-]+(?:\s+[a-z-]+)?)\s+first\b")
+_LAST_PLACE = re.compile(r"\s+(?:on\s+top|on\s+it|in\s+it|on\s+there|in\s+there)$")
+
 
 def plain(text: str) -> str | None:
     """The plain question a terse one asks, or None when `text` is not terse."""
     low = " ".join(text.lower().split()).rstrip("?.! ")
+    head, comma, tag = low.rpartition(",")
+    if comma and is_tag_of(tag.strip()) and (said := _things_in_order(head) or _thing_placed(head)):
+        return said  # "lettuce first and then the egg on top, right?"
     if (said := _things_in_order(low)) is not None:
         return said
     if (m := _SPLIT.match(low)) is not None:
         if (said := _topic_then_asking(m.group("topic").strip(), m.group("rest").strip())) is not None:
             return said
-    return _done_then_asking(low) or _bare_participle(low)
+    return _done_then_asking(low) or _bare_participle(low) or _thing_placed(low)
+
+
+# A thing and where it went, no verb: "milk in the eggs", "cheese on the toast".
+_THING_PLACED = re.compile(
+    r"^((?:the\s+|my\s+|some\s+)?[a-z-]+(?:\s+[a-z-]+){0,2}?)\s+((?:in|into|on|onto|over)\s+(?:the|my|a|an)\s+.+)$"
+)
+
+
+_ANY = re.compile(r"^(?:any|anything|something|no|nothing)\b")  # "any fruit on the plate?" is asked as said
+_STATES = frozenset("hot cold warm cool ready done set melted runny still now".split())
+
+
+def _thing_placed(low: str) -> str | None:
+    """ "milk in the eggs" -> "did I add milk in the eggs": things only, named by nouns."""
+    m = _THING_PLACED.match(low)
+    if m is None or _QUESTION.match(low) or _NOT_A_TOPIC.match(low) or _ANY.match(low):
+        return None
+    thing = _DETERMINER.sub("", m.group(1))
+    if any(_said_of_a_thing(w) for w in thing.split()) or _BE.search(thing):
+        return None
+    head = thing.split()[-1]
+    if not any(is_food(w) for w in (head, head[:-1], head[:-2], head[:-3] + "y")):
+        return None  # "umbrella in the hall?" asks where it is, not whether it was added
+    where = m.group(2).split()
+    if any(_said_of_a_thing(w) and w not in _NOT_THINGS for w in where) or where[-1] in _STATES:
+        return None  # "eggs in the pan sizzling", "the oil in the pan hot": more is said than where
+    return f"did I add the {thing} {m.group(2)}"
 
 
 _NOT_THINGS = frozenset(
@@ -81,7 +115,8 @@ def _said_of_a_thing(word: str) -> bool:
 def _things_in_order(low: str) -> str | None:
     """ "salt, then the black pepper" -> "did I add the salt before the black pepper": things only,
     each named by nouns (no verb, no participle, no pronoun), asked in the order said."""
-    m = _THEN.match(low)
+    # "lettuce first and then the egg on top": the order, said with where the second went
+    m = _THEN.match(_LAST_PLACE.sub("", _FIRST.sub(r"\1", low)))
     if m is None or _QUESTION.match(low) or _NOT_A_TOPIC.match(low):
         return None
     first, how, second = (_DETERMINER.sub("", m.group(k)) for k in (1, 2, 3))
