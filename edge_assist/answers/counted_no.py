@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 
 # Words that say there is more of the thing than one moment counted: "another egg", "the
 # second tomato", "the rest of the mushrooms".
-_MORE = frozenset("another other others second third fourth more remaining rest both extra additional".split())
+_MORE = frozenset(
+    "another other others second third fourth more remaining rest both extra additional".split()
+)
 # How many words before the thing a word of more may stand ("the other ripe tomato").
 _MORE_REACH = 3
 
@@ -64,7 +66,8 @@ def _speaks_of_more(q: QuantityQuestion, clip: CaptionRecord) -> bool:
     """Whether the clip names more of the thing than a number says: a word of more before it, or
     the thing in the plural with no number, in a moment that tells the act asked."""
     words = re.findall(r"[a-z]+", clip.text.lower())
-    counted = {w for a in parse_details(clip.text).amounts if a.dim == "count" for w in a.text.lower().split()}
+    amounts = parse_details(clip.text).amounts
+    counted = {w for a in amounts if a.dim == "count" for w in a.text.lower().split()}
     for i, w in enumerate(words):
         if singular(w) not in q.thing:
             continue

@@ -121,8 +121,8 @@ def covers(kind: str, thing: str) -> bool:
 
 # The kinds whose members are eaten or drunk: what a recipe adds.
 _FOOD_KINDS = (
-    "vegetable fruit dairy cheese meat fish seafood protein spice herb seasoning condiment sauce sweetener nut"
-    " grain bread fat liquid"
+    "vegetable fruit dairy cheese meat fish seafood protein spice herb seasoning condiment sauce"
+    " sweetener nut grain bread fat liquid"
 ).split()
 
 
