@@ -297,6 +297,16 @@ async def test_a_setting_asked_otherwise_than_done_is_a_no_resting_on_the_moment
     assert said_yes(high.text), high.text
 
 
+@pytest.mark.slow
+async def test_more_eggs_than_memory_counts_is_a_no_resting_on_the_moment(demo: EgoMemoAssistant) -> None:
+    sid = demo_stream()[0]["session_id"]
+    two = await demo.answer("did I crack two eggs?", session_id=sid)
+    assert two.text.startswith("No: at 0:01") and two.text.endswith("(one, not two)."), two.text
+    assert two.trace["contradicted"]["kind"] == "count"
+    one = await demo.answer("did I crack one egg?", session_id=sid)
+    assert said_yes(one.text), one.text
+
+
 def test_a_two_word_name_is_one_thing_and_a_purpose_is_not_an_act() -> None:
     assert meaning.things("chop a spring onion for the wraps") == ["spring-onion"]
     assert (
@@ -368,3 +378,28 @@ def test_a_thing_asked_by_its_name_giving_word_is_the_captions_thing() -> None:
     assert meaning.restate("add the balsamic", vinegar) == "putting the balsamic vinegar"
     # a word that is a thing of its own names that thing, not the caption's compound
     assert meaning.restate("add the tomato", "I poured tomato sauce on the pizza.") == "poured the tomato"
+
+
+def test_butter_greases_but_is_no_oil() -> None:
+    assert covers("fat", "butter") and covers("fat", "oil") and covers("oil", "olive")
+    assert not covers("oil", "butter")
+    butter = "In a non-stick frying skillet on low-medium heat, I'm softening a little knob of butter."
+    clips = [_clip(0, 1.0, 30.0, "I'm tipping in one egg to a blender."), _clip(1, 40.0, 80.0, butter)]
+
+    def alone(focus: str) -> tuple[list[str], np.ndarray]:
+        words = focus.split()
+        return words, np.eye(len(words), 384, dtype=np.float32)
+
+    assert earned_no.unseen("use oil", clips, alone("use oil"), []) == earned_no.Unseen("oil", 0.0)
+    ranked = [Moment("s", c.clip_index, c.t0, c.t1, c.text, 0.5) for c in clips]
+    # said with the butter that was used instead, not the closest moment of another thing
+    assert earned_no.seen_instead("use oil", ranked, "oil") == ranked[1]
+    assert meaning.restate("add butter in the pan", butter) is not None  # softened in the pan: it went in
+
+
+def test_the_same_verb_with_a_food_as_where_the_thing_went_is_the_vessel_s_act() -> None:
+    water = "To the dish, I'm adding one tbsp of water."
+    assert meaning.restate("add water to the peppers", water) == "add water"
+    assert meaning.restate("add the bit of water in with the peppers", water) == "add the bit of water in"
+    # a verb that puts on what its "with" names asks about that thing
+    assert meaning.restate("top the dish with salsa", water) is None

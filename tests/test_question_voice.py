@@ -363,6 +363,22 @@ def test_short_forms_people_ask_in() -> None:
         ("hold on, did I add honey?", "did I add honey?"),
         # a time said first places the act it asks about
         ("before the eggs went in, did I heat the pan?", "did I heat the pan before the eggs went in?"),
+        (
+            "while the mushrooms were browning, was I stirring them?",
+            "was I stirring them while the mushrooms were browning?",
+        ),
+        # ... but not a time that only says when the wearer asks, nor one still to come
+        ("before I forget, did I salt it?", "did I salt it?"),
+        ("before I lock up, did I wipe the counter?", "did I wipe the counter?"),
+        # the thing said first, what it was after it; the thing asked before the act
+        ("the cheese on there, that was parmesan, yeah?", "was the cheese parmesan?"),
+        ("Was it two tomatoes I sliced up?", "did I slice two tomatoes up?"),
+        ("was it the big knife that I cut with?", "did I cut with the big knife?"),
+        ("was it in the oven I put it?", "did I put it in the oven?"),
+        ("was that before I melted the cheese?", "was that before I melted the cheese?"),
+        # a food and where it went, no verb
+        ("milk in the eggs?", "did I add the milk in the eggs?"),
+        ("lettuce first and then the egg on top, right?", "did I add the lettuce before the egg?"),
     ],
 )
 def test_statements_checks_and_lead_ins_are_asked_as_the_act(asked: str, said: str) -> None:

@@ -45,6 +45,9 @@ def test_a_terse_question_is_said_plain(said: str, asked: str) -> None:
         "the salt went in first, right?",  # a statement asked back
         "no pepper went in, did it?",
         "when did I add the salt, before or after the pepper?",
+        "keys on the table?",  # where a thing is, not a food that went in
+        "the oil in the pan hot?",  # more is said than where it went
+        "any fruit on the plate?",  # asked of every fruit (text/question_voice.py)
     ],
 )
 def test_what_is_not_terse_is_left_as_said(said: str) -> None:
