@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from edge_assist.answers import earned_no, meaning, order
+from edge_assist.answers import contradicted, earned_no, meaning, order
 from edge_assist.answers.grounded import times_in
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
@@ -47,6 +47,15 @@ def test_a_verb_with_off_or_out_that_takes_a_thing_away_removes_it() -> None:
     assert meaning.read("take the stalks off", "I drew out mushroom stems.").restated is not None
     assert meaning.read("remove the stems", "I drew out mushroom stems.").restated is not None
     assert meaning.parse("take the bowl").verb == "take"  # taking alone is not removing
+    assert meaning.parse("take the stalks off the mushrooms") == meaning.Asked("remove", 1, "stalk", 2, 0)
+    assert meaning.parse("tear the muffin open").thing == "muffin"  # what it was left as is no thing
+
+
+def test_by_hand_is_no_knife() -> None:
+    sliced = "Into two bits with a knife, I'm slicing the english muffin."
+    d = contradicted.difference("tear the muffin open with my hands", sliced)
+    assert d is not None and (d.kind, d.expected, d.observed) == ("tool", "hand", "knife")
+    assert contradicted.difference("cut the muffin with a knife", sliced) is None
 
 
 def test_eggs_poured_somewhere_are_not_salted() -> None:

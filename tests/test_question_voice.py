@@ -247,10 +247,9 @@ async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
 
 def test_a_statement_asked_back_is_the_question_it_asks() -> None:
     assert as_wearers("I didn't forget the salt, did I?") == "did I forget the salt?"
-    assert (
-        as_wearers("I used a knife to split the muffin, didn't I?")
-        == "did I use a knife to split the muffin?"
-    )
+    # the tool used is said with the act it was used for: "with a knife", as captions say it
+    knife = "I used a knife to split the muffin, didn't I?"
+    assert as_wearers(knife) == "did I split the muffin with a knife?"
     assert as_wearers("I've added the sugar, haven't I?") == "did I add the sugar?"
     assert as_wearers("pepper went in before the salt, right?") == "did I add the pepper before the salt?"
     assert as_wearers("the butter was softened, wasn't it?") == "did I soften the butter?"

@@ -44,10 +44,11 @@ _SETTING = re.compile(
 # A tool as a question or a caption names it: "with a fork", "using the big whisk".
 _WITH = re.compile(r"\b(?:with|using)\s+((?:[a-z-]+\s+){0,3}[a-z-]+)", re.I)
 _LEAD = frozenset("a an the my your his her their some one two".split())
-# Tools a captioner names by their part or their job ("with a blade", "with a turner"). Told
-# back, they answer "with what?"; the tracker's deviations keep to the step's own tool words,
-# where "blade" for the step's "knife" would read as another tool.
-_SAID_TOOLS = frozenset("blade cleaver turner flipper".split())
+# Tools a captioner names by their part or their job ("with a blade", "with a turner"), and the
+# hands a wearer names ("with my hands": no knife). Told back, they answer "with what?"; the
+# tracker's deviations keep to the step's own tool words, where "blade" for the step's "knife"
+# would read as another tool.
+_SAID_TOOLS = frozenset("blade cleaver turner flipper hand hands fingers".split())
 # How many of the closest moments are read for the act without its setting.
 NEAREST = 3
 

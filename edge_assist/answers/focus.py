@@ -41,7 +41,9 @@ _PORTIONS = frozenset(
 # "piece"), amounts and units.
 _NOT_THINGS = ANSWER_STOP_WORDS | STEP_STOP_WORDS | PREPOSITIONS | PRONOUNS | DETERMINERS | UNIT_NAMES
 # Words that end a noun phrase without being part of it: "the cheese yet", "the eggs while".
-_ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS) - _PORTIONS
+# What a thing was left as, said after it: "tear the muffin open", "break it apart".
+_RESULTS = frozenset("open apart shut closed loose free".split())
+_ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS | _RESULTS) - _PORTIONS
 
 
 def verb_base(word: str) -> str | None:
@@ -98,6 +100,8 @@ def parse(focus: str, *, verb_first: bool = False) -> Asked:
         if (verb, words[start - 1 if start == 2 else -1].lower()) in REMOVES:
             verb = "remove"  # "take the stalks off", "pull out the seeds"
     thing, at = object_head(words, start)
+    if verb and 0 <= at < len(words) - 1 and (verb, words[at + 1].lower()) in REMOVES:
+        verb = "remove"  # "take the stalks off the mushrooms": off them, away
     if not thing:
         # "season it with pepper": the thing the act puts on is the one asked about
         thing, at = next(iter(with_heads(words)), ("", -1))

@@ -78,7 +78,7 @@ def question_focus(question: str) -> str:
     if kind == "yesno":
         rest = _YESNO.sub("", q).strip()
         # "did I ever ..." / "did I already ..." name the same moment
-        return re.sub(r"^(?:ever|already|actually|really)\s+", "", rest, flags=re.I) or q
+        return re.sub(r"^(?:ever|already|actually|really|just)\s+", "", rest, flags=re.I) or q
     rest = " ".join(_AUX.sub(" ", _LEAD.sub("", q)).split())
     rest = re.sub(r"\s+with$", "", rest, flags=re.I)
     return rest or q

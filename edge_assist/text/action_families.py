@@ -37,7 +37,9 @@ GROUPS = _groups(
         "put back": "replace return restore",
         "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl",
-        "cut": "cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip",
+        # a thing is parted into pieces, by a blade or by hand ("tear the bread into bits")
+        "cut": """cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip
+            tear rip""",
         "peel": "peel skin strip zest pare hull core pit deseed",
         "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
         "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil

@@ -279,6 +279,11 @@ _CLEFT = re.compile(
     r"|where|who|me|you)\b)([a-z0-9][a-z0-9 -]*?)\s+(?:that\s+|which\s+)?(?:i|you)\s+([a-z]+)(?:\s+(.+))?$"
 )
 
+# "did I use a knife to split the muffin?", "did I use butter to grease the pan?": the act
+# asked, with the tool or the thing used
+_USE_TO = re.compile(
+    r"^did\s+(i|you)\s+use\s+((?:a|an|the|my|some)\s+[a-z-]+(?:\s+[a-z-]+)?)\s+to\s+([a-z]+)\s+(.+)$"
+)
 _CLEFT_PREP = ("in", "into", "on", "onto", "with", "at", "under", "over", "from", "by")
 
 
@@ -302,6 +307,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"what {_thing(m.group(1))} did I use{end}"
     if m := _WAS_IT.match(low):
         return f"did I use {_thing(m.group(1))}{end}"
+    if m := _USE_TO.match(low):
+        return f"did I {m.group(3)} {m.group(4)} with {m.group(2)}{end}"  # the act, done with it
     if (m := _CLEFT.match(low)) and (base := participle_base(m.group(2))):
         return f"did I {base} {_clefted(_thing(m.group(1)), m.group(3) or '')}{end}"
     if m := _ANY_IN.match(low):
