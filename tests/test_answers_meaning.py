@@ -412,3 +412,9 @@ def test_the_same_verb_with_a_food_as_where_the_thing_went_is_the_vessel_s_act()
     assert meaning.restate("add the bit of water in with the peppers", water) == "add the bit of water in"
     # a verb that puts on what its "with" names asks about that thing
     assert meaning.restate("top the dish with salsa", water) is None
+
+
+def test_running_water_over_a_thing_washes_it_and_no_drying() -> None:
+    assert meaning.read("wash the tomato", "Now I am running water over a tomato.").restated is not None
+    dried = meaning.read("dry the tomato off", "I ran water over a tomato.")
+    assert dried.restated is None and dried.other_act

@@ -46,6 +46,8 @@ GROUPS = _groups(
             steam poach sear brown reheat melt soften liquefy preheat blanch braise caramelize""",
         "cool": "cool chill refrigerate freeze",
         "wash": "wash rinse clean scrub wipe soak",
+        # water taken off: drying is no washing, though both are done to a washed tomato
+        "dry": "dry pat dab blot",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
         "remove": "remove discard drain strain skim scrape rid",
         "open": "open unscrew uncap unlid unwrap unseal unpack unlock",

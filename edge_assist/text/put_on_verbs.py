@@ -13,6 +13,9 @@ PHRASAL = {
     ("toss", "in"): "add",
     ("toss", "into"): "add",
     ("throw", "in"): "add",
+    # "running water over a tomato", "ran it under the tap": washing it
+    ("run", "water"): "rinse",
+    ("run", "under"): "rinse",
 }
 # Phrasal verbs that take a thing away from where it was: "take the stalks off", "drew out the
 # stems", "pull the tray out" all remove it, while the verb alone ("take", "draw") tells another
