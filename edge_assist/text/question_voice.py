@@ -279,6 +279,12 @@ _CLEFT = re.compile(
     r"|where|who|me|you)\b)([a-z0-9][a-z0-9 -]*?)\s+(?:that\s+|which\s+)?(?:i|you)\s+([a-z]+)(?:\s+(.+))?$"
 )
 
+# "was the lid on while it cooked?", "did I put a lid on the pan?": whether it was covered
+_LID_ON = re.compile(
+    r"^(?:(?:was|were|is)\s+|did\s+i\s+(?:put|place|pop|keep|leave)\s+)(?:the|a)\s+lid\s+on"
+    r"(?:\s+((?:the|my)\s+(?:pan|pot|skillet|saucepan|wok|bowl|dish|mug|cup|jar|casserole)|it|them))?"
+    r"(\s+(?:while|when|during|as|before|after)\b.*)?$"
+)
 # "did I use a knife to split the muffin?", "did I use butter to grease the pan?": the act
 # asked, with the tool or the thing used
 _USE_TO = re.compile(
@@ -307,6 +313,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"what {_thing(m.group(1))} did I use{end}"
     if m := _WAS_IT.match(low):
         return f"did I use {_thing(m.group(1))}{end}"
+    if m := _LID_ON.match(low):
+        return f"did I cover {m.group(1) or 'it'}{m.group(2) or ''}{end}"  # a lid on it covers it
     if m := _USE_TO.match(low):
         return f"did I {m.group(3)} {m.group(4)} with {m.group(2)}{end}"  # the act, done with it
     if (m := _CLEFT.match(low)) and (base := participle_base(m.group(2))):
