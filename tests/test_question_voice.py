@@ -379,7 +379,7 @@ def test_short_forms_people_ask_in() -> None:
         ("milk in the eggs?", "did I add the milk in the eggs?"),
         # a lid on a vessel covers it; a lid elsewhere is where it was
         ("was the lid on while the tomatoes softened?", "did I cover it while the tomatoes softened?"),
-        ("did I put a lid on the pan?", "did I cover the pan?"),
+        ("was the lid on the pan?", "did I cover the pan?"),
         ("was the lid on the counter?", "was the lid on the counter?"),
         ("lettuce first and then the egg on top, right?", "did I add the lettuce before the egg?"),
     ],

@@ -279,9 +279,10 @@ _CLEFT = re.compile(
     r"|where|who|me|you)\b)([a-z0-9][a-z0-9 -]*?)\s+(?:that\s+|which\s+)?(?:i|you)\s+([a-z]+)(?:\s+(.+))?$"
 )
 
-# "was the lid on while it cooked?", "did I put a lid on the pan?": whether it was covered
+# "was the lid on while it cooked?": whether it was covered ("did I put the lid on?" asks the act
+# as captions may tell it)
 _LID_ON = re.compile(
-    r"^(?:(?:was|were|is)\s+|did\s+i\s+(?:put|place|pop|keep|leave)\s+)(?:the|a)\s+lid\s+on"
+    r"^(?:was|were|is)\s+(?:the|a)\s+lid\s+on"
     r"(?:\s+((?:the|my)\s+(?:pan|pot|skillet|saucepan|wok|bowl|dish|mug|cup|jar|casserole)|it|them))?"
     r"(\s+(?:while|when|during|as|before|after)\b.*)?$"
 )
