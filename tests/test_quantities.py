@@ -41,6 +41,15 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
         CaptionRecord("s", 2, 20.0, 30.0, "Cook for 20-30 seconds more"),
     ]
     assert [c.clip_index for c in bounded(q, clips)] == [0]  # the cooking after the flip is not counted
+    # a thing's going in bounds it too: "once they were in the pan" is after the eggs went in
+    q = parse("how long did I keep stirring the eggs once they were in the pan?")
+    assert q is not None and (q.bound, q.bound_thing) == (("after", "add"), "egg")
+    clips = [
+        CaptionRecord("s", 0, 0.0, 10.0, "Frying for one min, mixing everything."),
+        CaptionRecord("s", 1, 10.0, 20.0, "Slowly, I'm emptying the whisked eggs in the pan."),
+        CaptionRecord("s", 2, 20.0, 30.0, "Now I am mixing with a turner for three mins."),
+    ]
+    assert [c.clip_index for c in bounded(q, clips)] == [2]
     # The act by its meaning: another verb of the same act, or the appliance it was in.
     q = parse("how long did I nuke the egg the second time?")
     assert q is not None and (q.verbs, q.which) == (("nuke",), "second")

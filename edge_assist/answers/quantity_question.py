@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers.meaning import verb_base
+from edge_assist.answers.meaning import caption_verbs, thing_in, verb_base
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
-from edge_assist.text.action_families import APPLIANCE_ACTS, known
+from edge_assist.text.action_families import APPLIANCE_ACTS, known, same_act
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
 
@@ -29,7 +29,7 @@ _SUBJECTS = frozenset("i you we it they that this them those these".split())
 # "how much of it?": no thing of its own, it leans on what was said before (answers/follow_ups.py)
 _PRONOUN_ONLY = re.compile(r"^(?:(?:of\s+)?(?:it|that|them|this|those|these|there)|times?)\b")
 # "before I flipped them", "until it melted": a clause about another moment, not this one.
-_OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while)\b.*$")
+_OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while|once)\b.*$")
 _FIRST = re.compile(
     r"\b(?:(?:the|my)\s+first\s+(?:time|round|go)|at\s+first|first|initially|to\s+begin\s+with|"
     r"at\s+the\s+start)\b"
@@ -57,6 +57,7 @@ class QuantityQuestion:
     verbs: tuple[str, ...] = ()  # base forms of the action's verbs, matched by meaning ("heat": "zap")
     # "before I flipped them": only the moments before (or after) the first that tells this act
     bound: tuple[str, str] = ("", "")
+    bound_thing: str = ""  # the thing whose going in bounds it ("once the eggs were in the pan")
     place: str = ""  # the vessel it went into ("pan" of "how much salt did I put in the pan")
     in_units: bool = False  # counted in a unit ("how many pieces", "how many cups of water")
 
@@ -97,7 +98,10 @@ def parse(question: str) -> QuantityQuestion | None:
     if verb_at is None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
-    bound = _bound(rest[verb_at.end() :])
+    bound, bound_thing = _bound(rest[verb_at.end() :]), ""
+    if (went := _WENT_IN.search(rest[verb_at.end() :])) is not None:
+        # "once they were in the pan": after the thing went in ("they" is the thing asked)
+        bound, bound_thing = ("before" if went.group(1) == "before" else "after", "add"), went.group(2)
     words = [w for w in tail.split() if w not in _SUBJECTS]
     verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
@@ -119,6 +123,8 @@ def parse(question: str) -> QuantityQuestion | None:
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
     thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
     place = next((w for w in _INTO_VESSEL.findall(tail) if lexical_kind(singular(w)) == TOOL), "")
+    if bound_thing in _SUBJECTS:
+        bound_thing = said
     return QuantityQuestion(
         dims,
         thing_words,
@@ -128,6 +134,7 @@ def parse(question: str) -> QuantityQuestion | None:
         said,
         tuple(dict.fromkeys(bases)),
         bound,
+        singular(bound_thing) if bound_thing else "",
         singular(place),
         unit in UNITS,
     )
@@ -137,6 +144,9 @@ _INTO_VESSEL = re.compile(r"\b(?:in|into|to|onto|on)\s+(?:the|a|my|your)\s+([a-z
 
 
 _BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
+_WENT_IN = re.compile(
+    r"\b(before|after|once)\s+(?:the\s+|my\s+)?([a-z]+)\s+(?:was|were|went|had\s+gone|got)\s+(?:in|into|on)\b"
+)
 
 
 def _bound(tail: str) -> tuple[str, str]:
@@ -151,9 +161,17 @@ def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionReco
     word, verb = q.bound
     if not verb:
         return clips
-    at = next(
-        (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
-    )
+    if q.bound_thing:
+        at = next((c for c in clips if _puts_in(c.text, q.bound_thing)), None)
+    else:
+        at = next(
+            (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
+        )
     if at is None:
         return clips
     return [c for c in clips if (c.t0 < at.t0 if word == "before" else c.t0 > at.t0)]
+
+
+def _puts_in(text: str, thing: str) -> bool:
+    """Whether a caption tells the thing going in: an adding act that names it."""
+    return thing_in(thing, text) is not None and any(same_act("add", v) for _, v in caption_verbs(text))
