@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from edge_assist.answers.quantities import matches
 from edge_assist.answers.quantity_question import bounded, parse
 from edge_assist.cli import main
 from edge_assist.memory.api import CaptionRecord
@@ -156,6 +157,19 @@ def test_times_of_an_act_are_counted_by_its_verbs_not_by_names_of_things() -> No
     q = parse("how long did I melt the cheese for?")
     assert q is not None
     assert tells_act(q, "For ten sec, I'm softening the cheese by microwaving mug.")  # a mug microwaved
+
+
+def test_times_in_an_appliance_are_its_acts_however_told() -> None:
+    q = parse("how many times did it go in the microwave altogether?")
+    assert q is not None and q.times and q.place == ""
+    clips = [
+        CaptionRecord("s", 0, 0.0, 10.0, "I kept on to microwave for thirty more seconds."),
+        CaptionRecord("s", 1, 10.0, 20.0, "Till cheese melts, around ten secs, I'm nuking the cup."),
+    ]
+    found, _ = matches(q, clips)
+    assert [f.moment.clip_index for f in found] == [0, 1]
+    q = parse("how much salt did I put in the pan?")
+    assert q is not None and q.place == "pan"  # a pan is where it went, not only an act
 
 
 def test_a_count_of_an_act_counts_the_moments_that_tell_it() -> None:

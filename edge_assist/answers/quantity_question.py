@@ -123,6 +123,8 @@ def parse(question: str) -> QuantityQuestion | None:
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
     thing_words -= frozenset(w for b in bases for w in answer_text.content_words(b))
     place = next((w for w in _INTO_VESSEL.findall(tail) if lexical_kind(singular(w)) == TOOL), "")
+    if APPLIANCE_ACTS.get(place) in bases:
+        place = ""  # "how many times did it go in the microwave?" counts the microwavings, however told
     if bound_thing in _SUBJECTS:
         bound_thing = said
     return QuantityQuestion(
