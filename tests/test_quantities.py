@@ -51,6 +51,8 @@ def test_a_quantity_question_is_read_for_its_dimension_thing_and_moment() -> Non
         CaptionRecord("s", 2, 20.0, 30.0, "Now I am mixing with a turner for three mins."),
     ]
     assert [c.clip_index for c in bounded(q, clips)] == [2]
+    q = parse("how long did I cook it after the shallot went in?")  # the cooking it got then
+    assert q is not None and (q.bound_thing, q.which) == ("shallot", "first")
     # The act by its meaning: another verb of the same act, or the appliance it was in.
     q = parse("how long did I nuke the egg the second time?")
     assert q is not None and (q.verbs, q.which) == (("nuke",), "second")

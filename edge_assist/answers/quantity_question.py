@@ -102,6 +102,8 @@ def parse(question: str) -> QuantityQuestion | None:
     if (went := _WENT_IN.search(rest[verb_at.end() :])) is not None:
         # "once they were in the pan": after the thing went in ("they" is the thing asked)
         bound, bound_thing = ("before" if went.group(1) == "before" else "after", "add"), went.group(2)
+        if how == "long" and bound[0] == "after" and which == "all":
+            which = "first"  # "how long did I cook it after the shallot went in?": the cooking it got
     words = [w for w in tail.split() if w not in _SUBJECTS]
     verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)

@@ -77,7 +77,7 @@ _TIME_CLAUSE = re.compile(
 )
 # ... only of a yes/no question about what was done, and a time named by its own words: "after
 # that, what did I do" leans on the last answer (answers/follow_ups.py) and stays as said.
-_PAST_YES_NO = re.compile(r"^(?:did|was|were|had|has|have)\b", re.I)
+_PAST_YES_NO = re.compile(r"^(?:did|was|were|had|has|have|how\s+(?:long|much|many))\b", re.I)
 _POINTS_BACK = re.compile(r"\b(?:it|them|they|that|this|those|these)\b", re.I)
 # A told part that says something (a verb, a subject, a contraction), not a thing named first.
 # A told sentence that says something: a subject and its verb, a contraction, a helping verb.
