@@ -377,7 +377,10 @@ def test_short_forms_people_ask_in() -> None:
         ("was that before I melted the cheese?", "was that before I melted the cheese?"),
         # a food and where it went, no verb
         ("milk in the eggs?", "did I add the milk in the eggs?"),
-        ("after the shallot went in, how long did I cook it?", "how long did I cook it after the shallot went in?"),
+        (
+            "after the shallot went in, how long did I cook it?",
+            "how long did I cook it after the shallot went in?",
+        ),
         # a lid on a vessel covers it; a lid elsewhere is where it was
         ("was the lid on while the tomatoes softened?", "did I cover it while the tomatoes softened?"),
         ("was the lid on the pan?", "did I cover the pan?"),
