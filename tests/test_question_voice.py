@@ -245,6 +245,15 @@ async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
     assert await order.answer(asked, find) is None
 
 
+def test_a_moment_telling_only_other_acts_tells_no_act_of_an_order() -> None:
+    from edge_assist.retrieval.api import Moment
+
+    set_in = Moment("s", 2, 414.0, 447.0, "In the microwave-safe dish, I'm setting the diced pepper.", 0.9)
+    zapped = Moment("s", 5, 539.0, 560.0, "For two mins, I'm microwaving the peppers, covered.", 0.5)
+    found = order.telling("microwave the peppers", order.Found([set_in, zapped], [set_in, zapped]))
+    assert found == order.Found([zapped], [zapped])
+
+
 def test_a_statement_asked_back_is_the_question_it_asks() -> None:
     assert as_wearers("I didn't forget the salt, did I?") == "did I forget the salt?"
     # the tool used is said with the act it was used for: "with a knife", as captions say it
@@ -385,7 +394,7 @@ def test_short_forms_people_ask_in() -> None:
         ("was the lid on while the tomatoes softened?", "did I cover it while the tomatoes softened?"),
         ("was the lid on the pan?", "did I cover the pan?"),
         ("was the lid on the counter?", "was the lid on the counter?"),
-        ("lettuce first and then the egg on top, right?", "did I add the lettuce before the egg?"),
+        ("lettuce first and then the egg on top, right?", "did I add the lettuce before the egg on top?"),
     ],
 )
 def test_statements_checks_and_lead_ins_are_asked_as_the_act(asked: str, said: str) -> None:

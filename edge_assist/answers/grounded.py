@@ -179,7 +179,7 @@ class GroundedAnswerer:
             )  # fmt: skip
             bar = seen["min_score"] * order.PLAUSIBLE_SHARE
             backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
-            return order.Found(offered, [m for m, row in backed if row[-1] >= bar])
+            return order.telling(focus, order.Found(offered, [m for m, row in backed if row[-1] >= bar]))
 
         acts: list[int] = []
 

@@ -68,6 +68,16 @@ class Found:
 Find = Callable[[str], Awaitable[Found]]
 
 
+def telling(focus: str, found: Found) -> Found:
+    """The moments that may tell the act: one whose every verb is another act we know tells none
+    ("setting the diced pepper in the microwave-safe dish" is no microwaving of the peppers)."""
+    other = {(m.session_id, m.clip_index) for m in found.plausible if meaning.read(focus, m.text).other_act}
+    return Found(
+        [m for m in found.offered if (m.session_id, m.clip_index) not in other],
+        [m for m in found.plausible if (m.session_id, m.clip_index) not in other],
+    )
+
+
 @dataclass(frozen=True)
 class Ordered:
     first: str  # the focus of the act asked about ("add the salsa")

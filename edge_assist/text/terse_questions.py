@@ -116,14 +116,17 @@ def _things_in_order(low: str) -> str | None:
     """ "salt, then the black pepper" -> "did I add the salt before the black pepper": things only,
     each named by nouns (no verb, no participle, no pronoun), asked in the order said."""
     # "lettuce first and then the egg on top": the order, said with where the second went
-    m = _THEN.match(_LAST_PLACE.sub("", _FIRST.sub(r"\1", low)))
+    said = _FIRST.sub(r"\1", low)
+    place = _LAST_PLACE.search(said)
+    m = _THEN.match(said[: place.start()] if place else said)
     if m is None or _QUESTION.match(low) or _NOT_A_TOPIC.match(low):
         return None
     first, how, second = (_DETERMINER.sub("", m.group(k)) for k in (1, 2, 3))
     words = f"{first} {second}".split()
     if any(_said_of_a_thing(w) for w in words) or _BE.search(" ".join(words)):
         return None
-    return f"did I add the {first} {'after' if how == 'after' else 'before'} the {second}"
+    where = place.group(0) if place else ""
+    return f"did I add the {first} {'after' if how == 'after' else 'before'} the {second}{where}"
 
 
 def _done_then_asking(low: str) -> str | None:
