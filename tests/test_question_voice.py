@@ -219,41 +219,6 @@ def test_a_tool_the_moment_names_otherwise_is_a_no_unless_a_moment_names_the_one
     )  # type: ignore[arg-type]
 
 
-async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
-    from edge_assist.retrieval.api import Moment
-
-    salt_late = Moment("s", 5, 300.0, 310.0, "Add salt to the pan", 0.9)
-    salt_early = Moment("s", 1, 20.0, 30.0, "Sprinkle salt on the eggs", 0.8)
-    pepper = Moment("s", 3, 100.0, 110.0, "Add pepper to the pan", 0.9)
-    found = {"add the salt": [salt_late], "add the pepper": [pepper]}
-    weak: dict[str, list[Moment]] = {"add the salt": [], "add the pepper": []}
-
-    async def find(focus: str) -> order.Found:
-        return order.Found(found[focus], found[focus] + weak[focus])
-
-    asked = order.Ordered("add the salt", "before", "add the pepper")
-    told = await order.answer(asked, find)
-    assert told is not None and told[0].startswith("No: at 1:40")
-    # a weaker moment of the salt before the pepper may be the act: no "No" on the stronger one
-    weak["add the salt"] = [salt_early]
-    assert await order.answer(asked, find) is None
-    # ...while a "Yes" is still said when the offered moments agree
-    assert (told := await order.answer(order.Ordered("add the pepper", "before", "add the salt"), find))
-    assert told[0].startswith("Yes: at 1:40")
-    weak["add the salt"] = []
-    found["add the salt"] = [salt_late, salt_early]  # salt went in twice: no No, no guess
-    assert await order.answer(asked, find) is None
-
-
-def test_a_moment_telling_only_other_acts_tells_no_act_of_an_order() -> None:
-    from edge_assist.retrieval.api import Moment
-
-    set_in = Moment("s", 2, 414.0, 447.0, "In the microwave-safe dish, I'm setting the diced pepper.", 0.9)
-    zapped = Moment("s", 5, 539.0, 560.0, "For two mins, I'm microwaving the peppers, covered.", 0.5)
-    found = order.telling("microwave the peppers", order.Found([set_in, zapped], [set_in, zapped]))
-    assert found == order.Found([zapped], [zapped])
-
-
 def test_a_statement_asked_back_is_the_question_it_asks() -> None:
     assert as_wearers("I didn't forget the salt, did I?") == "did I forget the salt?"
     # the tool used is said with the act it was used for: "with a knife", as captions say it

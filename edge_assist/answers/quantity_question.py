@@ -98,12 +98,7 @@ def parse(question: str) -> QuantityQuestion | None:
     if verb_at is None:
         return None
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
-    bound, bound_thing = _bound(rest[verb_at.end() :]), ""
-    if (went := _WENT_IN.search(rest[verb_at.end() :])) is not None:
-        # "once they were in the pan": after the thing went in ("they" is the thing asked)
-        bound, bound_thing = ("before" if went.group(1) == "before" else "after", "add"), went.group(2)
-        if how == "long" and bound[0] == "after" and which == "all":
-            which = "first"  # "how long did I cook it after the shallot went in?": the cooking it got
+    bound, bound_thing, which = _bounds(rest[verb_at.end() :], how, which)
     words = [w for w in tail.split() if w not in _SUBJECTS]
     verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
@@ -151,6 +146,19 @@ _BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
 _WENT_IN = re.compile(
     r"\b(before|after|once)\s+(?:the\s+|my\s+)?([a-z]+)\s+(?:was|were|went|had\s+gone|got)\s+(?:in|into|on)\b"
 )
+
+
+def _bounds(tail: str, how: str, which: str) -> tuple[tuple[str, str], str, str]:
+    """The bounding act, the thing whose going in bounds it, and which time is asked: "once they
+    were in the pan" is after the thing went in ("they" is the thing asked), and "how long did I
+    cook it after the shallot went in?" asks the cooking it got then, the first."""
+    went = _WENT_IN.search(tail)
+    if went is None:
+        return _bound(tail), "", which
+    bound = ("before" if went.group(1) == "before" else "after", "add")
+    if how == "long" and bound[0] == "after" and which == "all":
+        which = "first"
+    return bound, went.group(2), which
 
 
 def _bound(tail: str) -> tuple[str, str]:

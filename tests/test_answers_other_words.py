@@ -1,0 +1,54 @@
+"""Things and acts told in other words than a question's: butter is no oil, by hand is no knife,
+running water over a thing washes it, and a food asked as where a thing went is the vessel the
+caption names when its verb is the question's own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from edge_assist.answers import contradicted, earned_no, meaning
+from edge_assist.memory.api import CaptionRecord
+from edge_assist.retrieval.api import Moment
+from edge_assist.text.kinds_of_things import covers
+
+
+def _clip(i: int, t0: float, t1: float, text: str) -> CaptionRecord:
+    return CaptionRecord("s", i, t0, t1, text)
+
+
+def test_by_hand_is_no_knife() -> None:
+    sliced = "Into two bits with a knife, I'm slicing the english muffin."
+    d = contradicted.difference("tear the muffin open with my hands", sliced)
+    assert d is not None and (d.kind, d.expected, d.observed) == ("tool", "hand", "knife")
+    assert contradicted.difference("cut the muffin with a knife", sliced) is None
+
+
+def test_butter_greases_but_is_no_oil() -> None:
+    assert covers("fat", "butter") and covers("fat", "oil") and covers("oil", "olive")
+    assert not covers("oil", "butter")
+    butter = "In a non-stick frying skillet on low-medium heat, I'm softening a little knob of butter."
+    clips = [_clip(0, 1.0, 30.0, "I'm tipping in one egg to a blender."), _clip(1, 40.0, 80.0, butter)]
+
+    def alone(focus: str) -> tuple[list[str], np.ndarray]:
+        words = focus.split()
+        return words, np.eye(len(words), 384, dtype=np.float32)
+
+    assert earned_no.unseen("use oil", clips, alone("use oil"), []) == earned_no.Unseen("oil", 0.0)
+    ranked = [Moment("s", c.clip_index, c.t0, c.t1, c.text, 0.5) for c in clips]
+    # said with the butter that was used instead, not the closest moment of another thing
+    assert earned_no.seen_instead("use oil", ranked, "oil") == ranked[1]
+    assert meaning.restate("add butter in the pan", butter) is not None  # softened in the pan: it went in
+
+
+def test_the_same_verb_with_a_food_as_where_the_thing_went_is_the_vessel_s_act() -> None:
+    water = "To the dish, I'm adding one tbsp of water."
+    assert meaning.restate("add water to the peppers", water) == "add water"
+    assert meaning.restate("add the bit of water in with the peppers", water) == "add the bit of water in"
+    # a verb that puts on what its "with" names asks about that thing
+    assert meaning.restate("top the dish with salsa", water) is None
+
+
+def test_running_water_over_a_thing_washes_it_and_no_drying() -> None:
+    assert meaning.read("wash the tomato", "Now I am running water over a tomato.").restated is not None
+    dried = meaning.read("dry the tomato off", "I ran water over a tomato.")
+    assert dried.restated is None and dried.other_act
