@@ -52,3 +52,13 @@ def test_running_water_over_a_thing_washes_it_and_no_drying() -> None:
     assert meaning.read("wash the tomato", "Now I am running water over a tomato.").restated is not None
     dried = meaning.read("dry the tomato off", "I ran water over a tomato.")
     assert dried.restated is None and dried.other_act
+
+
+def test_softened_butter_is_no_heating_but_softening_it_in_a_pan_puts_it_in() -> None:
+    from edge_assist.answers.quantities import tells_act
+    from edge_assist.answers.quantity_question import parse
+
+    q = parse("how many times did I use the microwave?")
+    assert q is not None and not tells_act(q, "To the dish, I'm adding half a tbsp softened butter.")
+    softened = "In a non-stick frying skillet on low heat, I'm softening a little knob of butter."
+    assert meaning.restate("add butter", softened) is not None

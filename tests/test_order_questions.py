@@ -36,3 +36,9 @@ def test_a_moment_telling_only_other_acts_tells_no_act_of_an_order() -> None:
     zapped = Moment("s", 5, 539.0, 560.0, "For two mins, I'm microwaving the peppers, covered.", 0.5)
     found = order.telling("microwave the peppers", order.Found([set_in, zapped], [set_in, zapped]))
     assert found == order.Found([zapped], [zapped])
+
+
+def test_an_act_told_as_not_done_stays_a_moment_of_it() -> None:
+    unwashed = Moment("s", 3, 175.0, 216.0, "Now I am dicing one unwashed strawberry.", 0.6)
+    found = order.Found([unwashed], [unwashed])
+    assert order.telling("wash the strawberry", found) == found

@@ -313,9 +313,10 @@ def _verb_said_as(
         # salt on them, and eggs poured somewhere are not salted
         match = caption_words[verbs[0][0]]
     if match is None and _adds(asked.verb) and asked.verb not in PUTS_ON and _IN_VESSEL.search(caption):
-        # "melting butter in a frying skillet", "frying the garlic in the pan": cooked in a
-        # vessel, the thing had gone in it
-        match = next((caption_words[i] for i, t in verbs if same_act("heat", t)), None)
+        # "melting butter in a frying skillet", "frying the garlic in the pan", "softening butter
+        # in the skillet": cooked in a vessel, the thing had gone in it ("softened butter" alone
+        # is no heating: it is only the butter's state)
+        match = next((caption_words[i] for i, t in verbs if same_act("heat", t) or t == "soften"), None)
     return match
 
 

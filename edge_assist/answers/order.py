@@ -70,8 +70,13 @@ Find = Callable[[str], Awaitable[Found]]
 
 def telling(focus: str, found: Found) -> Found:
     """The moments that may tell the act: one whose every verb is another act we know tells none
-    ("setting the diced pepper in the microwave-safe dish" is no microwaving of the peppers)."""
-    other = {(m.session_id, m.clip_index) for m in found.plausible if meaning.read(focus, m.text).other_act}
+    ("setting the diced pepper in the microwave-safe dish" is no microwaving of the peppers),
+    unless it tells the act as not done ("dicing one unwashed strawberry")."""
+    other = {
+        (m.session_id, m.clip_index)
+        for m in found.plausible
+        if meaning.read(focus, m.text).other_act and negated_no(focus, [m]) is None
+    }
     return Found(
         [m for m in found.offered if (m.session_id, m.clip_index) not in other],
         [m for m in found.plausible if (m.session_id, m.clip_index) not in other],

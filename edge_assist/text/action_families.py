@@ -43,8 +43,10 @@ GROUPS = _groups(
         "peel": "peel skin strip zest pare hull core pit deseed",
         "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
         "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil
-            steam poach sear brown reheat melt soften liquefy preheat blanch braise caramelize""",
+            steam poach sear brown reheat melt liquefy preheat blanch braise caramelize""",
         "cool": "cool chill refrigerate freeze",
+        # made soft: by heat in a pan, or left out ("softened butter" is only its state)
+        "soften": "soften thaw defrost",
         "wash": "wash rinse clean scrub wipe soak",
         # water taken off: drying is no washing, though both are done to a washed tomato
         "dry": "dry pat dab blot",
