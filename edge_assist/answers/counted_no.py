@@ -87,8 +87,12 @@ def _tells_verb(q: QuantityQuestion, text: str) -> bool:
 def count_no(focus: str, moment: Moment, clips: list[CaptionRecord]) -> str | None:
     """The "No" a count earns, said with the moments counted, or None."""
     asked = asked_count(focus)
-    if asked is None:
-        return None
+    return None if asked is None else _count_no(asked, moment, clips)
+
+
+def _count_no(
+    asked: tuple[float, str, QuantityQuestion], moment: Moment, clips: list[CaptionRecord]
+) -> str | None:
     value, said, q = asked
     found, _ = quantities.matches(q, clips)
     if q.action and not all(quantities.tells_act(q, f.moment.text) for f in found):
@@ -118,9 +122,11 @@ async def checked(
     ga: GroundedAnswer, focus: str, recall: Recall, clock: Clock, session_id: str | None, before_t: float
 ) -> tuple[str, Moment, dict[str, str]] | None:
     """The "No" a count earns for a grounded "Yes" (its text, its moment and the trace), or None."""
-    if ga.moment is None or not ga.text.startswith("Yes") or session_id is None or asked_count(focus) is None:
+    if ga.moment is None or not ga.text.startswith("Yes") or session_id is None:
         return None
+    if (asked := asked_count(focus)) is None:
+        return None  # most questions: no session read
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, -math.inf, before_t)
     clips = sorted((c for c in clips if c.t1 <= before_t + 1e-6), key=lambda c: (c.t0, c.clip_index))
-    said = count_no(focus, ga.moment, clips)
+    said = _count_no(asked, ga.moment, clips)
     return None if said is None else (said, ga.moment, {"kind": "count", "observed": ga.moment.text})

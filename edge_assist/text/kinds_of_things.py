@@ -126,8 +126,9 @@ _FOOD_KINDS = (
 ).split()
 
 
-def is_food(thing: str) -> bool:
-    """Whether `thing` (singular) is a food the kinds know, or one of their general words: "milk",
-    "cheese", "vegetable"; not "umbrella"."""
-    t = thing.lower()
-    return any(t == k or covers(k, t) for k in _FOOD_KINDS)
+def is_food(word: str) -> bool:
+    """Whether `word`, in either number, is a food the kinds know or one of their general words:
+    "milk", "tomatoes", "berries", "vegetables"; not "umbrella"."""
+    w = word.lower()
+    forms = (w, w[:-1], w[:-2], w[:-3] + "y") if w.endswith("s") else (w,)
+    return any(t == k or covers(k, t) for t in forms for k in _FOOD_KINDS)

@@ -81,15 +81,14 @@ _STATES = frozenset("hot cold warm cool ready done set melted runny still now".s
 
 
 def _thing_placed(low: str) -> str | None:
-    """ "milk in the eggs" -> "did I add milk in the eggs": things only, named by nouns."""
+    """ "milk in the eggs" -> "did I add the milk in the eggs": a food only, named by nouns."""
     m = _THING_PLACED.match(low)
     if m is None or _QUESTION.match(low) or _NOT_A_TOPIC.match(low) or _ANY.match(low):
         return None
     thing = _DETERMINER.sub("", m.group(1))
     if any(_said_of_a_thing(w) for w in thing.split()) or _BE.search(thing):
         return None
-    head = thing.split()[-1]
-    if not any(is_food(w) for w in (head, head[:-1], head[:-2], head[:-3] + "y")):
+    if not is_food(thing.split()[-1]):
         return None  # "umbrella in the hall?" asks where it is, not whether it was added
     where = m.group(2).split()
     if any(_said_of_a_thing(w) and w not in _NOT_THINGS for w in where) or where[-1] in _STATES:
