@@ -42,3 +42,26 @@ def test_an_act_told_as_not_done_stays_a_moment_of_it() -> None:
     unwashed = Moment("s", 3, 175.0, 216.0, "Now I am dicing one unwashed strawberry.", 0.6)
     found = order.Found([unwashed], [unwashed])
     assert order.telling("wash the strawberry", found) == found
+
+
+def _parsed(said: str) -> order.Ordered | None:
+    from edge_assist.text.question_voice import as_wearers
+    from edge_assist.text.spoken_questions import plain
+
+    return order.parse(as_wearers(plain(said)))
+
+
+def test_an_order_said_with_and_then_or_either_way_is_an_order_question() -> None:
+    told = _parsed("so I chopped the tomato and then the cucumber, right?")
+    assert told == order.Ordered("chop the tomato", "before", "chop the cucumber")
+    either = _parsed("did I turn on the oven before or after mixing the batter?")
+    assert either == order.Ordered("turn on the oven", "before", "mix the batter")
+    firsts = _parsed("did I peel the potatoes first or wash them first?")
+    assert firsts is not None and firsts.word == "first" and firsts.first == "peel the potatoes"
+
+
+def test_done_already_when_another_act_came_is_done_before_it() -> None:
+    had = _parsed("had I already chopped the garlic when I heated the pan?")
+    assert had == order.Ordered("chop the garlic", "before", "heat the pan")
+    placed = _parsed("was the butter in the pan before the eggs?")
+    assert placed == order.Ordered("add the butter", "before", "add the eggs")

@@ -15,7 +15,7 @@ from edge_assist.text.spoken_questions import plain
         ("did i did i add salt", "did i add salt"),
         ("did I put the, did I add the garlic?", "did I add the garlic?"),
         ("did I put the - did I add the garlic", "did I add the garlic"),
-        ("erm so like, did I add sugar", "so did I add sugar"),
+        ("erm so like, did I add sugar", "did I add sugar"),
         ("remind me when I put the oven on", "when did I put the oven on"),
         ("I can't remember if I salted this", "did I salt this"),
         ("tell me how much milk I poured", "how much milk did I pour"),

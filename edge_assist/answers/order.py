@@ -128,6 +128,7 @@ _ACT_NOUN = re.compile(
 )
 
 
+_AND_THEN = re.compile(r",?\s+and\s+then\s+")
 # Other words for the two orders: "ahead of the garlic", "prior to zapping", "later than the salt".
 _SAID_BEFORE = re.compile(r"\b(?:ahead\s+of|prior\s+to|earlier\s+than|in\s+front\s+of)\b")
 _SAID_AFTER = re.compile(r"\b(?:later\s+than|following|behind)\b")
@@ -137,6 +138,15 @@ def parse(question: str) -> Ordered | None:
     """The two acts of an order question, each as a focus starting with its verb, or None."""
     q = " ".join(question.lower().split()).rstrip("?.! ")
     q = _SAID_BEFORE.sub("before", _SAID_AFTER.sub("after", q))
+    if q.startswith(("did i ", "did you ")):
+        # "did I chop the tomato and then the cucumber", "did I peel them first or wash them first",
+        # "did I turn the oven on before or after mixing": asked as the order said first
+        q = _AND_THEN.sub(" before ", q.replace(" before or after ", " before "), 1)
+        q = (
+            f"{q.replace(' first or ', ' or ', 1)} first"
+            if " first or " in q and not q.endswith(" first")
+            else q
+        )
     if m := _LEAD_CLAUSE.match(q):
         q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
     elif m := _BY_THE_TIME.match(q):

@@ -41,6 +41,11 @@ _PARTICIPLES = {
     "worn": "wear",
     "spun": "spin",
     "thawn": "thaw",
+    "forgotten": "forget",
+    "fallen": "fall",
+    "risen": "rise",
+    "shown": "show",
+    "bitten": "bite",
 }
 _PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
@@ -140,7 +145,9 @@ _FILLER_START = re.compile(
 _REMEMBERED = re.compile(
     r"^(did|have|had)\s+(i|you)\s+(?:remember|remembered|manage|managed|get\s+round|got\s+round)\s+to\s+(.+)$"
 )
-_FILLER_END = re.compile(r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all)$", re.I)
+_FILLER_END = re.compile(
+    r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all|or not)$", re.I
+)
 # "is there any hot sauce in the tuna?", "any sugar in it?", "was there cheese in the eggs?": was
 # the thing put in
 _ANY_IN = re.compile(
@@ -152,8 +159,8 @@ _ON_HEAT = re.compile(
     r"|(?:on|at)\s+(?:high|low|medium|medium-high|medium-low|full|max|maximum|full power))$"
 )
 _IS_IN = re.compile(
-    rf"^(?:is|are|was|were)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+yet|\s+already)?"
-    r"((?:\s+(?:before|after)\s+(?!(?:that|this|it|then|them)\b).+)?)$"
+    rf"^(?:is|are|was|were)\s+{_DET}{_THING}\s+(?:in|on)(?:\s+(?:the|my)\s+(?:pan|pot|bowl|mug|dish|skillet))?"
+    r"(?:\s+yet|\s+already)?((?:\s+(?:before|after)\s+(?!(?:that|this|it|then|them)\b).+)?)$"
 )
 # "have I rolled it up yet?": did I roll it up
 _HAVE_I = re.compile(
@@ -166,8 +173,15 @@ _YESNO_FIRST = re.compile(r"^(did|have|had) (i|you) (.+?) (?:first|first thing|t
 _TAG = re.compile(
     r",?\s+(?:didn't|did|haven't|have|hasn't|has|hadn't|had|wasn't|was|weren't|were|isn't|is|aren't|are"
     r"|doesn't|does|don't|do)"
-    r"(?:\s+not)?\s+(?:i|it|they|we|you|he|she)$|,?\s+(?:right|yeah|yes|no|correct|true)$",
+    r"(?:\s+not)?\s+(?:i|it|they|we|you|he|she)$|,?\s+(?:right|yeah|yes|no|correct|true|eh|huh"
+    r"|am\s+i\s+right|(?:is|isn't)\s+that\s+(?:right|so|true|correct))$",
     re.I,
+)
+# What the wearer believes, said before the statement asked back: "I think I washed it, did I?"
+_BELIEF = re.compile(
+    r"^(?:i\s+(?:think|believe|guess|reckon|suppose|assume|feel\s+like)|(?:i'm|i\s+am)\s+"
+    r"(?:pretty\s+|fairly\s+|quite\s+|almost\s+)?(?:sure|certain|positive)|pretty\s+sure)\s+(?:that\s+)?"
+    r"(?=(?:i|the|my)\b)"
 )
 _I_NOT = re.compile(r"^i\s+(?:didn't|did not|never)\s+(.+)$")
 _I_DID_DO = re.compile(r"^i\s+(?:did|do)\s+(?!not\b)([a-z]+\b.*)$")
@@ -219,7 +233,7 @@ def statement_asked(q: str) -> str | None:
     forget the salt", "I've added the sugar" -> "did I add the sugar", "the oil was hot" -> "was
     the oil hot", "the pepper went in first" -> "did the pepper go in first"; else None."""
     # "no salt went in, did it": whether the salt went in
-    low = re.sub(r"^no\s+(?=[a-z])", "the ", q.lower())
+    low = re.sub(r"^no\s+(?=[a-z])", "the ", _BELIEF.sub("", q.lower()))
     if not low.startswith("i "):
         for perfect, past in _PERFECT:
             low = perfect.sub(past, low)

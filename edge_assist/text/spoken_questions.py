@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text import learner_questions, terse_questions
+from edge_assist.text import framed_questions, learner_questions, terse_questions
 from edge_assist.text.question_voice import is_tag_of, participle_base, statement_asked
 from edge_assist.text.verb_forms import IRREGULAR_PAST
 
@@ -53,7 +53,8 @@ _SUBJECT_VERB = re.compile(
 _TOPIC = re.compile(
     r"^((?:the|my|that|those|these)\s+[a-z][a-z-]*(?:\s+(?!(?:did|was|were|is|are|has|have|when|where|how|i|you)\b)"
     r"[a-z][a-z-]*)?)(?:\s+(?:i|you)\s+[a-z]+(?:\s+(?:up|in|out|off))?)?"
-    r"\s*(?:,|\s[-\u2013\u2014:])?\s+((?:did|was|were|is|are|has|have|when|where|how)\b.*?)\b(it|they|them)\b(.*)$",
+    r"\s*(?:,|\s[-\u2013\u2014:])?\s+((?:did|was|were|is|are|has|have|when|where|how)\b.*?)"
+    r"\b(it|they|them|(?<!of )that)\b(.*)$",
     re.I,
 )
 
@@ -166,6 +167,7 @@ def plain(question: str) -> str:
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", _APOSTROPHES.sub(_apostrophe, q.rstrip("?.! "))))
     body = _restarted(_unrepeated(" ".join(body.split()).strip(" ,")))
     body = _AS_TOLD.sub("", body)
+    body = framed_questions.unframed(body) or body  # "any chance I left the fridge open"
     topic = _TOPIC.match(body)  # "the fruit I cut up, did it go ...": the thing, not a telling
     if topic is None or _TIME_FIRST.match(topic.group(1)):
         body = _told_first(body)
@@ -279,6 +281,15 @@ def _topic_first(text: str) -> str | None:
     return f"{m.group(2)}{thing}{m.group(4)}"
 
 
+# "after adding the salt, what did I do next?", "once the butter melted, what happened?"
+_AFTER_CLAUSE = re.compile(r"^(?:right\s+|just\s+)?(after|once|before|as\s+soon\s+as)\s+(.+)$", re.I)
+_WHAT_NEXT = re.compile(
+    r"^what\s+(?:did\s+(?:i|you|we)\s+do|happened|came|was\s+(?:i|the)\s+next\s+(?:thing|step))"
+    r"(?:\s+(?:next|then|after\s+that|straight\s+away))?$",
+    re.I,
+)
+
+
 # A time clause that only says when the wearer asks: "before I forget, did I salt it?"
 _ASKING_TIME = re.compile(
     r"^(?:before|while|now\s+that)\s+(?:i|you)(?:'m|\s+am|\s+are|'re)?\s+"
@@ -316,6 +327,12 @@ def _told_first(text: str) -> str:
     if terse_questions.is_tag(asked):
         return text  # "I didn't put the cumin in, did I": a statement asked back
     told = told.strip()
+    m = _AFTER_CLAUSE.match(told)
+    if m and _WHAT_NEXT.match(asked) and not _POINTS_BACK.fullmatch(m.group(2).strip()):
+        # "after adding the salt, what did I do next?": what was done after that act
+        return f"what did I do {'before' if m.group(1).lower() == 'before' else 'after'} {m.group(2)}"
+    if _POINTS_BACK.search(asked) and (said := _framed(told)) is not None:
+        return said
     if _TIME_FIRST.match(told) or _time_clause(told, asked):
         return f"{asked} {told}"
     if not _CLAUSE.search(told):

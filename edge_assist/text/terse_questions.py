@@ -187,7 +187,8 @@ def _bare_participle(low: str) -> str | None:
         if base is None or not (is_verb(base) or known(base)) or words[i] in _NOT_PARTICIPLES:
             continue
         before = words[:i]
-        said = any(participle_base(w) == w or w in _NOT_PARTICIPLES for w in before)
+        said = any(participle_base(w) == w or w in _NOT_PARTICIPLES or w in _NOT_THINGS for w in before)
+        said = said or any("'" in w for w in before)  # "didn't i already cut", "any chance i left"
         if said or _BE.search(" ".join(before)):
             return None  # "the eggs are whisked", "the tofu got pressed": a statement asked back
         thing = " ".join(words[:i])
