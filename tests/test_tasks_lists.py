@@ -353,3 +353,39 @@ def test_a_caption_that_may_be_the_step_said_skipped_is_no_skip_and_a_clearer_la
     (skip,) = states[3].findings
     assert skip.kind == F.PREREQUISITE and skip.missing == ("Boil the water in the kettle",)
     assert skip.margin >= TrackerParams().finding_min_margin
+
+
+def test_a_vessel_named_with_a_or_another_is_one_not_yet_in_use() -> None:
+    # "Heat a pan" late in a list of someone's morning: a pan, maybe another one, not the pan the
+    # sausages turned in, so heating it first is no skip of them.
+    after = _after(
+        (
+            "Cook sausages in a pan over medium heat",
+            "Turn the sausages over in the pan",
+            "Heat a pan",
+            "Fry the eggs in the pan",
+        )
+    )
+    assert after["3"] == () and after["4"] == ("3",)
+    # The pan named again is the one in use.
+    assert _after(("Cook sausages in a pan", "Turn the sausages over in the pan", "Heat the pan"))["3"] == (
+        "2",
+    )
+
+
+def test_a_caption_that_names_nothing_the_step_works_on_calls_nothing_skipped(vc: VectorCache) -> None:
+    # Drying the chopping board is like "Chop the potatoes" in its words only: no "Did you skip
+    # the cleaning and the peeling?", and so no "done late" when they come.
+    steps = ("Clean the potatoes", "Peel the potatoes", "Chop the potatoes")
+    tr = StepTracker(list_task("potatoes", "Potatoes", steps), vc.get, vectors=vc)
+    captions = [
+        "The person dries the chopping board and knives.",
+        "The person cleans potatoes.",
+        "The person peels potatoes skin.",
+        "The person chops potatoes.",
+    ]
+    assert [f.kind for c in captions for f in tr.observe(c).findings] == []
+    # A caption that names the potatoes does say it.
+    tr = StepTracker(list_task("potatoes", "Potatoes", steps), vc.get, vectors=vc)
+    (skip,) = tr.observe("The person chops potatoes into cubes.").findings
+    assert skip.kind == F.PREREQUISITE

@@ -111,6 +111,10 @@ _ON_VESSEL = frozenset("label clean wash wipe dry line grease mark".split())
 _SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
 # What a step names after these is what it waits for ("Cook until the sauce thickens"), not
 # what it works on.
+# A vessel named as one not yet in use: "a pan", "another bowl", "a clean pot".
+_INDEFINITE = re.compile(
+    r"\b(?:a|an|another|a\s+(?:new|clean|second|fresh|separate|large|small|big))\s+([a-z]+)\b"
+)
 _CONDITION = re.compile(r"\b(?:until|till|unless)\b")
 
 
@@ -172,7 +176,10 @@ def _uses(text: str, phrases: tuple[Thing, ...], current: str, held: dict[str, s
     )
     vessels = list(dict.fromkeys(_SAME_VESSEL.get(p.head, p.head) for p in phrases if p.vessel))
     if vessels:
-        return [_Use(v, works, readies=first in _ON_VESSEL) for v in vessels]
+        # "Heat a pan" after "Turn the sausages over in the pan": "a pan" is one not yet in use,
+        # maybe another of that name, so it readies one rather than works on what one holds.
+        fresh = {_SAME_VESSEL.get(v, v) for v in _INDEFINITE.findall(text.lower())}
+        return [_Use(v, works, readies=first in _ON_VESSEL or v in fresh) for v in vessels]
     named = [p for p in noun_phrases(_CONDITION.split(text.lower())[0]) if not p.vessel]
     said = {singular(w) for w in words}
     # "Whisk the batter", "Cook, mixing everything", "Remove from the heat": what the vessel in

@@ -136,3 +136,13 @@ def noun_phrases(text: str) -> tuple[Thing, ...]:
 def things(text: str) -> frozenset[str]:
     """The heads of the things a step names, vessels aside."""
     return frozenset(p.head for p in noun_phrases(text) if not p.vessel)
+
+
+def names_a_thing_of(step_text: str, caption: str) -> bool:
+    """Whether `caption` names a thing the step names (its head, or a word that tells it apart:
+    "the garlic" for "garlic cloves"), vessels too; True for a step that names none. A caption
+    that names none of them ("dries the chopping board" for "Chop the potatoes") is like the
+    step in its words only."""
+    named = noun_phrases(step_text)
+    words = {singular(w) for w in TOKEN.findall(caption.lower())}
+    return not named or any(p.head in words or p.kind & words for p in named)

@@ -56,6 +56,7 @@ from edge_assist.tasks.findings import (
     TrackerState,
 )
 from edge_assist.tasks.model import Task
+from edge_assist.tasks.step_phrases import names_a_thing_of
 from edge_assist.tasks.vector_cache import Encode, VectorCache
 from edge_assist.tasks.word_kinds import WordKinds, singular
 from edge_assist.text.stop_words import STEP_STOP_WORDS
@@ -244,7 +245,7 @@ class StepTracker:
             self._visit = (j, frozenset())
         if j >= 0:
             findings = [
-                *self._sequence_findings(h, conf, sims),
+                *self._sequence_findings(h, conf, sims, text),
                 *self._deviation_findings(j, conf, text, sims),
             ]
         elif not self._about_the_task(text):
@@ -286,7 +287,7 @@ class StepTracker:
             step_texts={s.id: s.text for s in steps},
         )
 
-    def _sequence_findings(self, h: _Hyp, conf: float, sims: np.ndarray) -> list[Finding]:
+    def _sequence_findings(self, h: _Hyp, conf: float, sims: np.ndarray, text: str) -> list[Finding]:
         """What the step the best path is in says of the order: steps skipped before it, a step
         flagged missing that came late after all, or a step done again."""
         steps = self.task.steps
@@ -302,8 +303,9 @@ class StepTracker:
         # depend on it do not repeat it (the state still lists it).
         miss = [i for i in self.task.topological() if missing >> i & 1 and i not in self._flagged_missing]
         skip_margin = float(sims[j] - max(sims[i] for i in miss)) if miss else 0.0
-        if skip_margin < self.p.finding_min_margin:
-            # Not clear enough to call them skipped now; a later step that needs them may be.
+        if skip_margin < self.p.finding_min_margin or not names_a_thing_of(steps[j].text, text):
+            # Not clear enough to call them skipped now (nor by a caption that names nothing the
+            # step works on); a later step that needs them may be.
             miss = []
         for i in miss:
             self._flagged_missing[i] = j
