@@ -36,6 +36,11 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
     assert same_act("add", "sprinkle") and same_act("add", "line") and same_act("crack", "pour")
     assert same_act("use", "microwave") and same_act("chop", "slice")
     assert not same_act("peel", "chop") and not same_act("stir", "microwave") and not same_act("add", "cut")
+    # the kitchen's other words: a dip coats, a plate serves, juicing squeezes, binning discards
+    assert same_act("coat", "dip") and same_act("dip", "dredge") and same_act("put", "serve")
+    assert same_act("juice", "squeeze") and same_act("fry", "stir-fry") and same_act("discard", "bin")
+    assert same_act("sprinkle", "sift") and same_act("cut", "segment") and same_act("fill", "refill")
+    assert not same_act("dip", "cut") and not same_act("serve", "wash") and not same_act("juice", "heat")
     assert covers("vegetable", "lettuce") and covers("dairy", "cheese") and covers("seasoning", "cumin")
     assert not covers("dairy", "lettuce") and not covers("lettuce", "vegetable")
 

@@ -25,13 +25,14 @@ GROUPS = _groups(
         # a liquid or a runny thing goes in: "crack an egg" is "pour 1 egg into the cup"
         "pour": "pour crack break drizzle splash tip empty squirt drip decant",
         # a loose thing is scattered over: cheese, salt, herbs
-        "sprinkle": "sprinkle dust scatter season salt garnish top grate shake flavour flavor spice dash",
+        "sprinkle": """sprinkle dust scatter season salt garnish top grate shake flavour flavor spice dash
+            sift""",
         # a thing is turned upside down: "flip the pancakes" is "turning over the pancakes"
         "flip": "flip invert overturn",
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
             load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble
-            chuck bung whack pop plonk shove dollop""",
+            chuck bung whack pop plonk shove dollop serve plate refill""",
         # a thing is spread over a surface: butter, oil, cooking spray
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
@@ -39,11 +40,12 @@ GROUPS = _groups(
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl",
         # a thing is parted into pieces, by a blade or by hand ("tear the bread into bits")
         "cut": """cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip
-            tear rip""",
+            tear rip segment""",
         "peel": "peel skin strip zest pare hull core pit deseed",
-        "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend",
+        "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend juice squash squish",
         "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil
-            steam poach sear brown reheat melt liquefy preheat blanch braise caramelize""",
+            steam poach sear brown reheat melt liquefy preheat blanch braise caramelize stir-fry deep-fry
+            pan-fry""",
         "cool": "cool chill refrigerate freeze",
         # made soft: by heat in a pan, or left out ("softened butter" is only its state)
         "soften": "soften thaw defrost",
@@ -51,7 +53,9 @@ GROUPS = _groups(
         # water taken off: drying is no washing, though both are done to a washed tomato
         "dry": "dry pat dab blot",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
-        "remove": "remove discard drain strain skim scrape rid",
+        "remove": "remove discard drain strain skim scrape rid bin trash dispose",
+        # a thing is put into a liquid or a coating and out again: "dip the bread in the egg"
+        "dip": "dip dunk dredge coat immerse submerge",
         "open": "open unscrew uncap unlid unwrap unseal unpack unlock",
         "close": "close cover seal cap wrap shut screw",
         "measure": "measure weigh portion",
