@@ -199,3 +199,26 @@ def test_how_long_a_thing_was_heated_is_how_long_its_vessel_was() -> None:
     assert compose(q, found)[0].startswith("two mins.")
     # read as told, every microwaving adds up
     assert len(matches(q, MICROWAVED)[0]) == 2
+
+
+def test_a_moment_that_goes_on_with_the_act_and_names_nothing_adds_to_the_thing_s_time() -> None:
+    from edge_assist.answers.quantities import compose
+
+    clips = [
+        CaptionRecord(
+            "s", 0, 95.0, 180.0, "Now I am nuking the ramekin mug uncovered on full power for twenty secs."
+        ),
+        CaptionRecord("s", 1, 393.0, 430.0, "For ten more secs, I'm continuing to microwave."),
+        CaptionRecord(
+            "s", 2, 481.0, 580.0, "Till cheese plus egg cooked melts, around thirty secs, I'm microwaving."
+        ),
+        CaptionRecord("s", 3, 600.0, 620.0, "I microwave the bacon on a plate for 45 seconds."),
+    ]
+    q = parse("how long was the mug in the microwave in total?")
+    assert q is not None
+    found, _ = matches(q, clips)
+    assert [f.moment.clip_index for f in found] == [0, 1]  # the bacon's plate is another thing
+    assert compose(q, found)[0].startswith("30 secs in all.")
+    # before the thing was first named, a moment naming nothing is no part of it
+    q = parse("how long did I microwave the bacon?")
+    assert q is not None and [f.moment.clip_index for f in matches(q, clips)[0]] == [3]

@@ -33,8 +33,8 @@ from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import Amount, parse_details
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
-from edge_assist.text.action_families import BROAD, same_act
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
+from edge_assist.text.action_families import APPLIANCE_ACTS, BROAD, same_act
 from edge_assist.text.kinds_of_things import is_named
 from edge_assist.text.put_on_verbs import PHRASAL
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
@@ -159,8 +159,20 @@ def matches(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[list[Found
         if not named_too and (head := _head(q.said_thing)):
             # "the red pepper bits": a moment naming the pepper, when none names all of it
             named_too = [f for f in found if names(head, f.moment.text)]
+        if named_too:
+            # "For ten more secs, I'm continuing to microwave": a moment of the act that names no
+            # thing goes on with what the act was last done to
+            first = named_too[0].moment.t0
+            named_too += [f for f in found if f.moment.t0 > first and f not in named_too and _no_thing(f)]
+            named_too.sort(key=lambda f: f.moment.t0)
         found = named_too or found
     return found, named
+
+
+def _no_thing(f: Found) -> bool:
+    """Whether a moment names no food or tool but the appliance of its act."""
+    words = (singular(w) for w in re.findall(r"[a-z]+", f.moment.text.lower()))
+    return not any(lexical_kind(w) in (MATERIAL, TOOL) and w not in APPLIANCE_ACTS for w in words)
 
 
 # Words for the pieces a thing was cut into: "the pepper bits" are the pepper.

@@ -6,8 +6,9 @@ true that I microwaved it twice?", "you saw me put the spinach in, right?", "hav
 milk yet?", "did I or did I not add the vanilla?". Each asks whether the wearer did something,
 so each is said as "did I ...". A time is asked in frames too: "roughly when did the onions go
 in?", "at what point did I flip it?", "what time was it when I put the kettle on?", "when was it
-that I added the salt?", "how long ago did I turn the oven on?" ask "when did I ...". The frames
-are general speech, not any task's words; what is not one of them is left as said (None).
+that I added the salt?", "how long ago did I turn the oven on?" ask "when did I ...", and "for
+how long did I ..." asks "how long". The frames are general speech, not any task's words; what
+is not one of them is left as said (None).
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ _WH_MODAL = re.compile(
 )
 # How near the time need be, said around it: "roughly when", "when exactly", "about what time"
 _NEAR = re.compile(
-    r"^(?:roughly|about|approximately|around|more\s+or\s+less|exactly|precisely)\s+(?=when\b|what\s+time"
-    r"|how\b)",
+    r"^(?:(?:roughly|about|approximately|around|more\s+or\s+less|exactly|precisely)\s+(?=when\b|what\s+time"
+    r"|how\b)|for\s+(?=how\s+long\b))",
     re.I,
 )
 _EXACTLY = re.compile(r"^(when|what\s+time)\s+(?:exactly|roughly|precisely|approximately)\b", re.I)
