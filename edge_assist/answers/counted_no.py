@@ -22,7 +22,7 @@ import math
 import re
 from typing import TYPE_CHECKING
 
-from edge_assist.answers import quantities
+from edge_assist.answers import measured_no, quantities
 from edge_assist.answers.meaning import caption_verbs
 from edge_assist.answers.quantity_question import QuantityQuestion, parse
 from edge_assist.clock import Clock
@@ -121,12 +121,18 @@ def _said(n: float) -> str:
 async def checked(
     ga: GroundedAnswer, focus: str, recall: Recall, clock: Clock, session_id: str | None, before_t: float
 ) -> tuple[str, Moment, dict[str, str]] | None:
-    """The "No" a count earns for a grounded "Yes" (its text, its moment and the trace), or None."""
+    """The "No" a count or an amount earns for a grounded "Yes" (its text, its moment and the
+    trace), or None."""
     if ga.moment is None or not ga.text.startswith("Yes") or session_id is None:
         return None
-    if (asked := asked_count(focus)) is None:
+    asked, measured = asked_count(focus), None
+    if asked is None and (measured := measured_no.asked_amount(focus)) is None:
         return None  # most questions: no session read
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, -math.inf, before_t)
     clips = sorted((c for c in clips if c.t1 <= before_t + 1e-6), key=lambda c: (c.t0, c.clip_index))
-    said = _count_no(asked, ga.moment, clips)
-    return None if said is None else (said, ga.moment, {"kind": "count", "observed": ga.moment.text})
+    if asked is not None:
+        said = _count_no(asked, ga.moment, clips)
+        return None if said is None else (said, ga.moment, {"kind": "count", "observed": ga.moment.text})
+    assert measured is not None
+    told = measured_no.amount_no(measured, ga.moment, clips)
+    return None if told is None else (told[0], told[1], {"kind": "amount", "observed": told[1].text})

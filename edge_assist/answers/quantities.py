@@ -219,7 +219,7 @@ def _bounds(f: Found) -> tuple[float, float]:
     return min(vals), max(vals)
 
 
-def _total(found: list[Found], q: QuantityQuestion) -> str:
+def total(found: list[Found], q: QuantityQuestion) -> str:
     """The sum over the moments, in the unit the first was written in."""
     first = found[0].amounts[0]
     lo = sum(_bounds(f)[0] for f in found)
@@ -252,7 +252,7 @@ def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord
     # Each moment told as well: the wearer hears what was added up, in the captions' words.
     told = " ".join(answer_text.tell(f.moment.text, f.moment.t0) for f in found[:TOLD])
     more = f" And {len(found) - TOLD} more times." if len(found) > TOLD else ""
-    return f"{_total(found, q)} in all. {told}{more}", found[0].moment
+    return f"{total(found, q)} in all. {told}{more}", found[0].moment
 
 
 def _with_contents(clips: list[CaptionRecord]) -> list[CaptionRecord]:
