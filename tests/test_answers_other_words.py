@@ -62,3 +62,16 @@ def test_softened_butter_is_no_heating_but_softening_it_in_a_pan_puts_it_in() ->
     assert q is not None and not tells_act(q, "To the dish, I'm adding half a tbsp softened butter.")
     softened = "In a non-stick frying skillet on low heat, I'm softening a little knob of butter."
     assert meaning.restate("add butter", softened) is not None
+
+
+def test_the_other_side_or_a_state_undone_is_a_difference() -> None:
+    from edge_assist.answers.contradicted import side_difference
+
+    d = side_difference("microwave the mug covered", "nuking the ramekin mug uncovered on full power")
+    assert d is not None and (d.kind, d.expected, d.observed) == ("state", "covered", "uncovered")
+    d = side_difference("put lettuce on the top half", "with lettuce, covering the bottom bit of the muffin")
+    assert d is not None and (d.expected, d.observed) == ("top", "bottom")
+    # told as asked, or no side said: no difference
+    assert side_difference("microwave the mug uncovered", "nuking the mug uncovered") is None
+    assert side_difference("put lettuce on the bottom half", "covering the bottom bit") is None
+    assert side_difference("put the top back on", "swapping back the top of the muffin") is None

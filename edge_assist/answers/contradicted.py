@@ -104,6 +104,28 @@ def place_difference(focus: str, caption: str) -> Difference | None:
     return None
 
 
+# Sides of a thing that exclude each other: "the top half" is not "the bottom bit".
+_SIDES = (("top", "bottom"), ("upper", "lower"), ("left", "right"), ("front", "back"), ("inside", "outside"))
+
+
+def side_difference(focus: str, caption: str) -> Difference | None:
+    """The side of a thing the question names that the caption names the other of (and not the
+    one asked), or a state the caption says undone: "microwave the mug covered" over "nuking the
+    mug uncovered"; or None."""
+    asked, told = _words(focus), _words(caption)
+    for a, b in (*_SIDES, *((y, x) for x, y in _SIDES)):
+        if a in asked and b in told and a not in told:
+            return Difference("side", a, b)
+    for w in asked:
+        if len(w) > 4 and w.endswith("ed") and f"un{w}" in told and w not in told:
+            return Difference("state", w, f"un{w}")
+    return None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
 def tool_difference(focus: str, caption: str) -> Difference | None:
     """The tool the question names that the caption names otherwise (and never names as asked)."""
     asked = tool_named(focus)
@@ -126,6 +148,7 @@ def difference(focus: str, caption: str) -> Difference | None:
             or cut_size.size_difference(focus, caption)
             or appliances.appliance_difference(focus, caption)
             or varieties.sibling_difference(_thing(focus), caption)
+            or side_difference(focus, caption)
         )
     # "moderate" is a captioner's medium; the tracker's reading leaves it out (its deviations
     # were fitted without it), a question's answer may not
@@ -148,6 +171,8 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return appliances.tells_asked(focus, caption)
     if d.kind == "size":
         return cut_size.says_size(caption, d.expected)
+    if d.kind in ("side", "state"):
+        return side_difference(focus, caption) is None and d.expected in _words(caption)
     if d.kind == "kind":
         return meaning.thing_in(d.expected, caption, general=False) is not None
     return False
