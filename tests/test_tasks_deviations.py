@@ -193,3 +193,10 @@ def test_an_ingredient_another_step_names_is_that_step_not_a_swap(vc: VectorCach
     assert other == [[]]
     swap = _deviations(task, vc, ["The person mixes the flour with honey in a bowl."])
     assert swap[0] and swap[0][0].differences[0].observed == "honey"
+
+
+def test_a_thing_joined_to_the_steps_own_is_added_not_swapped(vc: VectorCache) -> None:
+    # "flour and salt" at "Mix flour in water": salt added to the step's flour, not put in the
+    # water's place; "flour with honey" puts the honey where the water would be
+    assert _diffs(vc, "Mix flour in water", "The person mixes flour and salt in bowl.") == []
+    assert _diffs(vc, "Mix flour in water", "The person mixes flour with honey in a bowl.") != []

@@ -162,10 +162,26 @@ def differences(
     joined = re.sub(r"[^a-z]+", "", acted.lower())
     there = {t.head for t in wanted if re.sub(r"[^a-z]+", "", t.head.lower()) in joined}
     there |= {t.head for t in wanted if _kind_done(t.head, done)}
+    # "mixes flour and salt" at "Mix flour in water": the salt is added to the step's flour, not
+    # put in the water's place
+    done = [t for t in done if t.head in there or not _joined(acted, t.head, there)]
     d = _thing_difference(wanted, done, vectors, th, there)
     if d is not None:
         diffs.append(d)
     return diffs
+
+
+def _joined(text: str, head: str, there: set[str]) -> bool:
+    """Whether `head` is said joined to a thing of the step the caption names ("flour and salt",
+    "salt plus the flour"). "The flour with honey" is not: honey is what the flour is mixed in,
+    where the step's water would be."""
+    low = text.lower()
+    for other in there:
+        a, b = re.escape(other.lower()), re.escape(head.lower())
+        join = r"\s+(?:and|plus|&)\s+(?:[a-z-]+\s+){0,3}"
+        if re.search(rf"\b{a}\w*{join}{b}", low) or re.search(rf"\b{b}\w*{join}{a}", low):
+            return True
+    return False
 
 
 def _kind_done(word: str, done: list[Thing]) -> bool:
