@@ -140,9 +140,11 @@ def things(text: str) -> frozenset[str]:
 
 def names_a_thing_of(step_text: str, caption: str) -> bool:
     """Whether `caption` names a thing the step names (its head, or a word that tells it apart:
-    "the garlic" for "garlic cloves"), vessels too; True for a step that names none. A caption
-    that names none of them ("dries the chopping board" for "Chop the potatoes") is like the
-    step in its words only."""
+    "the garlic" for "garlic cloves"), or a vessel for the step's ("zapping the dish" for
+    "Microwave the plate": captioners name vessels loosely); True for a step that names none. A
+    caption that names none of them ("dries the chopping board" for "Chop the potatoes") is like
+    the step in its words only."""
     named = noun_phrases(step_text)
     words = {singular(w) for w in TOKEN.findall(caption.lower())}
-    return not named or any(p.head in words or p.kind & words for p in named)
+    vessel = any(p.vessel for p in named) and bool(words & VESSELS)
+    return not named or vessel or any(p.head in words or p.kind & words for p in named)
