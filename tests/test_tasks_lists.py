@@ -389,3 +389,12 @@ def test_a_caption_that_names_nothing_the_step_works_on_calls_nothing_skipped(vc
     tr = StepTracker(list_task("potatoes", "Potatoes", steps), vc.get, vectors=vc)
     (skip,) = tr.observe("The person chops potatoes into cubes.").findings
     assert skip.kind == F.PREREQUISITE
+
+
+def test_a_step_s_things_are_named_by_their_words_or_by_any_vessel_for_its_vessel() -> None:
+    from edge_assist.tasks.step_phrases import names_a_thing_of
+
+    assert names_a_thing_of("Microwave the plate, covered", "Now I am zapping the dish, covered")
+    assert names_a_thing_of("Mince 1/8 garlic clove", "I'm mincing the garlic")
+    assert not names_a_thing_of("Chop potatoes", "The person dries chopping board and knives.")
+    assert names_a_thing_of("Steep for 3 minutes", "Letting it steep")  # a step naming no thing
