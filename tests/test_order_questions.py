@@ -55,7 +55,7 @@ def test_an_order_said_with_and_then_or_either_way_is_an_order_question() -> Non
     told = _parsed("so I chopped the tomato and then the cucumber, right?")
     assert told == order.Ordered("chop the tomato", "before", "chop the cucumber")
     either = _parsed("did I turn on the oven before or after mixing the batter?")
-    assert either == order.Ordered("turn on the oven", "before", "mix the batter")
+    assert either == order.Ordered("turn on the oven", "either", "mix the batter")  # said "Before"/"After"
     firsts = _parsed("did I peel the potatoes first or wash them first?")
     assert firsts is not None and firsts.word == "first" and firsts.first == "peel the potatoes"
 
@@ -65,3 +65,17 @@ def test_done_already_when_another_act_came_is_done_before_it() -> None:
     assert had == order.Ordered("chop the garlic", "before", "heat the pan")
     placed = _parsed("was the butter in the pan before the eggs?")
     assert placed == order.Ordered("add the butter", "before", "add the eggs")
+
+
+async def test_before_or_after_is_answered_by_the_word_never_by_a_no() -> None:
+    salsa = Moment("s", 2, 186.0, 250.0, "I topped mug with two tbsp of salsa.", 0.9)
+    cheese = Moment("s", 6, 439.0, 480.0, "I'm sprinkling one tbsp of cheese on mug.", 0.9)
+    found = {"add the cheese": [cheese], "add the salsa": [salsa]}
+
+    async def find(focus: str) -> order.Found:
+        return order.Found(found[focus], found[focus])
+
+    told = await order.answer(order.Ordered("add the cheese", "either", "add the salsa"), find)
+    assert told is not None and told[0].startswith("After: at 3:06")
+    told = await order.answer(order.Ordered("add the salsa", "either", "add the cheese"), find)
+    assert told is not None and told[0].startswith("Before: at 3:06")

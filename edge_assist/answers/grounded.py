@@ -198,7 +198,7 @@ class GroundedAnswerer:
         if told is None:
             return None
         text, moments = told
-        kind = "what" if asked.word == "first" else "yesno"  # "which came first" names one
+        kind = "what" if asked.word in ("first", "either") else "yesno"  # "which came first" names one
         trace.update(kind=kind, outcome="order of two moments", composed=text)
         timings = {"total": time.perf_counter() - started}
         return GroundedAnswer(text, kind, moments[0], moments[0], None, moments, timings, trace)

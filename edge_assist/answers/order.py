@@ -5,9 +5,9 @@ No single moment answers these. Each act is looked up on its own, as any questio
 (retrieval, then the answer gate with meaning: answers/backing.py), and their times compared.
 The answer tells both moments in time order, so the wearer hears what it rests on: "Yes: at 3:39
 you topped cup with 1 tablespoon of salsa, then at 4:16 you sprinkled 1 tablespoon of cheese on
-cup." A
-"No" is said only when both acts were found in the other order; when either is not found the
-question is left to the grounded answer, which says "I don't remember" rather than guess.
+cup." A "No" is said only when both acts were found in the other order; when either is not found
+the question is left to the grounded answer, which says "I don't remember" rather than guess.
+"Before or after?" is answered by the word ("After: ..."), never by a yes or a no.
 
 Two things put in ("did the butter go in before the vanilla?") are answered by the things
 alone when either act is not found: a caption may tell the butter melted in the cup, never
@@ -86,7 +86,7 @@ def telling(focus: str, found: Found) -> Found:
 @dataclass(frozen=True)
 class Ordered:
     first: str  # the focus of the act asked about ("add the salsa")
-    word: str  # "before", "after", or "first" (which of the two came first)
+    word: str  # "before", "after", "first" (which of the two came first) or "either" (before or after?)
     second: str  # the focus of the act it is placed against ("add the cheese")
     # Which time of the second act, when it is named by its act alone ("before the first zap")
     second_which: str = ""
@@ -128,6 +128,7 @@ _ACT_NOUN = re.compile(
 )
 
 
+_EITHER = re.compile(r"\s(?:before\s+or\s+after|after\s+or\s+before)\s")
 _AND_THEN = re.compile(r",?\s+and\s+then\s+")
 # Other words for the two orders: "ahead of the garlic", "prior to zapping", "later than the salt".
 _SAID_BEFORE = re.compile(r"\b(?:ahead\s+of|prior\s+to|earlier\s+than|in\s+front\s+of)\b")
@@ -138,15 +139,13 @@ def parse(question: str) -> Ordered | None:
     """The two acts of an order question, each as a focus starting with its verb, or None."""
     q = " ".join(question.lower().split()).rstrip("?.! ")
     q = _SAID_BEFORE.sub("before", _SAID_AFTER.sub("after", q))
+    # "did I turn the oven on before or after mixing": which of the two, said as "Before"/"After"
+    either = bool(_EITHER.search(q))
     if q.startswith(("did i ", "did you ")):
-        # "did I chop the tomato and then the cucumber", "did I peel them first or wash them first",
-        # "did I turn the oven on before or after mixing": asked as the order said first
-        q = _AND_THEN.sub(" before ", q.replace(" before or after ", " before "), 1)
-        q = (
-            f"{q.replace(' first or ', ' or ', 1)} first"
-            if " first or " in q and not q.endswith(" first")
-            else q
-        )
+        # "did I chop the tomato and then the cucumber", "did I peel them first or wash them first"
+        q = _AND_THEN.sub(" before ", _EITHER.sub(" before ", q), 1)
+        if " first or " in q and not q.endswith(" first"):
+            q = f"{q.replace(' first or ', ' or ', 1)} first"
     if m := _LEAD_CLAUSE.match(q):
         q = f"did i {m.group(3)} {m.group(1)} {m.group(2)}"
     elif m := _BY_THE_TIME.match(q):
@@ -159,7 +158,7 @@ def parse(question: str) -> Ordered | None:
         return Ordered(first, "first", _with_verb(_I.sub("", m.group(2)), first))
     m = _DID.match(q)
     if m:
-        first, word, rest = _based(m.group(1)), m.group(2), _I.sub("", m.group(3))
+        first, word, rest = _based(m.group(1)), "either" if either else m.group(2), _I.sub("", m.group(3))
         # "salt it before the pepper": the salt went in before the pepper did
         first = meaning.implied(first) if first.split()[0] in PUTS_ON else first
         if act := _act_noun(rest):
@@ -282,6 +281,10 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     early, late = sorted((a, b), key=lambda m: m.t0)
     if asked.word == "first":
         return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [a, b]
+    if asked.word == "either":
+        if len(_orders(one.plausible, other.plausible)) > 1:
+            return None
+        return _before_or_after(a.t0 < b.t0, early, late), [a, b]
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     if asked.second_which and not holds:
         # A time of an act told by its noun may have been done again unseen: its "No" is not earned.
@@ -312,8 +315,15 @@ def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list
     early, late = (a, b) if first_came else (b, a)
     if asked.word == "first":
         return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [early, late]
+    if asked.word == "either":
+        return _before_or_after(first_came, early, late), [a, b]
     holds = first_came if asked.word == "before" else not first_came
     return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+
+
+def _before_or_after(first_came: bool, early: Moment, late: Moment) -> str:
+    """ "Before: ..., then ..." for "did I X before or after Y?": the answer is the word, not a yes."""
+    return f"{'Before' if first_came else 'After'}: {_told(early)}, then {_told(late)}."
 
 
 # The verbs of putting a thing in, as the focus parser gives them ("throw in", "toss in": add).
