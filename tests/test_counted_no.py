@@ -3,17 +3,8 @@
 from __future__ import annotations
 
 from edge_assist.answers import counted_no
-from edge_assist.retrieval.api import CaptionRecord, Moment
-
-
-def _clips(*texts: str) -> list[CaptionRecord]:
-    return [CaptionRecord("s", i, 30.0 * i, 30.0 * i + 25.0, t) for i, t in enumerate(texts)]
-
-
-def _at(clips: list[CaptionRecord], i: int) -> Moment:
-    c = clips[i]
-    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 1.0)
-
+from tests.moments import at as _at
+from tests.moments import clips as _clips
 
 SHALLOT = _clips(
     "Now I am cutting up one shallot.",

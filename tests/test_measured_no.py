@@ -4,16 +4,13 @@ moment's or their sum, a range, or a moment with no amount keeps it unsaid."""
 from __future__ import annotations
 
 from edge_assist.answers.measured_no import amount_no, asked_amount
-from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.retrieval.api import CaptionRecord
+from tests.moments import at as _at
+from tests.moments import clips
 
 
 def _clips(*texts: str) -> list[CaptionRecord]:
-    return [CaptionRecord("s", i, 60.0 * i, 60.0 * i + 50.0, t) for i, t in enumerate(texts)]
-
-
-def _at(clips: list[CaptionRecord], i: int) -> Moment:
-    c = clips[i]
-    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 1.0)
+    return clips(*texts, every=60.0)
 
 
 MUG = _clips(

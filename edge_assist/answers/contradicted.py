@@ -104,8 +104,9 @@ def place_difference(focus: str, caption: str) -> Difference | None:
     return None
 
 
-# Sides of a thing that exclude each other: "the top half" is not "the bottom bit".
-_SIDES = (("top", "bottom"), ("upper", "lower"), ("left", "right"), ("front", "back"), ("inside", "outside"))
+# Sides of a thing that exclude each other: "the top half" is not "the bottom bit" ("back" is
+# left out: "put the top back on" says no side).
+_SIDES = (("top", "bottom"), ("upper", "lower"), ("left", "right"), ("inside", "outside"))
 
 
 def side_difference(focus: str, caption: str) -> Difference | None:

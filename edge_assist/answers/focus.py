@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from edge_assist.answers.support import is_content
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, lexical_kind
-from edge_assist.text.action_families import known
+from edge_assist.text.action_families import verb_base
 from edge_assist.text.coordinated_verbs import ADVERBS
 from edge_assist.text.kinds_of_things import is_named
 from edge_assist.text.put_on_verbs import PHRASAL, REMOVES
@@ -25,11 +25,9 @@ from edge_assist.text.stop_words import (
     STEP_STOP_WORDS,
 )
 from edge_assist.text.units import UNIT_NAMES
-from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[./-]\d+)*")
 WORDS_OF = re.compile(r"[A-Za-z]+")
-_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 # Words that measure or portion a thing: "a tablespoon of cheese", "a piece of the muffin",
 # "a pinch of salt" are about the cheese, the muffin, the salt.
 _PORTIONS = frozenset(
@@ -44,20 +42,6 @@ _NOT_THINGS = ANSWER_STOP_WORDS | STEP_STOP_WORDS | PREPOSITIONS | PRONOUNS | DE
 # What a thing was left as, said after it: "tear the muffin open", "break it apart".
 _RESULTS = frozenset("open apart shut closed loose free".split())
 _ENDS_PHRASE = (STEP_STOP_WORDS | CLAUSE_CONJUNCTIONS | _RESULTS) - _PORTIONS
-
-
-def verb_base(word: str) -> str | None:
-    """The base form of `word` when it is a verb we know in any form ("poured" -> pour), else None."""
-    w = word.lower()
-    for cand in (w, base_of_third_person(w), _PAST_TO_BASE.get(w, "")):
-        if cand and (is_verb(cand) or known(cand)):
-            return cand
-    stems: tuple[str, ...] = ()
-    if w.endswith("ing") and len(w) > 5:
-        stems = (w[:-3], w[:-3] + "e", w[:-4])
-    elif w.endswith("ed") and len(w) > 4:
-        stems = (w[:-2], w[:-1], w[:-3], w[:-3] + "y")
-    return next((s for s in stems if is_verb(s) or known(s)), None)
 
 
 def tokens(text: str) -> list[str]:

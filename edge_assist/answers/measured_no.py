@@ -65,9 +65,7 @@ def amount_no(
         return None
     if q.action and not all(quantities.tells_act(q, f.moment.text) for f in found):
         return None  # the amounts are of other acts on the thing
-    if q.which != "all":
-        pick = {"first": 0, "second": 1, "last": -1}[q.which]
-        found = [found[min(pick, len(found) - 1) if pick >= 0 else pick]]
+    found = quantities.asked_time(q, found)
     spans = []
     for f in found:
         values = [x.value for x in f.amounts if x.dim == a.dim]

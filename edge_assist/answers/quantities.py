@@ -236,11 +236,17 @@ def total(found: list[Found], q: QuantityQuestion) -> str:
     return f"{_range(lo / factor, hi / factor)} {name}"
 
 
+def asked_time(q: QuantityQuestion, found: list[Found]) -> list[Found]:
+    """The moments of the time asked ("the first time": the earliest), or all of them."""
+    if q.which == "all":
+        return found
+    pick = {"first": 0, "second": 1, "last": -1}[q.which]
+    return [found[min(pick, len(found) - 1) if pick >= 0 else pick]]
+
+
 def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord]:
     """The answer and the moment it rests on (the first of those it adds up)."""
-    if q.which != "all":
-        pick = {"first": 0, "second": 1, "last": -1}[q.which]
-        found = [found[min(pick, len(found) - 1) if pick >= 0 else pick]]
+    found = asked_time(q, found)
     if q.times:
         when = ", ".join(stream_clock(f.moment.t0) for f in found)
         n = len(found)

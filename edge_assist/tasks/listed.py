@@ -109,12 +109,12 @@ _COOKING = frozenset(
 _ON_VESSEL = frozenset("label clean wash wipe dry line grease mark".split())
 # A recipe's "skillet" is "the pan" a step later.
 _SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
-# What a step names after these is what it waits for ("Cook until the sauce thickens"), not
-# what it works on.
 # A vessel named as one not yet in use: "a pan", "another bowl", "a clean pot".
 _INDEFINITE = re.compile(
     r"\b(?:a|an|another|a\s+(?:new|clean|second|fresh|separate|large|small|big))\s+([a-z]+)\b"
 )
+# What a step names after these is what it waits for ("Cook until the sauce thickens"), not
+# what it works on.
 _CONDITION = re.compile(r"\b(?:until|till|unless)\b")
 
 

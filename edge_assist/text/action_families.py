@@ -15,6 +15,8 @@ any kitchen, household or workshop task, not for one recipe.
 
 from __future__ import annotations
 
+from edge_assist.text.verb_forms import IRREGULAR_PAST, base_of_third_person, is_verb
+
 
 def _groups(spec: dict[str, str]) -> dict[str, frozenset[str]]:
     return {name: frozenset(verbs.split()) for name, verbs in spec.items()}
@@ -137,6 +139,24 @@ def known(verb: str) -> bool:
     """A verb (base form) of some group, or a general one."""
     v = verb.lower()
     return v in BROAD or bool(_own(v))
+
+
+_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
+
+
+def verb_base(word: str) -> str | None:
+    """The base form of `word` when it is a verb we know in any form ("poured" -> pour,
+    "zapping" -> zap), else None."""
+    w = word.lower()
+    for cand in (w, base_of_third_person(w), _PAST_TO_BASE.get(w, "")):
+        if cand and (is_verb(cand) or known(cand)):
+            return cand
+    stems: tuple[str, ...] = ()
+    if w.endswith("ing") and len(w) > 5:
+        stems = (w[:-3], w[:-3] + "e", w[:-4])
+    elif w.endswith("ed") and len(w) > 4:
+        stems = (w[:-2], w[:-1], w[:-3], w[:-3] + "y")
+    return next((s for s in stems if is_verb(s) or known(s)), None)
 
 
 def same_act(asked: str, told: str) -> bool:

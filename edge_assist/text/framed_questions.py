@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text.action_families import known
+from edge_assist.text.action_families import verb_base
 from edge_assist.text.question_voice import participle_base, statement_asked
-from edge_assist.text.verb_forms import is_verb
 
 # Words said before the question that ask nothing of their own ("remind me, did I ...")
 _LEAD = re.compile(
@@ -109,20 +108,9 @@ def _asked(q: str) -> str | None:
         return f"did I {base}{_tail(m.group(2))}"
     if m := _CHANCE.match(q):
         return statement_asked(re.sub(r"^we\b", "i", m.group(1), flags=re.I))
-    if (m := _WITNESS.match(q)) and (base := _base(m.group(1))):
+    if (m := _WITNESS.match(q)) and (base := verb_base(m.group(1))):
         return f"did I {base}{_tail(m.group(2))}"
     return None
-
-
-def _base(word: str) -> str | None:
-    """The verb of "saw me put", "saw me adding", "saw me add": its base form, or None."""
-    w = word.lower()
-    if w.endswith("ing") and len(w) > 5:
-        for stem in (w[:-3], w[:-3] + "e", w[:-4]):
-            if is_verb(stem) or known(stem):
-                return stem
-        return None
-    return w if (is_verb(w) or known(w)) else participle_base(w)
 
 
 def _tail(rest: str) -> str:
