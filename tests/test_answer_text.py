@@ -42,7 +42,7 @@ def test_times_past_the_first_hour_read_as_hours() -> None:
     assert at.tell("Put the keys in the blue bowl", 3599.6) == "At 1:00:00 you put the keys in the blue bowl."
     assert at.clip_label(3590.0, 3610.0) == "59:50-1:00:10"
     # and the QA scorer reads them back as the same seconds
-    from edge_assist.answers.grounded import times_in
+    from edge_assist.answers.answer_record import times_in
 
     assert times_in("At 1:04:50 you put the keys in the blue bowl.") == [3890]
     assert times_in("At 1:40 you cut it (seen at 1:40-1:50).") == [100, 100, 110]

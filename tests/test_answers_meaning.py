@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from edge_assist.answers import earned_no, meaning, order
-from edge_assist.answers.grounded import times_in
+from edge_assist.answers.answer_record import times_in
+from edge_assist.answers.order_from_clips import by_things
 from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.evaluation.qa_scoring import said_no, said_yes
@@ -134,23 +135,23 @@ def test_two_things_put_in_are_ordered_by_every_clip_that_names_them() -> None:
         _clip(3, 100.0, 120.0, "I'm scattering red pepper bits and a pinch of salt over the egg."),
     ]
     butter_first = order.Ordered("add the butter into the mug", "before", "add the vanilla")
-    said, moments = order.by_things(butter_first, clips) or ("", [])
+    said, moments = by_things(butter_first, clips) or ("", [])
     assert said.startswith("No: at 0:10 you tossed in") and "then at 0:35" in said
     assert [m.clip_index for m in moments] == [1, 0]  # the act asked about first
-    told = order.by_things(order.Ordered("add the vanilla", "after", "add the butter"), clips)
+    told = by_things(order.Ordered("add the vanilla", "after", "add the butter"), clips)
     assert told is not None and told[0].startswith("No:")
-    told = order.by_things(order.Ordered("add the vanilla", "first", "add the butter"), clips)
+    told = by_things(order.Ordered("add the vanilla", "first", "add the butter"), clips)
     assert told is not None and told[0].startswith("At 0:10 you tossed in")
     # one clip names both: their order is not told
-    assert order.by_things(order.Ordered("add the salt", "before", "add the pepper"), clips) is None
+    assert by_things(order.Ordered("add the salt", "before", "add the pepper"), clips) is None
     # the black pepper is not the red pepper; a tool, a vague word or another act is no thing put in
-    assert order.by_things(order.Ordered("add the black pepper", "after", "add the butter"), clips) is None
-    assert order.by_things(order.Ordered("add the cup", "before", "add the butter"), clips) is None
-    assert order.by_things(order.Ordered("add the stuff", "before", "add the butter"), clips) is None
-    assert order.by_things(order.Ordered("roll the butter", "after", "add the vanilla"), clips) is None
+    assert by_things(order.Ordered("add the black pepper", "after", "add the butter"), clips) is None
+    assert by_things(order.Ordered("add the cup", "before", "add the butter"), clips) is None
+    assert by_things(order.Ordered("add the stuff", "before", "add the butter"), clips) is None
+    assert by_things(order.Ordered("roll the butter", "after", "add the vanilla"), clips) is None
     # a thing named on both sides of the other: either may have gone in first
     again = [*clips, _clip(4, 130.0, 140.0, "I add a drop more vanilla.")]
-    assert order.by_things(butter_first, again) is None
+    assert by_things(butter_first, again) is None
     # the clips that put a thing in stand for it: the can opened first is not the tuna going in
     tuna = [
         _clip(0, 48.0, 90.0, "Now I am opening a can of tuna."),
@@ -159,10 +160,10 @@ def test_two_things_put_in_are_ordered_by_every_clip_that_names_them() -> None:
         _clip(3, 740.0, 770.0, "I tipped in a quarter tsp salt to the dish."),
         _clip(4, 780.0, 800.0, "To the dish, I'm tossing in a quarter tsp pepper."),
     ]
-    told = order.by_things(order.Ordered("add the sriracha", "before", "add the tuna"), tuna)
+    told = by_things(order.Ordered("add the sriracha", "before", "add the tuna"), tuna)
     assert told is not None and told[0].startswith("Yes: at 6:35")
     # "a quarter tsp pepper" may be the black pepper asked about: no other kind is said
-    told = order.by_things(order.Ordered("add the salt", "before", "add the black pepper"), tuna)
+    told = by_things(order.Ordered("add the salt", "before", "add the black pepper"), tuna)
     assert told is not None and told[0].startswith("Yes: at 12:20")
 
 
@@ -258,9 +259,13 @@ async def test_when_in_own_words_and_an_earned_no_tells_what_was_seen(demo: EgoM
     salt = await demo.answer("did I add salt?", session_id=sid)
     assert said_no(salt.text) and "salsa" in salt.text and "add salt" in salt.text, salt.text
     assert salt.trace["no"].startswith("earned")
-    # memory names the muffin: toasting it is not shown, but not shown absent either
+    # memory names the muffin, and heats a cup whose contents no clip names: toasting is not shown
+    # absent, so no "No"
     muffin = await demo.answer("did I toast the muffin?", session_id=sid)
     assert not said_yes(muffin.text) and not said_no(muffin.text), muffin.text
+    # peeling it is told nowhere, on nothing: that "No" is earned, said with what was done to it
+    peel = await demo.answer("did I peel the muffin?", session_id=sid)
+    assert said_no(peel.text) and "peel the muffin" in peel.text, peel.text
     # buttering puts butter on it, and butter is named nowhere: that No is earned
     butter = await demo.answer("did I butter the muffin?", session_id=sid)
     assert said_no(butter.text) and "butter the muffin" in butter.text, butter.text

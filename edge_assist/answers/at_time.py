@@ -120,6 +120,6 @@ class TimeAnswers:
         why: dict[str, object] = {"named": [named.at, named.ago, named.part]}
         if clip is None:
             return None
-        m = Moment(clip.session_id, clip.clip_index, clip.t0, clip.t1, clip.text, 1.0)
+        m = Moment.of_clip(clip, 1.0)
         why["outcome"] = "the moment at the time named"
         return tell(clip.text, clip.t0), m, why

@@ -31,7 +31,7 @@ from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.kinds_of_things import same_thing
 
 if TYPE_CHECKING:
-    from edge_assist.answers.grounded import GroundedAnswer
+    from edge_assist.answers.answer_record import GroundedAnswer
 
 # How many steps apart (tasks/details.py: low 1 ... high 5) two settings are to be told apart.
 MIN_GAP = 2

@@ -35,7 +35,7 @@ from edge_assist.text.action_families import same_act
 from edge_assist.text.numbers import spelled
 
 if TYPE_CHECKING:
-    from edge_assist.answers.grounded import GroundedAnswer
+    from edge_assist.answers.answer_record import GroundedAnswer
 
 # Words that say there is more of the thing than one moment counted: "another egg", "the
 # second tomato", "the rest of the mushrooms".

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import meaning, varieties
+from edge_assist.answers import meaning, unseen_act, varieties
+from edge_assist.answers.focus import tokens
 from edge_assist.answers.support import WordEncoder, Words, is_content
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -135,7 +136,7 @@ def may_say_no(question: str, session_id: str | None) -> bool:
     return session_id is not None and not names_past_day(question) and not _RELATION.search(question)
 
 
-def compose(focus: str, unseen_thing: Unseen, seen: Moment | None) -> str:
+def compose(focus: str, seen: Moment | None) -> str:
     """ "No: at 3:39 you topped cup with 1 tablespoon of salsa, but I didn't see you add salt." """
     asked = _second_person(focus)
     if seen is None:
@@ -176,10 +177,43 @@ async def answer(
         words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in today)]))
     missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
     if missing is None:
-        return None, {"no": "not earned: memory names everything the question does"}
+        return await _act_no(clock, encoder, focus, clips, today, words[0])
     seen = seen_instead(focus, today, missing.thing)
     trace = {
         "no": f"earned: {missing.thing!r} named nowhere in memory (closest word {missing.closest:.2f})",
         "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],
     }
-    return compose(focus, missing, seen), trace
+    return compose(focus, seen), trace
+
+
+async def _act_no(
+    clock: Clock,
+    encoder: TextEncoder,
+    focus: str,
+    clips: Sequence[CaptionRecord],
+    today: Sequence[Moment],
+    focus_words: Words | None,
+) -> tuple[str | None, dict[str, Any]]:
+    """The "No" to an act never told on a thing memory shows (answers/unseen_act.py), else None."""
+    act = unseen_act.unseen_act(focus, clips)
+    if act is None:
+        return None, {"no": "not earned: memory names everything the question does"}
+    showing: list[Words] = []
+    if isinstance(encoder, WordEncoder):
+        showing = list(await clock.run_blocking(encoder.encode_words, [c.text for c in act.showing]))
+    verb_word = meaning.parse(focus, verb_first=True)
+    near = unseen_act.near_verb(tokens(focus)[verb_word.verb_at], act.thing, focus_words, showing)
+    if near >= unseen_act.NEAR_VERB_COSINE:
+        return None, {
+            "no": f"not earned: a word where the {act.thing} is shown is near {act.verb!r} ({near:.2f})"
+        }
+    shown = {(c.session_id, c.clip_index) for c in act.showing}
+    seen = next((m for m in today if (m.session_id, m.clip_index) in shown), None)
+    if seen is None:
+        seen = Moment.of_clip(act.showing[-1])  # what was last done to the thing
+    trace = {
+        "no": f"earned: {act.verb!r} never told, the {act.thing} shown in {len(act.showing)} clips"
+        f" (closest word {near:.2f})",
+        "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],
+    }
+    return compose(focus, seen), trace

@@ -12,10 +12,8 @@ evidence supports.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from edge_assist.answers import (
@@ -30,8 +28,10 @@ from edge_assist.answers import (
     multi_hop,
     named_moments,
     order,
+    order_from_clips,
 )
 from edge_assist.answers import support as answer_support
+from edge_assist.answers.answer_record import GroundedAnswer
 from edge_assist.clock import Clock
 from edge_assist.config import Config
 from edge_assist.inference.base import LLM, TextEncoder
@@ -44,22 +44,6 @@ from edge_assist.tasks.vector_cache import VectorCache
 
 # Moments offered to the model: few, so a 135M model's short context holds them all.
 OFFERED = 5
-
-
-@dataclass
-class GroundedAnswer:
-    text: str
-    kind: str  # answer_text.KINDS
-    moment: Moment | None  # what the answer rests on (None: abstained)
-    chosen: Moment | None  # the moment the model chose (for "after": the one before `moment`)
-    choice: str | None = None  # the option, for a multiple-choice question
-    candidates: list[Moment] = field(default_factory=list)
-    timings_s: dict[str, float] = field(default_factory=dict)
-    trace: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def abstained(self) -> bool:
-        return self.moment is None
 
 
 class GroundedAnswerer:
@@ -192,8 +176,11 @@ class GroundedAnswerer:
         found_as = "found" if told else f"not both found (moments offered per act: {acts})"
         if told is None and 0 in acts and session_id is not None:
             clips, _ = await self.clock.run_blocking(self.recall.clips_in_period, session_id, 0.0, before_t)
-            told = order.by_things(asked, [c for c in clips if c.t1 <= before_t + 1e-6])
+            clips = [c for c in clips if c.t1 <= before_t + 1e-6]
+            told = order_from_clips.by_things(asked, clips)
             found_as = "found by the things alone" if told else found_as
+            if told is None and (told := order_from_clips.first_unseen(asked, clips, before_t)):
+                found_as = "the first act never told"
         trace["order"] = [asked.first, asked.word, asked.second, found_as]
         if told is None:
             return None
@@ -375,26 +362,3 @@ class GroundedAnswerer:
         trace["candidates"] = [choice.trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
         return found, offered
-
-
-def cited(moment: Moment | None) -> str:
-    if moment is None:
-        return ""
-    when = answer_text.clip_label(moment.t0, moment.t1)
-    return f"seen at {when}" + (f" ({moment.note})" if moment.note else "")
-
-
-_TIME = re.compile(r"\b(\d+):(\d\d)(?::(\d\d))?\b")
-
-
-def times_in(text: str) -> list[float]:
-    """Stream times ('1:40', '1:04:50' past the first hour) said in an answer, in seconds."""
-    return [
-        int(a) * 3600 + int(b) * 60 + int(c) if c else int(a) * 60 + int(b) for a, b, c in _TIME.findall(text)
-    ]
-
-
-def cited_clips(ga: GroundedAnswer) -> list[list[Any]]:
-    """The clips an answer rests on: (session, clip, t0, t1) of the moment chosen and the one told."""
-    used = dict.fromkeys(m for m in (ga.chosen, ga.moment) if m is not None)
-    return [[m.session_id, m.clip_index, round(m.t0, 2), round(m.t1, 2)] for m in used]

@@ -71,6 +71,10 @@ _SUBJECTS = frozenset(
     """c i you he she they person wearer man woman someone i'm am is are was were i've have has had""".split()
 )
 _COORDINATORS = frozenset({"and", "then", "or", "plus"})
+# Words after which an -ing form is an act done at the same moment: "letting it fall while adding
+# the scallions", "melting the cheese by microwaving the cup". ("after rinsing" tells an act done
+# before the clip, and is left out.)
+_AT_ONCE = frozenset({"while", "whilst", "when", "by"})
 
 
 def caption_verbs(caption: str) -> list[tuple[int, str]]:
@@ -79,7 +83,14 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for i, w in enumerate(words):
         prev = words[i - 1].lower() if i else ""
-        if i == 0 or prev in _SUBJECTS or prev in _COORDINATORS or (i and caption_gap(caption, words, i)):
+        at_once = prev in _AT_ONCE and w.lower().endswith("ing")
+        if (
+            i == 0
+            or prev in _SUBJECTS
+            or prev in _COORDINATORS
+            or at_once
+            or (i and caption_gap(caption, words, i))
+        ):
             base = verb_base(w)
             nxt = words[i + 1].lower() if i + 1 < len(words) else ""
             if base is not None and (base, nxt) in REMOVES:

@@ -78,7 +78,7 @@ def amount_no(
     seen = found[0].amounts[0].text if len(found) == 1 else f"{quantities.total(found, q)} in all"
     c = found[0].moment
     said = f"No: {told[0].lower()}{told[1:].rstrip('.')} ({seen}, not {a.text})."
-    return said, Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 1.0)
+    return said, Moment.of_clip(c, 1.0)
 
 
 def _same(x: float, y: float) -> bool:

@@ -123,5 +123,5 @@ async def answered(
     if said is None:
         return None
     text, c = said
-    moment = None if c is None else Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 1.0)
+    moment = None if c is None else Moment.of_clip(c, 1.0)
     return text, moment, {"mishap": [asked.family, list(asked.things), None if c is None else c.clip_index]}

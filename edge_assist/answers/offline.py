@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from edge_assist.answers import appliances, contradicted, counted_no, follow_ups, forgot, skipped_step
+from edge_assist.answers.answer_record import cited, cited_clips
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
-from edge_assist.answers.grounded import GroundedAnswerer, cited, cited_clips
+from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.procedure import ProcedureAnswers
 from edge_assist.answers.quantities import QuantityAnswers
 from edge_assist.clock import Clock

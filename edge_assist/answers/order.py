@@ -9,31 +9,23 @@ cup." A "No" is said only when both acts were found in the other order; when eit
 the question is left to the grounded answer, which says "I don't remember" rather than guess.
 "Before or after?" is answered by the word ("After: ..."), never by a yes or a no.
 
-Two things put in ("did the butter go in before the vanilla?") are answered by the things
-alone when either act is not found: a caption may tell the butter melted in the cup, never
-"added". Then every clip that names one thing must come before every clip that names the other
-(`by_things`): a thing named on both sides of the other, or in one clip with it, leaves the
-order unknown.
+When either act is not found, the session's clips may still answer (answers/order_from_clips.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from edge_assist.answers import meaning
-from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.negated import negated_no
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import APPLIANCE_ACTS, covers_act
-from edge_assist.text.numbers import CARDINALS, FRACTIONS
+from edge_assist.text.action_families import APPLIANCE_ACTS
 from edge_assist.text.put_on_verbs import PUTS_ON
-from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
-from edge_assist.text.units import UNITS
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
 _DID = re.compile(r"^(?:did|have|had)\s+(?:i|you)\s+(?:ever\s+|already\s+)?(.+?)\s+(before|after)\s+(.+)$")
@@ -274,118 +266,52 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     if not firsts or not seconds:
         return None
     a, b = firsts[0], seconds[0]
-    if _key(a) == _key(b):
+    if clip_key(a) == clip_key(b):
         return None  # one moment for both: a step that says "before" itself ("drain before removing")
     if len(_orders(firsts, seconds)) > 1:
         return None
     early, late = sorted((a, b), key=lambda m: m.t0)
     if asked.word == "first":
-        return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [a, b]
+        return first_then(early, late), [a, b]
     if asked.word == "either":
         if len(_orders(one.plausible, other.plausible)) > 1:
             return None
-        return _before_or_after(a.t0 < b.t0, early, late), [a, b]
+        return before_or_after(a.t0 < b.t0, early, late), [a, b]
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     if asked.second_which and not holds:
         # A time of an act told by its noun may have been done again unseen: its "No" is not earned.
         return None
     if not holds and len(_orders(one.plausible, other.plausible)) > 1:
         return None
-    return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+    return holds_then(holds, early, late), [a, b]
 
 
-def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list[Moment]] | None:
-    """The order of two things put in, from the clips that name each (`clips` in time order), or
-    None: the acts are not both putting in an ingredient (or a thing no lexicon knows), or the
-    clips naming the two are not all in one order. Of the clips naming a thing, those that put it
-    in stand for it when there are any ("opening a can of tuna" is not the tuna going in)."""
-    first, second = _put(asked.first), _put(asked.second)
-    if asked.second_which or first is None or second is None:
-        return None
-    ones, others = _putting(*first, clips), _putting(*second, clips)
-    if not ones or not others or {_key(c) for c in ones} & {_key(c) for c in others}:
-        return None
-    if max(c.t0 for c in ones) < min(c.t0 for c in others):
-        first_came = True
-    elif max(c.t0 for c in others) < min(c.t0 for c in ones):
-        first_came = False
-    else:
-        return None
-    a, b = (_as_moment(ones[0]), _as_moment(others[0]))
-    early, late = (a, b) if first_came else (b, a)
-    if asked.word == "first":
-        return f"{_told(early)[0].upper()}{_told(early)[1:]} first, then {_told(late)}.", [early, late]
-    if asked.word == "either":
-        return _before_or_after(first_came, early, late), [a, b]
-    holds = first_came if asked.word == "before" else not first_came
-    return f"{'Yes' if holds else 'No'}: {_told(early)}, then {_told(late)}.", [a, b]
+def first_then(early: Moment, late: Moment) -> str:
+    """ "At 3:39 you topped cup with salsa first, then at 4:16 ..." for "which came first?"."""
+    said = told_back(early)
+    return f"{said[0].upper()}{said[1:]} first, then {told_back(late)}."
 
 
-def _before_or_after(first_came: bool, early: Moment, late: Moment) -> str:
+def holds_then(holds: bool, early: Moment, late: Moment) -> str:
+    """ "Yes: at 3:39 ..., then at 4:16 ..." (or "No: ..."): both moments, in time order."""
+    return f"{'Yes' if holds else 'No'}: {told_back(early)}, then {told_back(late)}."
+
+
+def before_or_after(first_came: bool, early: Moment, late: Moment) -> str:
     """ "Before: ..., then ..." for "did I X before or after Y?": the answer is the word, not a yes."""
-    return f"{'Before' if first_came else 'After'}: {_told(early)}, then {_told(late)}."
-
-
-# The verbs of putting a thing in, as the focus parser gives them ("throw in", "toss in": add).
-_PUTS = frozenset({"add", "put", "pour"})
-
-
-def _put(focus: str) -> tuple[str, set[str]] | None:
-    """The thing a focus puts in and the words said before it ("add the black pepper": pepper,
-    {black}), an ingredient or a word no lexicon knows ("sriracha"), never a tool or a vague word
-    ("the stuff"); None otherwise."""
-    asked = meaning.parse(focus, verb_first=True)
-    thing = asked.thing
-    if asked.verb not in _PUTS or not thing or {thing, f"{thing}s"} & VAGUE:
-        return None
-    if lexical_kind(thing) not in (MATERIAL, None):
-        return None
-    words = meaning.tokens(focus.lower())
-    before = words[asked.verb_at + max(asked.verb_words, 1) : asked.thing_at]
-    return thing, {w for w in before if w not in DETERMINERS}
-
-
-def _putting(thing: str, describers: set[str], clips: Sequence[CaptionRecord]) -> list[CaptionRecord]:
-    """The clips that name `thing` as asked, those that put it in when any do."""
-    named = [c for c in clips if _names(thing, describers, c.text)]
-    put = [c for c in named if any(covers_act("add", told) for _, told in meaning.caption_verbs(c.text))]
-    return put or named
-
-
-def _names(thing: str, describers: set[str], text: str) -> bool:
-    """Whether a clip names `thing` with no describer other than those asked: "red bell pepper" is
-    not the black pepper asked about; "a quarter tsp pepper" may be."""
-    word = meaning.thing_in(thing, text, general=False)
-    if word is None:
-        return False
-    words = meaning.tokens(text.lower())
-    at = words.index(word.lower()) if word.lower() in words else -1
-    said = words[at - 1] if at > 0 else ""
-    return not describers or said in describers or not _describes(said)
-
-
-def _describes(word: str) -> bool:
-    """A word that may tell which of a thing's kinds it is ("red", "bell", "diced"), not its amount
-    or its place in the sentence ("a", "tsp", "quarter", "to", "plus")."""
-    if not word.isalpha() or word in DETERMINERS or word in FUNCTION_WORDS or word in UNITS:
-        return False
-    return word not in CARDINALS and word not in FRACTIONS and word != "plus"
-
-
-def _as_moment(c: CaptionRecord) -> Moment:
-    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 0.0)
+    return f"{'Before' if first_came else 'After'}: {told_back(early)}, then {told_back(late)}."
 
 
 def _orders(firsts: list[Moment], seconds: list[Moment]) -> set[bool]:
     """Whether each first act came before each second act, over every pair of distinct moments."""
-    return {x.t0 < y.t0 for x in firsts for y in seconds if _key(x) != _key(y)}
+    return {x.t0 < y.t0 for x in firsts for y in seconds if clip_key(x) != clip_key(y)}
 
 
-def _key(m: Moment | CaptionRecord) -> tuple[str, int]:
+def clip_key(m: Moment | CaptionRecord) -> tuple[str, int]:
     return (m.session_id, m.clip_index)
 
 
-def _told(m: Moment) -> str:
+def told_back(m: Moment) -> str:
     s = tell(m.text, m.t0, m.note).rstrip(".")
     return s[0].lower() + s[1:]
 

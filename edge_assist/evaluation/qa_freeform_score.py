@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from edge_assist.answers.grounded import times_in
+from edge_assist.answers.answer_record import times_in
 from edge_assist.errors import SourceError
 from edge_assist.evaluation.qa_quantities import number_forms
 from edge_assist.reasoning.answer_text import is_abstention

@@ -45,7 +45,7 @@ def confident_wrong_no(record: dict[str, Any]) -> bool:
 
 
 def score(q: Question, text: str, choice: str | None, cosine: float) -> bool:
-    from edge_assist.answers.grounded import times_in
+    from edge_assist.answers.answer_record import times_in
 
     abstained = is_abstention(text)
     if not q.answerable:

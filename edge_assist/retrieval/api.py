@@ -39,3 +39,8 @@ class Moment:
     text: str
     score: float  # text-encoder cosine between the question's focus and the caption
     note: str = ""  # age of a moment of an earlier session ("yesterday"); "" in the current one
+
+    @classmethod
+    def of_clip(cls, clip: CaptionRecord, score: float = 0.0) -> Moment:
+        """A clip of today's session read straight from memory, as a moment."""
+        return cls(clip.session_id, clip.clip_index, clip.t0, clip.t1, clip.text, score)

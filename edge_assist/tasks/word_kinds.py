@@ -41,8 +41,9 @@ def _words(text: str) -> frozenset[str]:
 TOOLS = _words(
     """knife knives fork spoon teaspoon whisk spatula ladle tongs grater zester peeler masher scoop
     skewer toothpick chopsticks scissors shears slicer mandoline spiralizer rolling-pin brush
-    pan skillet wok pot saucepan casserole kettle griddle tray sheet rack lid
-    bowl plate dish platter cup mug glass jar bottle jug pitcher ramekin tin container box bag
+    pan skillet tawa wok pot saucepan casserole kettle griddle tray sheet rack lid turner flipper
+    bowl basin plate dish platter saucer cup mug glass tumbler jar bottle jug pitcher carafe ramekin tin
+    container box bag
     carton tub colander sieve strainer funnel board chopping-board dripper filter
     blender mixer processor grinder toaster oven microwave stove hob burner cooker fryer
     thermometer timer foil towel cloth napkin sponge

@@ -60,6 +60,8 @@ GROUPS = _groups(
         "dip": "dip dunk dredge coat immerse submerge",
         "open": "open unscrew uncap unlid unwrap unseal unpack unlock",
         "close": "close cover seal cap wrap shut screw",
+        # a thing is held closed or in place by something through or around it: a toothpick, a tie
+        "fasten": "fasten pin secure skewer clip staple tie",
         "measure": "measure weigh portion",
         "shape": "knead roll shape flatten form press",
         "eat": "eat taste drink sample try",

@@ -15,9 +15,10 @@ import time
 from dataclasses import replace
 
 from edge_assist.answers import follow_ups
+from edge_assist.answers.answer_record import cited_clips
 from edge_assist.answers.at_time import TimeAnswers, named_time
 from edge_assist.answers.conversation import Conversation, Turn
-from edge_assist.answers.grounded import GroundedAnswerer, cited_clips
+from edge_assist.answers.grounded import GroundedAnswerer
 from edge_assist.answers.offline import NO_ANSWER, nonempty
 from edge_assist.answers.procedure import TaskQuestion, task_title_answer
 from edge_assist.answers.quantities import QuantityAnswers

@@ -1,0 +1,115 @@
+"""Order questions answered from the session's clips when retrieval did not find both acts.
+
+Two things put in ("did the butter go in before the vanilla?") are answered by the things
+alone: a caption may tell the butter melted in the cup, never "added". Then every clip that
+names one thing must come before every clip that names the other (`by_things`): a thing named
+on both sides of the other, or in one clip with it, leaves the order unknown.
+
+An act asked to come before or after another that no clip ever tells, on a thing the clips do
+show ("did I whisk the egg before it went in the microwave?" where the egg was only poured and
+zapped), did not come before or after anything: that "No" is earned as a yes/no question's is
+(answers/unseen_act.py), over a session memory covers from its start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from edge_assist.answers import meaning
+from edge_assist.answers.earned_no import compose, covers
+from edge_assist.answers.focus import VAGUE
+from edge_assist.answers.order import Ordered, before_or_after, clip_key, first_then, holds_then
+from edge_assist.answers.unseen_act import unseen_act
+from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.text.action_families import covers_act
+from edge_assist.text.numbers import CARDINALS, FRACTIONS
+from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
+from edge_assist.text.units import UNITS
+
+
+def by_things(asked: Ordered, clips: Sequence[CaptionRecord]) -> tuple[str, list[Moment]] | None:
+    """The order of two things put in, from the clips that name each (`clips` in time order), or
+    None: the acts are not both putting in an ingredient (or a thing no lexicon knows), or the
+    clips naming the two are not all in one order. Of the clips naming a thing, those that put it
+    in stand for it when there are any ("opening a can of tuna" is not the tuna going in)."""
+    first, second = _put(asked.first), _put(asked.second)
+    if asked.second_which or first is None or second is None:
+        return None
+    ones, others = _putting(*first, clips), _putting(*second, clips)
+    if not ones or not others or {clip_key(c) for c in ones} & {clip_key(c) for c in others}:
+        return None
+    if max(c.t0 for c in ones) < min(c.t0 for c in others):
+        first_came = True
+    elif max(c.t0 for c in others) < min(c.t0 for c in ones):
+        first_came = False
+    else:
+        return None
+    a, b = (Moment.of_clip(ones[0]), Moment.of_clip(others[0]))
+    early, late = (a, b) if first_came else (b, a)
+    if asked.word == "first":
+        return first_then(early, late), [early, late]
+    if asked.word == "either":
+        return before_or_after(first_came, early, late), [a, b]
+    holds = first_came if asked.word == "before" else not first_came
+    return holds_then(holds, early, late), [a, b]
+
+
+# The verbs of putting a thing in, as the focus parser gives them ("throw in", "toss in": add).
+_PUTS = frozenset({"add", "put", "pour"})
+
+
+def _put(focus: str) -> tuple[str, set[str]] | None:
+    """The thing a focus puts in and the words said before it ("add the black pepper": pepper,
+    {black}), an ingredient or a word no lexicon knows ("sriracha"), never a tool or a vague word
+    ("the stuff"); None otherwise."""
+    asked = meaning.parse(focus, verb_first=True)
+    thing = asked.thing
+    if asked.verb not in _PUTS or not thing or {thing, f"{thing}s"} & VAGUE:
+        return None
+    if lexical_kind(thing) not in (MATERIAL, None):
+        return None
+    words = meaning.tokens(focus.lower())
+    before = words[asked.verb_at + max(asked.verb_words, 1) : asked.thing_at]
+    return thing, {w for w in before if w not in DETERMINERS}
+
+
+def _putting(thing: str, describers: set[str], clips: Sequence[CaptionRecord]) -> list[CaptionRecord]:
+    """The clips that name `thing` as asked, those that put it in when any do."""
+    named = [c for c in clips if _names(thing, describers, c.text)]
+    put = [c for c in named if any(covers_act("add", told) for _, told in meaning.caption_verbs(c.text))]
+    return put or named
+
+
+def _names(thing: str, describers: set[str], text: str) -> bool:
+    """Whether a clip names `thing` with no describer other than those asked: "red bell pepper" is
+    not the black pepper asked about; "a quarter tsp pepper" may be."""
+    word = meaning.thing_in(thing, text, general=False)
+    if word is None:
+        return False
+    words = meaning.tokens(text.lower())
+    at = words.index(word.lower()) if word.lower() in words else -1
+    said = words[at - 1] if at > 0 else ""
+    return not describers or said in describers or not _describes(said)
+
+
+def _describes(word: str) -> bool:
+    """A word that may tell which of a thing's kinds it is ("red", "bell", "diced"), not its amount
+    or its place in the sentence ("a", "tsp", "quarter", "to", "plus")."""
+    if not word.isalpha() or word in DETERMINERS or word in FUNCTION_WORDS or word in UNITS:
+        return False
+    return word not in CARDINALS and word not in FRACTIONS and word != "plus"
+
+
+def first_unseen(
+    asked: Ordered, clips: Sequence[CaptionRecord], before_t: float
+) -> tuple[str, list[Moment]] | None:
+    """ "No: ..., but I didn't see you whisk the egg." for a before/after question whose first act
+    no clip tells, on a thing the clips show; None when that is not shown."""
+    if asked.word not in ("before", "after") or not covers(clips, before_t):
+        return None
+    act = unseen_act(asked.first, clips)
+    if act is None:
+        return None
+    last = Moment.of_clip(act.showing[-1])  # what was last done to the thing
+    return compose(asked.first, last), [last]
