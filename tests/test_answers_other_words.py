@@ -75,3 +75,10 @@ def test_the_other_side_or_a_state_undone_is_a_difference() -> None:
     assert side_difference("microwave the mug uncovered", "nuking the mug uncovered") is None
     assert side_difference("put lettuce on the bottom half", "covering the bottom bit") is None
     assert side_difference("put the top back on", "swapping back the top of the muffin") is None
+
+
+def test_made_soft_in_a_hot_pan_is_melted_but_softened_on_the_counter_is_not() -> None:
+    in_pan = "In a non-stick frying skillet on top of low-medium heat, I'm softening a little knob of butter."
+    assert meaning.read("melt the butter", in_pan).restated == "softening the butter"
+    on_counter = meaning.read("melt the butter", "I'm softening the butter on the counter.")
+    assert on_counter.restated is None and on_counter.other_act

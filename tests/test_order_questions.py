@@ -79,3 +79,31 @@ async def test_before_or_after_is_answered_by_the_word_never_by_a_no() -> None:
     assert told is not None and told[0].startswith("After: at 3:06")
     told = await order.answer(order.Ordered("add the salsa", "either", "add the cheese"), find)
     assert told is not None and told[0].startswith("Before: at 3:06")
+
+
+def test_a_second_act_told_with_no_thing_orders_against_the_first() -> None:
+    from edge_assist.answers.order_from_clips import second_told_bare
+    from edge_assist.memory.api import CaptionRecord
+
+    clips = [
+        CaptionRecord("s", 0, 4.0, 60.0, "To a microwave-safe dish, I'm tossing in an egg."),
+        CaptionRecord("s", 1, 110.0, 150.0, "I zapped for two mins, without stirring in between."),
+        CaptionRecord("s", 2, 344.0, 355.0, "Now I am beating the egg."),
+    ]
+    beat = Moment.of_clip(clips[2], 0.9)
+    first = order.Found([beat], [beat])
+    before = order.Ordered("whisk the egg", "before", "microwave the egg")
+    told = second_told_bare(before, first, clips)
+    assert told is not None and told[0].startswith("No: at 1:50 you zapped for two mins"), told
+    told = second_told_bare(order.Ordered("whisk the egg", "after", "microwave the egg"), first, clips)
+    assert told is not None and told[0].startswith("Yes: at 1:50"), told
+    # a zap of a named bowl may be of another thing; a first act on both sides says no order
+    bowl = [*clips[:1], CaptionRecord("s", 1, 110.0, 150.0, "I zapped the bowl for two mins."), clips[2]]
+    assert (
+        second_told_bare(order.Ordered("whisk the egg", "before", "microwave the egg"), first, bowl) is None
+    )
+    early = Moment.of_clip(CaptionRecord("s", 9, 20.0, 30.0, "Whisking the egg."), 0.5)
+    both = order.Found([beat], [beat, early])
+    assert (
+        second_told_bare(order.Ordered("whisk the egg", "before", "microwave the egg"), both, clips) is None
+    )

@@ -165,14 +165,14 @@ class GroundedAnswerer:
             backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
             return order.telling(focus, order.Found(offered, [m for m, row in backed if row[-1] >= bar]))
 
-        acts: list[int] = []
+        founds: list[order.Found] = []
 
         async def counted(focus: str) -> order.Found:
-            found = await find(focus)
-            acts.append(len(found.offered))
-            return found
+            founds.append(await find(focus))
+            return founds[-1]
 
         told = await order.answer(asked, counted)
+        acts = [len(f.offered) for f in founds]
         found_as = "found" if told else f"not both found (moments offered per act: {acts})"
         if told is None and 0 in acts and session_id is not None:
             clips, _ = await self.clock.run_blocking(self.recall.clips_in_period, session_id, 0.0, before_t)
@@ -181,6 +181,8 @@ class GroundedAnswerer:
             found_as = "found by the things alone" if told else found_as
             if told is None and (told := order_from_clips.first_unseen(asked, clips, before_t)):
                 found_as = "the first act never told"
+            if told is None and (told := order_from_clips.second_told_bare(asked, founds[0], clips)):
+                found_as = "the second act told with no thing"
         trace["order"] = [asked.first, asked.word, asked.second, found_as]
         if told is None:
             return None

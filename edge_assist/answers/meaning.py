@@ -328,6 +328,15 @@ def _verb_said_as(
         # in the skillet": cooked in a vessel, the thing had gone in it ("softened butter" alone
         # is no heating: it is only the butter's state)
         match = next((caption_words[i] for i, t in verbs if same_act("heat", t) or t == "soften"), None)
+    if (
+        match is None
+        and same_act("heat", asked.verb)
+        and asked.verb not in BROAD
+        and _IN_VESSEL.search(caption)
+    ):
+        # "softening a knob of butter in a frying skillet on low heat" melts it: made soft in a
+        # pan is made soft by heat ("softened butter" alone is only its state)
+        match = next((caption_words[i] for i, t in verbs if t == "soften"), None)
     return match
 
 

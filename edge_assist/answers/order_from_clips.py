@@ -9,6 +9,11 @@ An act asked to come before or after another that no clip ever tells, on a thing
 show ("did I whisk the egg before it went in the microwave?" where the egg was only poured and
 zapped), did not come before or after anything: that "No" is earned as a yes/no question's is
 (answers/unseen_act.py), over a session memory covers from its start.
+
+A second act that no clip tells on its thing may be told with no thing at all: "I zapped for two
+mins" is the egg's zap when the egg is what is in the dish. Such clips, naming nothing but the
+appliance of the act, stand for the second act when every one of them falls on one side of every
+moment that may tell the first (`second_told_bare`).
 """
 
 from __future__ import annotations
@@ -18,11 +23,11 @@ from collections.abc import Sequence
 from edge_assist.answers import meaning
 from edge_assist.answers.earned_no import compose, covers
 from edge_assist.answers.focus import VAGUE
-from edge_assist.answers.order import Ordered, before_or_after, clip_key, first_then, holds_then
+from edge_assist.answers.order import Found, Ordered, before_or_after, clip_key, first_then, holds_then
 from edge_assist.answers.unseen_act import unseen_act
 from edge_assist.retrieval.api import CaptionRecord, Moment
-from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
-from edge_assist.text.action_families import covers_act
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
+from edge_assist.text.action_families import ACTING_APPLIANCES, BROAD, covers_act, same_act
 from edge_assist.text.numbers import CARDINALS, FRACTIONS
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
 from edge_assist.text.units import UNITS
@@ -113,3 +118,36 @@ def first_unseen(
         return None
     last = Moment.of_clip(act.showing[-1])  # what was last done to the thing
     return compose(asked.first, last), [last]
+
+
+def second_told_bare(
+    asked: Ordered, first: Found, clips: Sequence[CaptionRecord]
+) -> tuple[str, list[Moment]] | None:
+    """The order of the first act's moments and the clips that tell the second act on nothing they
+    name ("I zapped for two mins, without stirring"), when they all agree; None otherwise."""
+    verb = meaning.parse(asked.second, verb_first=True).verb
+    if asked.word not in ("before", "after") or not first.offered or not verb or verb in BROAD:
+        return None
+    bare = [c for c in clips if _tells(verb, c.text) and _names_nothing(c.text)]
+    firsts = first.plausible or first.offered
+    if not bare or len({x.t0 < y.t0 for x in firsts for y in bare}) != 1:
+        return None
+    a, b = first.offered[0], Moment.of_clip(bare[0])
+    if clip_key(a) == clip_key(b):
+        return None
+    holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
+    early, late = sorted((a, b), key=lambda m: m.t0)
+    return holds_then(holds, early, late), [a, b]
+
+
+def _tells(verb: str, text: str) -> bool:
+    return any(same_act(verb, told) for _, told in meaning.caption_verbs(text))
+
+
+def _names_nothing(text: str) -> bool:
+    """Whether a clip names no food and no vessel: an appliance that does the act may be named."""
+    for w in meaning.tokens(text.lower()):
+        kind = lexical_kind(w)
+        if kind == MATERIAL or (kind == TOOL and w not in ACTING_APPLIANCES):
+            return False
+    return True
