@@ -222,3 +222,31 @@ def test_a_moment_that_goes_on_with_the_act_and_names_nothing_adds_to_the_thing_
     # before the thing was first named, a moment naming nothing is no part of it
     q = parse("how long did I microwave the bacon?")
     assert q is not None and [f.moment.clip_index for f in matches(q, clips)[0]] == [3]
+
+
+def test_how_long_an_act_was_done_in_a_pan_times_that_act_not_the_cooking() -> None:
+    clips = [
+        CaptionRecord(
+            "s",
+            0,
+            1233.0,
+            1265.0,
+            "For one and a half min or till the tomatoes soften, I'm heating through covered.",
+        ),
+        CaptionRecord(
+            "s", 1, 1265.0, 1300.0, "For one and a half min or till the tomatoes soften, I'm cooking covered."
+        ),
+        CaptionRecord(
+            "s",
+            2,
+            1385.0,
+            1554.0,
+            "I'm keeping mixing with a spatula for less than three mins or till the eggs are almost cooked.",
+        ),
+    ]
+    q = parse("how long did I stir the eggs around in the pan?")
+    assert q is not None and q.verbs == ("stir",)
+    assert [f.moment.clip_index for f in matches(q, clips)[0]] == [2]
+    # with no act said, the pan's act is the one timed
+    q = parse("how long were the tomatoes in the pan?")
+    assert q is not None and "cook" in q.verbs

@@ -113,8 +113,9 @@ def parse(question: str) -> QuantityQuestion | None:
     thing = thing or others
     action = frozenset(w for v in verbs for w in answer_text.content_words(v))
     bases = [b for v in verbs if (b := verb_base(v)) is not None]
-    if how == "long":
-        # "how long was it in the microwave?": the act the place is for.
+    if how == "long" and not bases:
+        # "how long was it in the microwave?": the act the place is for, when no act is said
+        # ("how long did I stir the eggs in the pan?" times the stirring, not the cooking)
         bases += [APPLIANCE_ACTS[w] for w in _in_place.findall(rest) if w in APPLIANCE_ACTS]
     said = re.sub(r"^(?:the|a|an|some|my|of)\s+|\s+(?:in|on|into|for|at|to|from|with)\b.*$", "", thing)
     thing_words = frozenset(answer_text.content_words(thing)) - _EMPTY - action
