@@ -9,7 +9,8 @@ import pytest
 from edge_assist.answers import meaning, order
 from edge_assist.text.action_families import covers_act
 from edge_assist.text.kinds_of_things import same_thing
-from edge_assist.text.question_voice import as_wearers, participle_base
+from edge_assist.text.participles import participle_base
+from edge_assist.text.question_voice import as_wearers
 
 
 @pytest.mark.parametrize(
@@ -379,3 +380,11 @@ def test_an_opening_that_names_what_is_asked_stays(said: str) -> None:
     from edge_assist.text.spoken_questions import plain
 
     assert plain(said) == said
+
+
+def test_any_thing_in_a_vessel_keeps_the_vessel_in_a_food_it_does_not() -> None:
+    assert as_wearers("any fruit on the plate with them?") == "did I add fruit on the plate?"
+    assert as_wearers("any milk in the big mug?") == "did I add milk in the big mug?"
+    # the tuna is in a dish under whatever name: asked as adding the sauce
+    assert as_wearers("is there any hot sauce in the tuna?") == "did I add hot sauce?"
+    assert as_wearers("any sugar in it?") == "did I add sugar?"

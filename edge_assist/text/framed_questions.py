@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import verb_base
-from edge_assist.text.question_voice import participle_base, statement_asked
+from edge_assist.text.participles import participle_base
+from edge_assist.text.question_voice import statement_asked
 
 # Words said before the question that ask nothing of their own ("remind me, did I ...")
 _LEAD = re.compile(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import known
-from edge_assist.text.question_voice import participle_base
+from edge_assist.text.participles import participle_base
 from edge_assist.text.verb_forms import is_verb, past_tense, present_participle
 
 # Words that open a wh-question, with what may follow them before the thing ("how many", "how thick").

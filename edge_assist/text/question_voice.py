@@ -14,40 +14,10 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS, known
-from edge_assist.text.verb_forms import IRREGULAR_PAST, is_verb
+from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS
+from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.participles import participle_base
 
-# Past participles that are not past tenses too ("beaten", not "beat").
-_PARTICIPLES = {
-    "beaten": "beat",
-    "broken": "break",
-    "frozen": "freeze",
-    "taken": "take",
-    "shaken": "shake",
-    "thrown": "throw",
-    "eaten": "eat",
-    "given": "give",
-    "done": "do",
-    "gone": "go",
-    "gotten": "get",
-    "ground": "grind",
-    "written": "write",
-    "torn": "tear",
-    "drawn": "draw",
-    "stolen": "steal",
-    "chosen": "choose",
-    "hidden": "hide",
-    "woken": "wake",
-    "worn": "wear",
-    "spun": "spin",
-    "thawn": "thaw",
-    "forgotten": "forget",
-    "fallen": "fall",
-    "risen": "rise",
-    "shown": "show",
-    "bitten": "bite",
-}
-_PAST_TO_BASE = {past: base for base, past in IRREGULAR_PAST.items()}
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
 # The thing: one to four words, none of them an auxiliary, a particle or a preposition.
 # The thing is never a person: "when did I put cheese on it?" is the wearer's question already.
@@ -102,26 +72,6 @@ _HOW_MUCH_PASSIVE = re.compile(
 _HEAT_ACT = re.compile(
     rf"^(did|does)\s+{_DET}{_THING}\s+({'|'.join(sorted(GROUPS['heat'] | GROUPS['cool']))})\b\s*(.*)$"
 )
-
-
-def participle_base(word: str) -> str | None:
-    """The base of a past participle we know for a verb ("softened" -> soften, "beaten" -> beat)."""
-    w = word.lower()
-    if w in _PARTICIPLES:
-        return _PARTICIPLES[w]
-    if w in _PAST_TO_BASE:
-        return _PAST_TO_BASE[w]
-    if w in IRREGULAR_PAST and IRREGULAR_PAST[w] == w:
-        return w  # "cut", "put", "set"
-    if not w.endswith("ed") or len(w) < 4:
-        return None
-    for stem in (w[:-2], w[:-1], w[:-3], w[:-3] + "y"):
-        if is_verb(stem) or known(stem):
-            return stem
-    # A verb no list knows ("softened"): a word after "was the butter" ending in -ed is its
-    # participle; its base drops the -ed, and a doubled last consonant ("zipped").
-    stem = w[:-2]
-    return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls" else stem
 
 
 def _thing(det_and_thing: str) -> str:
@@ -335,8 +285,9 @@ def _as_wearers(q: str, end: str) -> str | None:
     if (m := _CLEFT.match(low)) and (base := participle_base(m.group(2))):
         return f"did I {base} {_clefted(_thing(m.group(1)), m.group(3) or '')}{end}"
     if m := _ANY_IN.match(low):
-        # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it
-        return f"did I add {_thing(m.group(1))}{end}"
+        # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it;
+        # a vessel named is where it went ("any fruit on the plate?" is not the banana in the blender)
+        return f"did I add {_thing(m.group(1))}{_vessel(low, m.group(2))}{end}"
     if (m := _ON_HEAT.match(low)) and not _PASSIVE.match(low):
         return f"did I heat the {_thing(m.group(1))} {m.group(2)}{end}"
     if (m := _IS_IN.match(low)) and not _switched(m.group(1), low):
@@ -379,6 +330,18 @@ _SWITCHED = frozenset("stove hob burner cooktop light lamp tap faucet fan heat f
 
 def _switched(thing: str, question: str) -> bool:
     return " on" in question and any(w in _SWITCHED or w in APPLIANCE_ACTS for w in thing.split())
+
+
+def _vessel(question: str, place: str) -> str:
+    """ " on the plate" when the place said is a vessel ("the plate with them", "the big mug"),
+    else ""."""
+    words = place.split()
+    words = words[1:] if words and words[0] in ("the", "a", "my") else words
+    for n, w in enumerate(words[:2]):
+        if covers("container", w.removesuffix("s")) or covers("container", w):
+            prep = "on" if f" on {place}" in question else "in"
+            return f" {prep} {' '.join(place.split()[: len(place.split()) - len(words) + n + 1])}"
+    return ""
 
 
 def _where(particle: str, rest: str) -> str:

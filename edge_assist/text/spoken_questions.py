@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 from edge_assist.text import framed_questions, learner_questions, terse_questions
-from edge_assist.text.question_voice import is_tag_of, participle_base, statement_asked
+from edge_assist.text.participles import participle_base
+from edge_assist.text.question_voice import is_tag_of, statement_asked
 from edge_assist.text.verb_forms import IRREGULAR_PAST
 
 # Sounds that say nothing, wherever they fall; "like" and "so" are words too often to drop.

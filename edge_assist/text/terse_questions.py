@@ -15,7 +15,8 @@ import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, known
 from edge_assist.text.kinds_of_things import is_food
-from edge_assist.text.question_voice import is_tag_of, participle_base
+from edge_assist.text.participles import participle_base
+from edge_assist.text.question_voice import is_tag_of
 from edge_assist.text.verb_forms import is_verb
 
 # The thing, then a colon, a dash, a comma or a full stop, then the asking: "salsa, how much".
