@@ -82,3 +82,9 @@ def test_made_soft_in_a_hot_pan_is_melted_but_softened_on_the_counter_is_not() -
     assert meaning.read("melt the butter", in_pan).restated == "softening the butter"
     on_counter = meaning.read("melt the butter", "I'm softening the butter on the counter.")
     assert on_counter.restated is None and on_counter.other_act
+
+
+def test_a_thing_done_is_not_one_only_where_another_thing_went() -> None:
+    on_it = meaning.read("do the lettuce", "I put the egg from the mug on top of the lettuce.")
+    assert on_it.as_place
+    assert not meaning.read("do the lettuce", "I lined the muffin with lettuce.").as_place

@@ -170,6 +170,12 @@ _PURPOSE = re.compile(
 )
 
 
+def _puts_or_does(verb: str) -> bool:
+    """ "add", "put", or "do": a thing asked to be put, or just done, is not what was done when it
+    is only where another thing went ("when did I do the lettuce?" of "the egg on the lettuce")."""
+    return bool(verb) and (_adds(verb) or verb == "do")
+
+
 def _adds(verb: str) -> bool:
     """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
     return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
@@ -308,7 +314,7 @@ def _read(focus: str, caption: str) -> Reading:
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
     return _restated(
-        asked, asked_words, out, bool(asked.verb) and _adds(asked.verb) and only_as_place(named, caption)
+        asked, asked_words, out, _puts_or_does(asked.verb) and only_as_place(named, caption)
     )
 
 
