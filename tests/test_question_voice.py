@@ -344,8 +344,8 @@ def test_short_forms_people_ask_in() -> None:
         # ... but not a time that only says when the wearer asks, nor one still to come
         ("before I forget, did I salt it?", "did I salt it?"),
         ("before I lock up, did I wipe the counter?", "did I wipe the counter?"),
-        # the thing said first, what it was after it; the thing asked before the act
-        ("the cheese on there, that was parmesan, yeah?", "was the cheese parmesan?"),
+        # the thing said first, what it was after it (which of its kind: used); the thing asked before the act
+        ("the cheese on there, that was parmesan, yeah?", "did I use parmesan cheese?"),
         ("Was it two tomatoes I sliced up?", "did I slice two tomatoes up?"),
         ("was it the big knife that I cut with?", "did I cut with the big knife?"),
         ("was it in the oven I put it?", "did I put it in the oven?"),
@@ -388,3 +388,12 @@ def test_any_thing_in_a_vessel_keeps_the_vessel_in_a_food_it_does_not() -> None:
     # the tuna is in a dish under whatever name: asked as adding the sauce
     assert as_wearers("is there any hot sauce in the tuna?") == "did I add hot sauce?"
     assert as_wearers("any sugar in it?") == "did I add sugar?"
+
+
+def test_which_thing_or_which_of_a_kind_is_asked_as_using_it() -> None:
+    assert as_wearers("was the cheese parmesan?") == "did I use parmesan cheese?"
+    assert as_wearers("was it whole milk?") == "did I use whole milk?"
+    assert as_wearers("were the onions red?") == "did I use red onions?"
+    # no food, or no kind of the thing: left as said
+    assert as_wearers("was it hot?") == "was it hot?"
+    assert as_wearers("was the pan hot?") == "was the pan hot?"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS
-from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.kinds_of_things import LOOKS, covers, is_food
 from edge_assist.text.participles import participle_base
 
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
@@ -236,6 +236,26 @@ _WAS_IT = re.compile(
     r"\s+(?:(?:that\s+)?(?:i|you)\s+used|(?:in|on)\s+(?:the|my|a)\s+.+)$"
 )
 
+# "was it parmesan?", "was it whole milk?", "was the cheese parmesan?", "was the pepper red?":
+# which thing, or which of a kind, was the one used
+_WAS_IT_FOOD = re.compile(
+    r"^(?:was|were)\s+(?:it|that|they|those)\s+(?:a\s+|an\s+|some\s+)?([a-z-]+(?:\s+[a-z-]+)?)$"
+)
+_WAS_THE_KIND = re.compile(r"^(?:was|were|is|are)\s+(?:the|my|your)\s+([a-z-]+)\s+([a-z-]+)$")
+
+
+def _used_which(low: str) -> str | None:
+    """ "use parmesan cheese" for "was the cheese parmesan?", "use whole milk" for "was it whole
+    milk?", or None: "was it hot?" names no food, "was the pan hot?" no kind of pan."""
+    if (m := _WAS_IT_FOOD.match(low)) and is_food(m.group(1).split()[-1]):
+        return f"use {m.group(1)}"
+    if m := _WAS_THE_KIND.match(low):
+        thing, which = m.group(1), m.group(2)
+        if is_food(thing) and (covers(thing.removesuffix("s"), which) or which in LOOKS):
+            return f"use {which} {thing}"
+    return None
+
+
 # "was it two tomatoes I sliced up?", "was it the big knife that I cut with?": did I slice two
 # tomatoes; the thing comes first to be asked about, and the act is the wearer's all the same
 _CLEFT = re.compile(
@@ -278,6 +298,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"what {_thing(m.group(1))} did I use{end}"
     if m := _WAS_IT.match(low):
         return f"did I use {_thing(m.group(1))}{end}"
+    if used := _used_which(low):
+        return f"did I {used}{end}"
     if m := _LID_ON.match(low):
         return f"did I cover {m.group(1) or 'it'}{m.group(2) or ''}{end}"  # a lid on it covers it
     if m := _USE_TO.match(low):
