@@ -107,3 +107,20 @@ def test_a_second_act_told_with_no_thing_orders_against_the_first() -> None:
     assert (
         second_told_bare(order.Ordered("whisk the egg", "before", "microwave the egg"), both, clips) is None
     )
+
+
+async def test_the_first_time_of_an_act_may_be_a_weaker_moment_whose_verb_tells_it() -> None:
+    zap1 = Moment("s", 3, 343.9, 398.0, "Now I am zapping the ramekin mug uncovered on full power.", 0.5)
+    stir = Moment("s", 4, 398.5, 433.0, "Now I am stirring the ramekin mug.", 0.9)
+    zap2 = Moment("s", 8, 541.3, 560.0, "I zapped just till cheese melts, around ten secs.", 0.9)
+    fill = Moment("s", 1, 79.6, 100.0, "Into the ramekin mug, I'm tipping one egg.", 0.4)
+    found = {"stir it": order.Found([stir], [stir]), "zap": order.Found([zap2], [zap2, zap1])}
+
+    async def find(focus: str) -> order.Found:
+        return found[focus]
+
+    told = await order.answer(order.Ordered("stir it", "after", "zap", "first"), find)
+    assert told is not None and told[0].startswith("Yes: at 5:44 you were zapping"), told
+    # an earlier moment that may tell the act but whose verb does not leaves the first time unknown
+    found["zap"] = order.Found([zap2], [zap2, zap1, fill])
+    assert await order.answer(order.Ordered("stir it", "after", "zap", "first"), find) is None
