@@ -11,5 +11,4 @@ def clips(*texts: str, every: float = 30.0) -> list[CaptionRecord]:
 
 
 def at(records: list[CaptionRecord], i: int) -> Moment:
-    c = records[i]
-    return Moment(c.session_id, c.clip_index, c.t0, c.t1, c.text, 1.0)
+    return Moment.of_clip(records[i], 1.0)

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from edge_assist.answers import mishaps
 from edge_assist.retrieval.api import CaptionRecord
-
-
-def _clips(*texts: str) -> list[CaptionRecord]:
-    return [CaptionRecord("s", i, 30.0 * i, 30.0 * i + 25.0, t) for i, t in enumerate(texts)]
-
+from tests.moments import clips as _clips
 
 DAY = _clips(
     "To a microwave-safe dish, I'm pulling out and tipping in contents of an egg.",

@@ -5,17 +5,15 @@ contents."""
 
 from __future__ import annotations
 
-import numpy as np
+import pytest
 
 from edge_assist.answers import unseen_act
 from edge_assist.answers.order import Ordered
 from edge_assist.answers.order_from_clips import first_unseen
+from edge_assist.clock import RealClock
+from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.api import CaptionRecord
-
-
-def _clips(*texts: str) -> list[CaptionRecord]:
-    return [CaptionRecord("s", i, 30.0 * i, 30.0 * i + 25.0, t) for i, t in enumerate(texts)]
-
+from tests.moments import clips as _clips
 
 AVOCADO = _clips(
     "I'm grabbing one ripe avocado.",
@@ -58,26 +56,29 @@ def test_a_caption_that_may_tell_the_act_in_other_words_keeps_the_no_unsaid() ->
     assert unseen_act.unseen_act("peel the avocado", other) is not None
 
 
-def test_the_asked_verb_near_a_word_where_the_thing_is_shown_keeps_the_no_unsaid() -> None:
-    words = ["peel", "the", "avocado"]
-    focus = (words, np.eye(3, 8, dtype=np.float32))
-    far = (["slicing", "avocado"], np.eye(2, 8, k=4, dtype=np.float32))
-    assert unseen_act.near_verb("peel", "avocado", focus, [far]) == 0.0
-    near = (["skinning", "avocado"], np.eye(2, 8, dtype=np.float32))
-    assert unseen_act.near_verb("peel", "avocado", focus, [near]) == 1.0
-    assert unseen_act.near_verb("peel", "avocado", None, [far]) == 1.0  # no word vectors: not shown absent
+@pytest.mark.slow
+async def test_the_no_is_earned_only_when_no_word_where_the_thing_is_shown_is_near_the_verb(
+    text_encoder: TextEncoder,
+) -> None:
+    act, why = await unseen_act.earned(RealClock(), text_encoder, "peel the avocado", AVOCADO)
+    assert act is not None and act.said == "peel" and why.startswith("earned"), why
+    # a peeler where the avocado is shown may tell the peeling in words no act family holds
+    peeler = _clips(*(c.text for c in AVOCADO[:3]), "With a peeler, I'm slicing the avocado.")
+    act, why = await unseen_act.earned(RealClock(), text_encoder, "peel the avocado", peeler)
+    assert act is None and "near" in why, why
 
 
-def test_an_order_whose_first_act_never_happened_is_a_no() -> None:
-    asked = Ordered("peel the avocado", "before", "add the mayonnaise")
-    told = first_unseen(asked, AVOCADO, 120.0)
+@pytest.mark.slow
+async def test_an_order_whose_first_act_never_happened_is_a_no(text_encoder: TextEncoder) -> None:
+    clock, asked = RealClock(), Ordered("peel the avocado", "before", "add the mayonnaise")
+    told = await first_unseen(asked, AVOCADO, 120.0, clock, text_encoder)
     assert told is not None
     text, moments = told
-    assert (
-        text.startswith("No: at 1:30 you laid avocado slices") and "didn't see you peel the avocado" in text
-    )
+    assert text.startswith("No: at 1:30 you laid avocado slices"), text
+    assert "didn't see you peel the avocado" in text
     assert [m.clip_index for m in moments] == [3]
     # which came first has no yes or no; memory with a gap covers nothing
-    assert first_unseen(Ordered("peel the avocado", "first", "add the mayonnaise"), AVOCADO, 120.0) is None
+    first = Ordered("peel the avocado", "first", "add the mayonnaise")
+    assert await first_unseen(first, AVOCADO, 120.0, clock, text_encoder) is None
     gap = [*AVOCADO[:2], CaptionRecord("s", 9, 600.0, 620.0, "I laid avocado slices on each leaf.")]
-    assert first_unseen(asked, gap, 620.0) is None
+    assert await first_unseen(asked, gap, 620.0, clock, text_encoder) is None

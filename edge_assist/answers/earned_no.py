@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge_assist.answers import meaning, unseen_act, varieties
-from edge_assist.answers.focus import tokens
-from edge_assist.answers.support import WordEncoder, Words, is_content
+from edge_assist.answers.support import WordEncoder, Words, closest_word, is_content
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.reasoning.answer_text import names_past_day, tell
@@ -34,7 +33,6 @@ from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
-from edge_assist.text.action_families import same_act
 
 # A stretch of the session longer than this with no clip is time memory does not cover.
 COVERAGE_GAP_S = 120.0
@@ -96,18 +94,7 @@ def unseen(
 def _closest(thing: str, focus_words: Words | None, nearest_words: Sequence[Words]) -> float:
     """The best cosine between the question's word for `thing` and any word of the nearest moments
     (1.0 when the encoder gives no word vectors: nothing is shown absent then)."""
-    if focus_words is None:
-        return 1.0
-    words, vecs = focus_words
-    at = [i for i, w in enumerate(words) if singular(w.lower()) == thing]
-    if not at:
-        return 1.0
-    best = 0.0
-    for cw, cv in nearest_words:
-        keep = [j for j, w in enumerate(cw) if is_content(w)]
-        if keep:
-            best = max(best, float((vecs[at] @ cv[keep].T).max()))
-    return best
+    return closest_word(focus_words, lambda w: singular(w.lower()) == thing, nearest_words, is_content)
 
 
 def seen_instead(focus: str, ranked: Sequence[Moment], missing: str = "") -> Moment | None:
@@ -120,7 +107,7 @@ def seen_instead(focus: str, ranked: Sequence[Moment], missing: str = "") -> Mom
     verb = meaning.parse(focus).verb
     if verb:
         for m in ranked:
-            if any(same_act(verb, told) for _, told in meaning.caption_verbs(m.text)):
+            if meaning.tells(verb, m.text):
                 return m
     return ranked[0] if ranked else None
 
@@ -177,7 +164,7 @@ async def answer(
         words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in today)]))
     missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
     if missing is None:
-        return await _act_no(clock, encoder, focus, clips, today, words[0])
+        return await _act_no(clock, encoder, focus, clips, today)
     seen = seen_instead(focus, today, missing.thing)
     trace = {
         "no": f"earned: {missing.thing!r} named nowhere in memory (closest word {missing.closest:.2f})",
@@ -192,28 +179,12 @@ async def _act_no(
     focus: str,
     clips: Sequence[CaptionRecord],
     today: Sequence[Moment],
-    focus_words: Words | None,
 ) -> tuple[str | None, dict[str, Any]]:
     """The "No" to an act never told on a thing memory shows (answers/unseen_act.py), else None."""
-    act = unseen_act.unseen_act(focus, clips)
+    act, why = await unseen_act.earned(clock, encoder, focus, clips)
     if act is None:
-        return None, {"no": "not earned: memory names everything the question does"}
-    showing: list[Words] = []
-    if isinstance(encoder, WordEncoder):
-        showing = list(await clock.run_blocking(encoder.encode_words, [c.text for c in act.showing]))
-    verb_word = meaning.parse(focus, verb_first=True)
-    near = unseen_act.near_verb(tokens(focus)[verb_word.verb_at], act.thing, focus_words, showing)
-    if near >= unseen_act.NEAR_VERB_COSINE:
-        return None, {
-            "no": f"not earned: a word where the {act.thing} is shown is near {act.verb!r} ({near:.2f})"
-        }
+        return None, {"no": why}
     shown = {(c.session_id, c.clip_index) for c in act.showing}
     seen = next((m for m in today if (m.session_id, m.clip_index) in shown), None)
-    if seen is None:
-        seen = Moment.of_clip(act.showing[-1])  # what was last done to the thing
-    trace = {
-        "no": f"earned: {act.verb!r} never told, the {act.thing} shown in {len(act.showing)} clips"
-        f" (closest word {near:.2f})",
-        "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],
-    }
-    return compose(focus, seen), trace
+    seen = seen or Moment.of_clip(act.showing[-1])  # else what was last done to the thing
+    return compose(focus, seen), {"no": why, "seen_instead": [seen.session_id, seen.clip_index, seen.text]}

@@ -177,12 +177,7 @@ class GroundedAnswerer:
         if told is None and 0 in acts and session_id is not None:
             clips, _ = await self.clock.run_blocking(self.recall.clips_in_period, session_id, 0.0, before_t)
             clips = [c for c in clips if c.t1 <= before_t + 1e-6]
-            told = order_from_clips.by_things(asked, clips)
-            found_as = "found by the things alone" if told else found_as
-            if told is None and (told := order_from_clips.first_unseen(asked, clips, before_t)):
-                found_as = "the first act never told"
-            if told is None and (told := order_from_clips.second_told_bare(asked, founds[0], clips)):
-                found_as = "the second act told with no thing"
+            told, found_as = await self._order_from_clips(asked, clips, before_t, founds[0], found_as)
         trace["order"] = [asked.first, asked.word, asked.second, found_as]
         if told is None:
             return None
@@ -191,6 +186,18 @@ class GroundedAnswerer:
         trace.update(kind=kind, outcome="order of two moments", composed=text)
         timings = {"total": time.perf_counter() - started}
         return GroundedAnswer(text, kind, moments[0], moments[0], None, moments, timings, trace)
+
+    async def _order_from_clips(
+        self, asked: order.Ordered, clips: list[CaptionRecord], before_t: float, first: order.Found, why: str
+    ) -> tuple[tuple[str, list[Moment]] | None, str]:
+        """An order retrieval did not find both acts of, read from the session's clips, and how."""
+        if told := order_from_clips.by_things(asked, clips):
+            return told, "found by the things alone"
+        if told := await order_from_clips.first_unseen(asked, clips, before_t, self.clock, self.text_encoder):
+            return told, "the first act never told"
+        if told := order_from_clips.second_told_bare(asked, first, clips):
+            return told, "the second act told with no thing"
+        return None, why
 
     async def answer(
         self,

@@ -103,6 +103,11 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
     return out
 
 
+def tells(verb: str, caption: str) -> bool:
+    """Whether a verb of the caption's own tells the act `verb` names (text/action_families.py)."""
+    return any(same_act(verb, told) for _, told in caption_verbs(caption))
+
+
 def caption_gap(caption: str, words: list[str], i: int) -> bool:
     """Whether a comma or a semicolon comes right before the `i`-th word."""
     prefix = re.search(re.escape(words[i - 1]) + r"\s*([,;])\s*" + re.escape(words[i]), caption)
@@ -313,9 +318,7 @@ def _read(focus: str, caption: str) -> Reading:
                 )
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
-    return _restated(
-        asked, asked_words, out, _puts_or_does(asked.verb) and only_as_place(named, caption)
-    )
+    return _restated(asked, asked_words, out, _puts_or_does(asked.verb) and only_as_place(named, caption))
 
 
 def _verb_said_as(

@@ -24,7 +24,7 @@ from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import APPLIANCE_ACTS, same_act
+from edge_assist.text.action_families import APPLIANCE_ACTS
 from edge_assist.text.put_on_verbs import PUTS_ON
 
 # "did I add the salsa before the cheese", "did I stir the egg before adding the salsa"
@@ -261,7 +261,7 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
         # a weaker moment whose own verb tells the act is a time of it: "zapping the mug on full
         # power" is the first zap though "zapped just till the cheese melts" was the one offered
         verb = meaning.parse(asked.second, verb_first=True).verb
-        told = [m for m in other.plausible if verb and _verb_tells(verb, m.text)]
+        told = [m for m in other.plausible if verb and meaning.tells(verb, m.text)]
         chosen = min([*seconds, *told], key=lambda m: sign * m.t0)
         if any(sign * m.t0 < sign * chosen.t0 for m in other.plausible):
             return None
@@ -288,10 +288,6 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     if not holds and len(_orders(one.plausible, other.plausible)) > 1:
         return None
     return holds_then(holds, early, late), [a, b]
-
-
-def _verb_tells(verb: str, caption: str) -> bool:
-    return any(same_act(verb, told) for _, told in meaning.caption_verbs(caption))
 
 
 def first_then(early: Moment, late: Moment) -> str:

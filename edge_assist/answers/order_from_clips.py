@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from edge_assist.answers import meaning
+from edge_assist.answers import meaning, unseen_act
 from edge_assist.answers.earned_no import compose, covers
 from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.order import Found, Ordered, before_or_after, clip_key, first_then, holds_then
-from edge_assist.answers.unseen_act import unseen_act
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
-from edge_assist.text.action_families import ACTING_APPLIANCES, BROAD, covers_act, same_act
+from edge_assist.text.action_families import ACTING_APPLIANCES, BROAD, covers_act
 from edge_assist.text.numbers import CARDINALS, FRACTIONS
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
 from edge_assist.text.units import UNITS
@@ -106,14 +107,14 @@ def _describes(word: str) -> bool:
     return word not in CARDINALS and word not in FRACTIONS and word != "plus"
 
 
-def first_unseen(
-    asked: Ordered, clips: Sequence[CaptionRecord], before_t: float
+async def first_unseen(
+    asked: Ordered, clips: Sequence[CaptionRecord], before_t: float, clock: Clock, encoder: TextEncoder
 ) -> tuple[str, list[Moment]] | None:
     """ "No: ..., but I didn't see you whisk the egg." for a before/after question whose first act
-    no clip tells, on a thing the clips show; None when that is not shown."""
+    no clip tells, on a thing the clips show, earned as a yes/no question's is; else None."""
     if asked.word not in ("before", "after") or not covers(clips, before_t):
         return None
-    act = unseen_act(asked.first, clips)
+    act, _ = await unseen_act.earned(clock, encoder, asked.first, clips)
     if act is None:
         return None
     last = Moment.of_clip(act.showing[-1])  # what was last done to the thing
@@ -128,7 +129,7 @@ def second_told_bare(
     verb = meaning.parse(asked.second, verb_first=True).verb
     if asked.word not in ("before", "after") or not first.offered or not verb or verb in BROAD:
         return None
-    bare = [c for c in clips if _tells(verb, c.text) and _names_nothing(c.text)]
+    bare = [c for c in clips if meaning.tells(verb, c.text) and _names_nothing(c.text)]
     firsts = first.plausible or first.offered
     if not bare or len({x.t0 < y.t0 for x in firsts for y in bare}) != 1:
         return None
@@ -138,10 +139,6 @@ def second_told_bare(
     holds = a.t0 < b.t0 if asked.word == "before" else a.t0 > b.t0
     early, late = sorted((a, b), key=lambda m: m.t0)
     return holds_then(holds, early, late), [a, b]
-
-
-def _tells(verb: str, text: str) -> bool:
-    return any(same_act(verb, told) for _, told in meaning.caption_verbs(text))
 
 
 def _names_nothing(text: str) -> bool:

@@ -22,7 +22,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -57,6 +57,26 @@ def is_word(token: str) -> bool:
 def is_content(word: str) -> bool:
     w = word.lower()
     return bool(_WORD.match(w)) and w not in ANSWER_STOP_WORDS and (len(w) > 1 or w.isdigit())
+
+
+def closest_word(
+    asked: Words | None, picked: Callable[[str], bool], others: Sequence[Words], kept: Callable[[str], bool]
+) -> float:
+    """The best cosine between the asked words `picked` chooses and the words of `others` that
+    `kept` keeps; 1.0 when there are no word vectors or no word is picked (then nothing is shown
+    to be absent)."""
+    if asked is None:
+        return 1.0
+    words, vecs = asked
+    at = [i for i, w in enumerate(words) if picked(w)]
+    if not at:
+        return 1.0
+    best = 0.0
+    for cw, cv in others:
+        keep = [j for j, w in enumerate(cw) if kept(w)]
+        if keep:
+            best = max(best, float((vecs[at] @ cv[keep].T).max()))
+    return best
 
 
 def word_recall(question: Words, caption: Words) -> tuple[float, float]:

@@ -12,7 +12,7 @@ but only where a caption could not have told it in words we miss. The "No" is sa
 - no clip of the session tells the act on anything else that may hold the thing unnamed ("it",
   "the stuff of the bowl"): a clip telling the act on things it names, none of them the asked
   one, is another thing's act;
-- no word of the clips naming the thing is near the asked verb for the word encoder.
+- no word of the clips naming the thing is near the asked verb for the word encoder (`earned`).
 
 A confident "No" about something that happened is the worst answer there is, so each of these
 keeps it unsaid when in doubt: the question then gets "I don't remember you doing that".
@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 from edge_assist.answers import meaning
 from edge_assist.answers.focus import tokens
-from edge_assist.answers.support import Words, is_content
+from edge_assist.answers.support import WordEncoder, closest_word, is_content
+from edge_assist.clock import Clock
+from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
@@ -45,12 +47,14 @@ class UnseenAct:
     """The act the question asks about, the thing memory shows, and the clips that show it."""
 
     verb: str
+    said: str  # the verb as the question says it ("mashed")
     thing: str
     showing: tuple[CaptionRecord, ...]
 
 
-def _tells_act(verb: str, text: str) -> bool:
-    """Whether any word of `text` is a form of an act that `verb` names."""
+def _any_form(verb: str, text: str) -> bool:
+    """Whether any word of `text`, a verb of its own or not ("the mashed avocado"), is a form of an
+    act that `verb` names."""
     for w in tokens(text):
         base = verb_base(w)
         if base is not None and same_act(verb, base):
@@ -80,29 +84,36 @@ def unseen_act(focus: str, clips: Sequence[CaptionRecord]) -> UnseenAct | None:
     if not showing:
         return None
     for c in showing:
-        if _tells_act(verb, c.text) or not meaning.read(focus, c.text).other_act:
+        if _any_form(verb, c.text) or not meaning.read(focus, c.text).other_act:
             return None
     for c in clips:
-        if c in showing or not _tells_act(verb, c.text):
+        if c in showing or not _any_form(verb, c.text):
             continue
         if _UNNAMED.search(c.text) or not _names_food(c.text, thing):
             return None  # the act on something that may hold the thing
-    return UnseenAct(verb, thing, showing)
+    return UnseenAct(verb, tokens(focus)[asked.verb_at], thing, showing)
 
 
-def near_verb(verb_word: str, thing: str, focus_words: Words | None, showing_words: Sequence[Words]) -> float:
-    """The best cosine between the question's verb and a content word of the clips naming the
-    thing, the thing's own words aside ("with a peeler" may tell the peeling); 1.0 when the
-    encoder gives no word vectors: the act is then not shown absent."""
-    if focus_words is None:
-        return 1.0
-    words, vecs = focus_words
-    at = [i for i, w in enumerate(words) if w.lower() == verb_word.lower()]
-    if not at:
-        return 1.0
-    best = 0.0
-    for cw, cv in showing_words:
-        keep = [j for j, w in enumerate(cw) if is_content(w) and meaning.thing_in(thing, w) is None]
-        if keep:
-            best = max(best, float((vecs[at] @ cv[keep].T).max()))
-    return best
+async def earned(
+    clock: Clock, encoder: TextEncoder, focus: str, clips: Sequence[CaptionRecord]
+) -> tuple[UnseenAct | None, str]:
+    """The unseen act of `focus` when its "No" is earned, with why (or why not) for the trace:
+    `unseen_act`, then no word of the clips naming the thing near the asked verb."""
+    act = unseen_act(focus, clips)
+    if act is None:
+        return None, "not earned: memory names everything the question does"
+    if not isinstance(encoder, WordEncoder):
+        return None, "not earned: no word vectors to look for the act in other words"
+    asked, *showing = await clock.run_blocking(encoder.encode_words, [focus, *(c.text for c in act.showing)])
+    near = closest_word(
+        asked,
+        lambda w: w.lower() == act.said.lower(),
+        showing,
+        lambda w: is_content(w) and meaning.thing_in(act.thing, w) is None,  # "with a peeler" may peel
+    )
+    if near >= NEAR_VERB_COSINE:
+        return None, f"not earned: a word where the {act.thing} is shown is near {act.verb!r} ({near:.2f})"
+    return (
+        act,
+        f"earned: {act.verb!r} never told, the {act.thing} shown in {len(act.showing)} clips ({near:.2f})",
+    )
