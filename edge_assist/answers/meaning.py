@@ -332,20 +332,13 @@ def _verb_said_as(
         # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
         # salt on them, and eggs poured somewhere are not salted
         match = caption_words[verbs[0][0]]
-    if match is None and _adds(asked.verb) and asked.verb not in PUTS_ON and _IN_VESSEL.search(caption):
+    put_in = _adds(asked.verb) and asked.verb not in PUTS_ON
+    heated = same_act("heat", asked.verb) and asked.verb not in BROAD
+    if match is None and (put_in or heated) and _IN_VESSEL.search(caption):
         # "melting butter in a frying skillet", "frying the garlic in the pan", "softening butter
-        # in the skillet": cooked in a vessel, the thing had gone in it ("softened butter" alone
-        # is no heating: it is only the butter's state)
+        # in the skillet": cooked in a vessel, the thing had gone in it, and made soft in a pan
+        # it was heated ("softened butter" alone is no heating: it is only the butter's state)
         match = next((caption_words[i] for i, t in verbs if same_act("heat", t) or t == "soften"), None)
-    if (
-        match is None
-        and same_act("heat", asked.verb)
-        and asked.verb not in BROAD
-        and _IN_VESSEL.search(caption)
-    ):
-        # "softening a knob of butter in a frying skillet on low heat" melts it: made soft in a
-        # pan is made soft by heat ("softened butter" alone is only its state)
-        match = next((caption_words[i] for i, t in verbs if t == "soften"), None)
     return match
 
 

@@ -358,11 +358,11 @@ def _vessel(question: str, place: str) -> str:
     """ " on the plate" when the place said is a vessel ("the plate with them", "the big mug"),
     else ""."""
     words = place.split()
-    words = words[1:] if words and words[0] in ("the", "a", "my") else words
-    for n, w in enumerate(words[:2]):
+    lead = 1 if words and words[0] in ("the", "a", "my") else 0
+    for n, w in enumerate(words[lead : lead + 2], start=lead + 1):
         if covers("container", w.removesuffix("s")) or covers("container", w):
             prep = "on" if f" on {place}" in question else "in"
-            return f" {prep} {' '.join(place.split()[: len(place.split()) - len(words) + n + 1])}"
+            return f" {prep} {' '.join(words[:n])}"
     return ""
 
 
