@@ -49,3 +49,18 @@ def test_what_was_in_the_vessel_already_was_not_put_in_by_the_act_on_it() -> Non
 
 def test_describing_words_stop_at_an_amount() -> None:
     assert meaning.restate("add 1/4 tsp salt to bowl", "Add 1 teaspoon salt to the bowl") is None
+
+
+RINSED = ["I rinsed a tomato.", "Gently dry it with a paper / tea towel.", "Slice it in half.", "Rinse the lettuce."]
+
+
+def test_what_it_stands_for_is_the_thing_the_clip_before_named() -> None:
+    read = contents.readings(RINSED)
+    assert read[0] is None and read[3] is None  # each names its own thing
+    assert read[1] == "Gently dry it with a paper / tea towel (tomato)."  # a tea towel is no tea
+    assert read[2] == "Slice it in half (tomato)."  # "it" of an "it" is what that one stood for
+    assert contents.as_told(read[1]) == RINSED[1].rstrip(".")
+    assert meaning.read("add the tomato", read[2]).other_act  # it was there already: not put in now
+    # a pronoun whose thing is named in the same caption, or that stands for nothing, reads as told
+    assert contents.readings(["Rinse a tomato.", "Put it on the plate with the basil."]) == [None, None]
+    assert contents.readings(["Rinse a tomato.", "Make it quick."]) == [None, None]

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from edge_assist.answers import referents
 from edge_assist.answers.focus import WORDS_OF, verb_base
 from edge_assist.answers.varieties import is_variety
 from edge_assist.clock import Clock
@@ -68,15 +69,23 @@ _TOLD_WITH = re.compile(r"^(.*) \(([^()]*)\)\.$")
 def as_told(text: str) -> str:
     """A moment's text without the contents `readings` said after it: the caption as told."""
     m = _TOLD_WITH.match(text)
-    return m.group(1) if m is not None and vessels_referred(m.group(1)) else text
+    return m.group(1) if m is not None and _refers(m.group(1)) else text
+
+
+def _refers(caption: str) -> bool:
+    """Whether the caption names what it works on only by a vessel's contents or a pronoun."""
+    return bool(vessels_referred(caption)) or referents.refers_back(caption, _materials(caption))
 
 
 def _materials(caption: str) -> list[str]:
     """The things a caption names, each with the variety word said before it ("skimmed milk"),
-    so a question about another variety is still told apart."""
+    so a question about another variety is still told apart; not the word that names a tool's
+    use ("tea towel")."""
     words = WORDS_OF.findall(caption.lower())
     out = []
     for i, w in enumerate(words):
+        if i + 1 < len(words) and lexical_kind(singular(words[i + 1])) == TOOL:
+            continue  # a tool named by what it is for: "a tea towel", "the butter knife"
         if lexical_kind(singular(w)) == MATERIAL:
             variety = words[i - 1] if i and is_variety(words[i - 1]) else ""
             out.append(f"{variety} {singular(w)}".strip())
@@ -116,18 +125,21 @@ def _add(contents: dict[str, list[str]], vessel: str, things: Iterable[str], sam
 
 def readings(captions: Iterable[str], *, loose: bool = False) -> list[str | None]:
     """Per caption of one stream, in time order: the caption with the things its referred vessels
-    held before it, or None when it refers to none (or they held nothing seen). `loose`: the
-    names a captioner gives one vessel in turn are one vessel (`one_vessel`), "basin" too."""
+    held before it, or with what its "it" stands for (answers/referents.py), or None when it
+    refers to neither (or they held nothing seen). `loose`: the names a captioner gives one
+    vessel in turn are one vessel (`one_vessel`), "basin" too."""
     same: Same = one_vessel if loose else same_thing
     contents: dict[str, list[str]] = {}
     out: list[str | None] = []
-    for caption in captions:
+    captions = list(captions)
+    for caption, meant in zip(captions, referents.readings(captions, _materials), strict=True):
         referred = vessels_referred(caption)
         held = [t for v in referred for t in _held(contents, v, same)]
-        said = [t for t in dict.fromkeys(held) if t not in _materials(caption)][-MOST:]
+        said = [t for t in dict.fromkeys(held) if t not in _materials(caption)][-MOST:] or meant[-MOST:]
         out.append(f"{caption.rstrip('. ')} ({', '.join(said)})." if said else None)
-        # What this caption puts in every vessel it names: its own things and what it poured in.
-        put, vessels = [*_materials(caption), *held], _vessels(caption, holders=loose)
+        # What this caption puts in every vessel it names: its own things, what it poured in and
+        # what its "it" stood for.
+        put, vessels = [*_materials(caption), *held, *meant], _vessels(caption, holders=loose)
         for vessel in vessels:
             if not any(same(vessel, v) for v in referred) or len(vessels) == 1:
                 _add(contents, vessel, [t for t in put if not same_thing(t, vessel)], same)
@@ -142,7 +154,7 @@ async def with_contents(
     (`asked`) is matched in those words, and the moments are left as told."""
     if vessels_referred(asked):
         return list(found)
-    sessions = {m.session_id for m in found if vessels_referred(m.text)}
+    sessions = {m.session_id for m in found if _refers(m.text)}
     read: dict[tuple[str, int, float], str | None] = {}
     for session_id in sorted(sessions):
         clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
