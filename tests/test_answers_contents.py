@@ -51,7 +51,12 @@ def test_describing_words_stop_at_an_amount() -> None:
     assert meaning.restate("add 1/4 tsp salt to bowl", "Add 1 teaspoon salt to the bowl") is None
 
 
-RINSED = ["I rinsed a tomato.", "Gently dry it with a paper / tea towel.", "Slice it in half.", "Rinse the lettuce."]
+RINSED = [
+    "I rinsed a tomato.",
+    "Gently dry it with a paper / tea towel.",
+    "Slice it in half.",
+    "Rinse the lettuce.",
+]
 
 
 def test_what_it_stands_for_is_the_thing_the_clip_before_named() -> None:
