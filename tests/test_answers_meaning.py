@@ -66,7 +66,9 @@ def test_eggs_poured_somewhere_are_not_salted() -> None:
 def test_a_food_asked_as_where_a_thing_went_is_in_the_vessel_the_caption_names() -> None:
     milk = "To the dish, I'm tipping in one tablespoon milk."
     assert meaning.restate("put milk in the eggs", milk) == "tipping milk"
-    assert meaning.restate("put milk in the bowl", milk) is None  # a vessel asked is a vessel
+    assert meaning.restate("put milk in the mug", milk) is None  # a vessel asked is a vessel
+    # ...and a bowl may be the dish: one vessel is called either (contents.one_vessel)
+    assert meaning.restate("put milk in the bowl", milk) == "tipping milk in the bowl"
     assert meaning.restate("put cheese on the eggs", "Sprinkling cheese on the toast.") is None
     assert meaning.restate("put milk in the eggs", "I poured milk.") is None
 
@@ -390,3 +392,12 @@ def test_a_thing_asked_by_its_name_giving_word_is_the_captions_thing() -> None:
     assert meaning.restate("add the balsamic", vinegar) == "putting the balsamic vinegar"
     # a word that is a thing of its own names that thing, not the caption's compound
     assert meaning.restate("add the tomato", "I poured tomato sauce on the pizza.") == "poured the tomato"
+
+
+def test_a_vessel_asked_by_another_of_its_names_and_an_appliance_its_verb_tells() -> None:
+    zapped = "For two minutes, I'm microwaving the dish, covered."
+    assert meaning.thing_in("bowl", zapped) == "dish"
+    assert meaning.thing_in("bowl", "Now I am putting the mug in the microwave.") is None
+    assert meaning.restate("cover the bowl in the microwave", zapped) == "cover the dish"
+    assert meaning.restate("cover the bowl on the hob", zapped) is None  # another appliance
+    assert meaning.restate("cook the egg in the microwave", zapped) is None  # no egg there

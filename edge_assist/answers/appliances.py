@@ -73,3 +73,10 @@ def tells_asked(focus: str, caption: str) -> bool:
 def without_appliance(focus: str) -> str:
     """ "cook the egg on the hob" -> "cook the egg"."""
     return " ".join(_ASKED.sub(" ", focus).split())
+
+
+def place_told(focus: str, caption: str) -> str:
+    """The focus without the appliance it names when the caption tells that appliance, by name or
+    by its verb ("cover the bowl in the microwave" of "microwaving the dish, covered"): the place
+    is then no thing the caption has to name; else the focus as it is."""
+    return without_appliance(focus) if tells_asked(focus, caption) else focus

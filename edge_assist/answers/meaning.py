@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import thing_words
-from edge_assist.answers.contents import as_told
+from edge_assist.answers import appliances, thing_words
+from edge_assist.answers.contents import as_told, one_vessel
 from edge_assist.answers.focus import (
     WORDS_OF,
     Asked,
@@ -117,7 +117,8 @@ def caption_gap(caption: str, words: list[str], i: int) -> bool:
 def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") -> str | None:
     """The caption's word for `thing`: the thing itself in any number, or a member of it when it
     is a general word ("vegetable" -> "lettuce") and `general`, that looks as `look` says when
-    one is said ("the yellow fruit": a banana); None when the caption does not name it."""
+    one is said ("the yellow fruit": a banana), or another name of the same vessel ("bowl" ->
+    "dish"); None when the caption does not name it."""
     words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
     for i, w in enumerate(words):
         s = singular(w.lower())
@@ -125,7 +126,9 @@ def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") 
             return w
         if i + 1 < len(words) and same_thing(thing, f"{w.lower()}-{singular(words[i + 1].lower())}"):
             return words[i + 1]  # "spring onions" for a scallion: the head word stands for it
-    return None
+    # A vessel is called a bowl by one and a dish by another (contents.one_vessel), when the
+    # caption names none by the word asked.
+    return next((w for w in words if one_vessel(thing.lower(), singular(w.lower()))), None)
 
 
 def _general(words: list[str], at: int) -> bool:
@@ -238,6 +241,10 @@ def read(focus: str, caption: str) -> Reading:
     """The focus restated in the caption's words when the caption tells the same act about the
     same thing ("add cheese" -> "sprinkle cheese" for "sprinkle 1 tablespoon of cheese on cup"),
     or whether it tells only other acts on that thing ("peel the garlic" for "Chop 1 garlic clove")."""
+    bare = appliances.place_told(focus, caption)  # told by a verb: "nuking" is "in the microwave"
+    if bare != focus and parse(bare).thing and not thing_in(appliances.asked(focus) or "", caption):
+        told, named = read(bare, caption), all(thing_in(t, caption) for t in things(bare))
+        return told if told.restated or told.other_act or not named else Reading(bare, False, told.as_place)
     said = implied(focus)
     if said == focus:
         return _read(focus, caption)
