@@ -392,12 +392,3 @@ def test_a_thing_asked_by_its_name_giving_word_is_the_captions_thing() -> None:
     assert meaning.restate("add the balsamic", vinegar) == "putting the balsamic vinegar"
     # a word that is a thing of its own names that thing, not the caption's compound
     assert meaning.restate("add the tomato", "I poured tomato sauce on the pizza.") == "poured the tomato"
-
-
-def test_a_vessel_asked_by_another_of_its_names_and_an_appliance_its_verb_tells() -> None:
-    zapped = "For two minutes, I'm microwaving the dish, covered."
-    assert meaning.thing_in("bowl", zapped) == "dish"
-    assert meaning.thing_in("bowl", "Now I am putting the mug in the microwave.") is None
-    assert meaning.restate("cover the bowl in the microwave", zapped) == "cover the dish"
-    assert meaning.restate("cover the bowl on the hob", zapped) is None  # another appliance
-    assert meaning.restate("cook the egg in the microwave", zapped) is None  # no egg there

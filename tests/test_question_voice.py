@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from edge_assist.answers import meaning, order
+from edge_assist.answers import meaning, order, thing_naming
 from edge_assist.text.action_families import covers_act
 from edge_assist.text.kinds_of_things import same_thing
 from edge_assist.text.participles import participle_base
@@ -60,8 +60,8 @@ def test_participles_regular_irregular_and_unknown_verbs() -> None:
 def test_other_names_of_one_thing() -> None:
     assert same_thing("mayo", "mayonnaise") and same_thing("scallion", "spring-onion")
     assert not same_thing("salt", "salsa")
-    assert meaning.thing_in("scallion", "Now I am dicing two spring onions.") == "onions"
-    assert meaning.thing_in("mayo", "I put in a quarter mug mayonnaise to the dish.") == "mayonnaise"
+    assert thing_naming.thing_in("scallion", "Now I am dicing two spring onions.") == "onions"
+    assert thing_naming.thing_in("mayo", "I put in a quarter mug mayonnaise to the dish.") == "mayonnaise"
 
 
 def test_general_verbs_cover_each_other_but_not_specific_acts() -> None:

@@ -23,7 +23,8 @@ import re
 from collections.abc import Callable
 
 from edge_assist.answers.focus import WORDS_OF, parse, things, tokens, verb_base
-from edge_assist.answers.meaning import _general, _look, caption_verbs, thing_in
+from edge_assist.answers.meaning import caption_verbs
+from edge_assist.answers.thing_naming import general_word, look_before, thing_in
 from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import OTHER, WordKinds, lexical_kind
@@ -102,8 +103,8 @@ def _things_named(
     for t in asked:
         head_word = t.split("-")[-1]  # "spring-onion" stands at "onion"
         at = next((i for i, w in enumerate(lowered) if singular(w) == head_word or w == head_word), -1)
-        look = _look(words, at) if at >= 0 else ""
-        general = at < 0 or bool(look) or _general(words, at)
+        look = look_before(words, at) if at >= 0 else ""
+        general = at < 0 or bool(look) or general_word(words, at)
         said = thing_in(t, caption, general=general, look=look)
         named_two = "-" in t and at > 0  # "hot sauce" is one thing: "hot" describes nothing
         if (

@@ -101,8 +101,8 @@ def _vessels(caption: str, holders: bool = False) -> list[str]:
 Same = Callable[[str, str], bool]
 
 # Vessels a captioner calls by each other's names from one clip to the next: the bowl the pepper
-# went into is "the basin" that is microwaved, the mug "the cup".
-_ONE_VESSEL = (frozenset({"bowl", "dish", "basin"}), frozenset({"cup", "mug", "ramekin"}))
+# went into is "the basin" that is microwaved, the mug "the cup"; a ramekin is a little dish too.
+_ONE_VESSEL = (frozenset({"bowl", "dish", "basin", "ramekin"}), frozenset({"cup", "mug", "ramekin"}))
 
 
 def one_vessel(a: str, b: str) -> bool:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.answers import appliances, cut_size, meaning, varieties
+from edge_assist.answers import appliances, cut_size, meaning, thing_naming, varieties
 from edge_assist.answers.backing import backing
 from edge_assist.answers.negated import negated_no
 from edge_assist.answers.support import AnswerGate
@@ -175,7 +175,7 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
     if d.kind in ("side", "state"):
         return side_difference(focus, caption) is None and d.expected in _words(caption)
     if d.kind == "kind":
-        return meaning.thing_in(d.expected, caption, general=False) is not None
+        return thing_naming.thing_in(d.expected, caption, general=False) is not None
     return False
 
 

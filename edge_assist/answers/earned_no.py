@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import meaning, unseen_act, varieties
+from edge_assist.answers import meaning, thing_naming, unseen_act, varieties
 from edge_assist.answers.support import WordEncoder, Words, closest_word, is_content
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -83,7 +83,7 @@ def unseen(
             # a word no lexicon knows ("stalks"): its other names ("stems") are not known either,
             # so its absence from memory shows nothing
             continue
-        if any(meaning.thing_in(thing, c.text) for c in clips):
+        if any(thing_naming.thing_in(thing, c.text) for c in clips):
             continue
         closest = _closest(thing, focus_words, nearest_words)
         if closest < NAMED_COSINE:

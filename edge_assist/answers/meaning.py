@@ -22,9 +22,8 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers import appliances, thing_words
-from edge_assist.answers.contents import as_told, one_vessel
+from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
-    WORDS_OF,
     Asked,
     object_head,
     parse,
@@ -34,6 +33,7 @@ from edge_assist.answers.focus import (
     with_heads,
 )
 from edge_assist.answers.put_into import coats, only_as_place, puts_into, without_food_destination
+from edge_assist.answers.thing_naming import general_word, look_before, thing_in
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import (
@@ -46,11 +46,9 @@ from edge_assist.text.action_families import (
     same_act,
 )
 from edge_assist.text.coordinated_verbs import ADVERBS
-from edge_assist.text.kinds_of_things import BY_LOOK, LOOKS, covers, same_thing
+from edge_assist.text.kinds_of_things import BY_LOOK, LOOKS
 from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
-    DETERMINERS,
-    FUNCTION_WORDS,
     PARTICLES,
     PRONOUNS,
 )
@@ -112,42 +110,6 @@ def caption_gap(caption: str, words: list[str], i: int) -> bool:
     """Whether a comma or a semicolon comes right before the `i`-th word."""
     prefix = re.search(re.escape(words[i - 1]) + r"\s*([,;])\s*" + re.escape(words[i]), caption)
     return prefix is not None
-
-
-def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") -> str | None:
-    """The caption's word for `thing`: the thing itself in any number, or a member of it when it
-    is a general word ("vegetable" -> "lettuce") and `general`, that looks as `look` says when
-    one is said ("the yellow fruit": a banana), or another name of the same vessel ("bowl" ->
-    "dish"); None when the caption does not name it."""
-    words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
-    for i, w in enumerate(words):
-        s = singular(w.lower())
-        if same_thing(thing, s) or (general and covers(thing, s) and (not look or covers(look, s))):
-            return w
-        if i + 1 < len(words) and same_thing(thing, f"{w.lower()}-{singular(words[i + 1].lower())}"):
-            return words[i + 1]  # "spring onions" for a scallion: the head word stands for it
-    # A vessel is called a bowl by one and a dish by another (contents.one_vessel), when the
-    # caption names none by the word asked.
-    return next((w for w in words if one_vessel(thing.lower(), singular(w.lower()))), None)
-
-
-def _general(words: list[str], at: int) -> bool:
-    """A general word stands for its members unless a word qualifies it: "italian seasoning" is
-    one thing, "any vegetables" every vegetable."""
-    prev = words[at - 1].lower() if at > 0 else ""
-    return (
-        not prev
-        or prev in DETERMINERS
-        or prev in FUNCTION_WORDS
-        or prev[0].isdigit()
-        or bool(verb_base(prev))
-    )
-
-
-def _look(words: list[str], at: int) -> str:
-    """The look said right before a general word ("the yellow fruit", "the red sauce"), or ""."""
-    prev = words[at - 1].lower() if at > 0 else ""
-    return prev if prev in LOOKS and words[at].lower() != prev else ""
 
 
 @dataclass(frozen=True)
@@ -261,10 +223,10 @@ def read(focus: str, caption: str) -> Reading:
 def _named(asked: Asked, words: list[str], caption: str) -> str | Reading:
     """The caption's word for the thing asked, or the Reading when it names none: not at all, or
     only among a vessel's contents, which no act on them put in."""
-    look = _look(words, asked.thing_at)
+    look = look_before(words, asked.thing_at)
     # a look is general however it is qualified: "the little red bits" are any red things
     general = bool(look) or asked.thing in LOOKS
-    general = general or (asked.thing not in BY_LOOK and _general(words, asked.thing_at))
+    general = general or (asked.thing not in BY_LOOK and general_word(words, asked.thing_at))
     named = thing_in(asked.thing, caption, general=general, look=look)
     if named is None:
         return Reading(None, False)
@@ -368,7 +330,7 @@ def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) 
         together = asked.verb not in PUT_ON_WITH  # "add water with the peppers": into one vessel
         words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption, together)
         missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]
-    if None in (thing_in(t, caption, general=_general(words, i)) for t, i in with_heads(words)):
+    if None in (thing_in(t, caption, general=general_word(words, i)) for t, i in with_heads(words)):
         return None
     return None if missing else words
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import earned_no, meaning
+from edge_assist.answers import earned_no, meaning, thing_naming
 from edge_assist.clock import Clock
 from edge_assist.reasoning.answer_text import compose
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -92,7 +92,7 @@ def tells(family: str, caption: str) -> bool:
 
 
 def _names(asked: Asked, caption: str) -> bool:
-    return not asked.things or any(meaning.thing_in(t, caption) for t in asked.things)
+    return not asked.things or any(thing_naming.thing_in(t, caption) for t in asked.things)
 
 
 def answer(

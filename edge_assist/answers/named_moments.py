@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from edge_assist.answers import meaning
+from edge_assist.answers import meaning, thing_naming
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
@@ -47,7 +47,7 @@ async def naming(
         for i, c in enumerate(clips)
         if (c.session_id, c.clip_index) not in have
         and c.t1 <= before_t + 1e-6
-        and meaning.thing_in(thing, c.text)
+        and thing_naming.thing_in(thing, c.text)
     ]
     if not picked:
         return []

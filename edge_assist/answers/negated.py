@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from edge_assist.answers import meaning
+from edge_assist.answers import meaning, thing_naming
 from edge_assist.answers.put_into import coats
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
@@ -52,7 +52,7 @@ def _clause_acts(clause: str) -> set[str]:
 
 def _tells_done(verb: str, things: list[str], caption: str) -> bool:
     """Whether the caption tells the act as done, on every thing asked (a coat of spray is no lid)."""
-    if things and not all(meaning.thing_in(t, caption) for t in things):
+    if things and not all(thing_naming.thing_in(t, caption) for t in things):
         return False
     words = meaning.tokens(caption)
     for i, told in meaning.caption_verbs(caption):
@@ -80,7 +80,7 @@ def negated_no(focus: str, found: Sequence[Moment]) -> tuple[str, Moment] | None
             # said of the clause's stretch: only a moment within it tells otherwise
             if any(d.t1 > stretch[0] and d.t0 < stretch[1] for d in done):
                 continue
-        elif not things or done or not all(meaning.thing_in(t, m.text) for t in things):
+        elif not things or done or not all(thing_naming.thing_in(t, m.text) for t in things):
             continue
         said = tell(m.text, m.t0, m.note)
         return f"No: {said[0].lower()}{said[1:]}", m

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from edge_assist.answers import meaning, unseen_act
+from edge_assist.answers import meaning, thing_naming, unseen_act
 from edge_assist.answers.earned_no import compose, covers
 from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.order import Found, Ordered, before_or_after, clip_key, first_then, holds_then
@@ -90,7 +90,7 @@ def _putting(thing: str, describers: set[str], clips: Sequence[CaptionRecord]) -
 def _names(thing: str, describers: set[str], text: str) -> bool:
     """Whether a clip names `thing` with no describer other than those asked: "red bell pepper" is
     not the black pepper asked about; "a quarter tsp pepper" may be."""
-    word = meaning.thing_in(thing, text, general=False)
+    word = thing_naming.thing_in(thing, text, general=False)
     if word is None:
         return False
     words = meaning.tokens(text.lower())

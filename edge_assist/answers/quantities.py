@@ -21,12 +21,13 @@ import re
 from dataclasses import dataclass, replace
 
 from edge_assist.answers import contents
-from edge_assist.answers.meaning import thing_in, verb_base
+from edge_assist.answers.meaning import verb_base
 from edge_assist.answers.quantity_question import (
     QuantityQuestion,
     bounded,
     parse,
 )
+from edge_assist.answers.thing_naming import thing_in
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers.meaning import caption_verbs, thing_in, verb_base
+from edge_assist.answers.meaning import caption_verbs, verb_base
+from edge_assist.answers.thing_naming import thing_in
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.step_phrases import singular

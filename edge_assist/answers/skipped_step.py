@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import earned_no, meaning
+from edge_assist.answers import earned_no, meaning, thing_naming
 from edge_assist.answers.procedure import ProcedureAnswers
 from edge_assist.clock import Clock
 from edge_assist.reasoning.answer_text import content_words, question_focus
@@ -61,7 +61,7 @@ def names_step(focus: str, step_text: str) -> bool:
         # "have I rolled it up yet?": the act alone names the step that does it
         return _acts(asked.verb) and any(_tells(asked.verb, t) for _, t in meaning.caption_verbs(step_text))
     if things:
-        if not all(meaning.thing_in(t, step_text, general=False) for t in things):
+        if not all(thing_naming.thing_in(t, step_text, general=False) for t in things):
             return False
     else:
         # No thing parsed ("use cooking spray"): the words after the verb, all in the step.
@@ -97,7 +97,7 @@ def _act_told(focus: str, text: str) -> bool:
     """A caption tells the focus's act on every thing it names."""
     verb = meaning.parse(focus, verb_first=True).verb.lower()
     things = meaning.things(focus, verb_first=True)
-    if not things or not all(meaning.thing_in(t, text) for t in things):
+    if not things or not all(thing_naming.thing_in(t, text) for t in things):
         return False
     if not verb or not known(verb) or verb in BROAD:
         return True  # "add", "use": any act on the things may be it

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edge_assist.answers import meaning
+from edge_assist.answers import meaning, thing_naming
 from edge_assist.answers.focus import tokens
 from edge_assist.answers.support import WordEncoder, closest_word, is_content
 from edge_assist.clock import Clock
@@ -80,7 +80,7 @@ def unseen_act(focus: str, clips: Sequence[CaptionRecord]) -> UnseenAct | None:
         return None
     if lexical_kind(thing) in (None, TOOL):
         return None
-    showing = tuple(c for c in clips if meaning.thing_in(thing, c.text))
+    showing = tuple(c for c in clips if thing_naming.thing_in(thing, c.text))
     if not showing:
         return None
     for c in showing:
@@ -109,7 +109,7 @@ async def earned(
         asked,
         lambda w: w.lower() == act.said.lower(),
         showing,
-        lambda w: is_content(w) and meaning.thing_in(act.thing, w) is None,  # "with a peeler" may peel
+        lambda w: is_content(w) and thing_naming.thing_in(act.thing, w) is None,  # "with a peeler" may peel
     )
     if near >= NEAR_VERB_COSINE:
         return None, f"not earned: a word where the {act.thing} is shown is near {act.verb!r} ({near:.2f})"

@@ -34,7 +34,7 @@ GROUPS = _groups(
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
             load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble
-            chuck bung whack pop plonk shove dollop serve refill""",
+            chuck bung whack pop plonk shove dollop serve refill plate""",
         # a thing is spread over a surface: butter, oil, cooking spray
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
