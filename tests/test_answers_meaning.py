@@ -68,7 +68,7 @@ def test_a_food_asked_as_where_a_thing_went_is_in_the_vessel_the_caption_names()
     assert meaning.restate("put milk in the eggs", milk) == "tipping milk"
     assert meaning.restate("put milk in the mug", milk) is None  # a vessel asked is a vessel
     # ...and a bowl may be the dish: one vessel is called either (contents.one_vessel)
-    assert meaning.restate("put milk in the bowl", milk) == "tipping milk in the bowl"
+    assert meaning.restate("put milk in the bowl", milk) == "tipping milk in the dish"
     assert meaning.restate("put cheese on the eggs", "Sprinkling cheese on the toast.") is None
     assert meaning.restate("put milk in the eggs", "I poured milk.") is None
 
@@ -382,7 +382,7 @@ def test_an_act_said_alone_is_restated_by_the_captions_verb_for_it() -> None:
 
 def test_a_thing_cooked_in_a_pan_had_gone_in_it() -> None:
     melted = "In a steel frying skillet on low heat, I'm melting a little knob of butter."
-    assert meaning.restate("add the butter in the pan", melted) == "melting the butter in the pan"
+    assert meaning.restate("add the butter in the pan", melted) == "melting the butter in the skillet"
     assert meaning.restate("add the salt", melted) is None  # the thing must be there
     assert meaning.restate("add the butter", "Melt the butter in the microwave") is None  # no pan
 

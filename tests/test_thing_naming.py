@@ -24,3 +24,9 @@ def test_a_plate_is_named_by_plating_up_and_a_ramekin_is_a_little_dish() -> None
     )
     sprayed = "With cooking spray, I'm covering a six - oz. ramekin mug."
     assert meaning.restate("spray the little dish", sprayed) is not None
+
+
+def test_a_vessel_of_the_question_is_said_by_the_captions_name_for_it() -> None:
+    salted = "To the basin, I'm tossing in a third of a teaspoon salt."
+    assert meaning.restate("salt the eggs in the bowl", salted) == "tossing salt in the basin"
+    assert meaning.restate("add salt to the mug", salted) is None  # a mug is no basin

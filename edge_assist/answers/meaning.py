@@ -257,6 +257,7 @@ def _read(focus: str, caption: str) -> Reading:
     else:
         thing_words.with_its_noun(out, asked.thing_at, caption)
     thing_words.unsaid_describers(out, asked.thing_at, caption)
+    thing_words.vessels_as_said(out, caption)
     if asked.verb:
         verbs = caption_verbs(caption)
         if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):

@@ -37,23 +37,23 @@ async def naming(
 ) -> list[Moment]:
     """Up to `MORE` moments of the session that name the thing the focus asks about and are not in
     `found`, closest first, scored as retrieval scores (sentence cosine to the focus)."""
-    thing = meaning.parse(focus).thing
-    if not thing or session_id is None:
+    # "salt the eggs" is about the eggs and, as it is meant (adding salt to them), the salt
+    named = list(dict.fromkeys(t for f in (focus, meaning.implied(focus)) if (t := meaning.parse(f).thing)))
+    if not named or session_id is None:
         return []
     clips, vecs = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
     have = {(m.session_id, m.clip_index) for m in found}
-    picked = [
-        i
-        for i, c in enumerate(clips)
-        if (c.session_id, c.clip_index) not in have
-        and c.t1 <= before_t + 1e-6
-        and thing_naming.thing_in(thing, c.text)
+    left_out = [
+        i for i, c in enumerate(clips) if (c.session_id, c.clip_index) not in have and c.t1 <= before_t + 1e-6
     ]
-    if not picked:
+    if not left_out:
         return []
     q = np.asarray(await clock.run_blocking(encoder.encode, [focus]))[0]
-    scores = {i: float(np.asarray(vecs[i]) @ q) for i in picked}
-    best = sorted(picked, key=lambda i: -scores[i])[:MORE]
+    scores = {i: float(np.asarray(vecs[i]) @ q) for i in left_out}
+    best: list[int] = []
+    for thing in named:
+        picked = [i for i in left_out if i not in best and thing_naming.thing_in(thing, clips[i].text)]
+        best += sorted(picked, key=lambda i: -scores[i])[:MORE]
     return [
         Moment(
             clips[i].session_id,

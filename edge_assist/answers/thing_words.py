@@ -1,13 +1,16 @@
 """How the question's words for a thing are said in a caption's words, for the answer gate to
 compare like with like: the caption's own name for it ("scallion" for "spring onion", "cilantro"
 for "the green stuff"), the noun a name-giving word stands for ("the balsamic" is the caption's
-"balsamic vinegar"), and the describing words the caption does not say left out.
+"balsamic vinegar"), a vessel by the caption's name for it ("bowl" said as "basin"), and the
+describing words the caption does not say left out.
 """
 
 from __future__ import annotations
 
+from edge_assist.answers.contents import one_vessel
 from edge_assist.answers.focus import VAGUE, WORDS_OF, Asked, verb_base
 from edge_assist.answers.varieties import is_variety
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.kinds_of_things import LOOKS
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
@@ -55,3 +58,16 @@ def unsaid_describers(out: list[str], at: int, caption: str) -> None:
         if out[j].lower() not in said and not is_variety(out[j].lower()) and not verb_base(out[j]):
             out[j] = ""
         j -= 1
+
+
+def vessels_as_said(out: list[str], caption: str) -> None:
+    """Each vessel of `out` the caption names only by another of its names said as the caption
+    does ("salt the eggs in the bowl" of "to the basin, tossing in salt": "in the basin")."""
+    said = WORDS_OF.findall(caption.lower())
+    for j, w in enumerate(out):
+        s = singular(w.lower())
+        if not s or s in (singular(x) for x in said):
+            continue
+        other = next((x for x in said if s != singular(x) and one_vessel(s, singular(x))), None)
+        if other is not None:
+            out[j] = other
