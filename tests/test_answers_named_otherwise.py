@@ -1,0 +1,80 @@
+"""Questions whose thing the clip that answers names otherwise, asked over real memory: by "it"
+after the clip before named it, by another name of its vessel, or by an appliance's verb; and a
+thing the question means but does not say ("salt the eggs" means the salt)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from edge_assist.answers.answer_record import times_in
+from edge_assist.clock import RealClock
+from edge_assist.config import Config
+from edge_assist.evaluation.qa_scoring import said_yes
+from edge_assist.events import Caption
+from edge_assist.inference.base import LLM, TextEncoder
+from edge_assist.memory.memory import Memory
+from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
+from tests.clip_level import CLIP_LEVEL
+
+SESSION = "named-otherwise"
+# Captions of CaptainCook4D recordings 12_16, 16_1 and 27_9 (paraphrased variant), in one stream.
+STREAM = [
+    (2.5, "I rinsed a tomato."),
+    (18.1, "Now I am handling gently dry it with a paper / tea towel."),
+    (28.2, "I sliced one tomato in about half a inch thick slices."),
+    (425.0, "In the basin, I'm opening one egg."),
+    (488.2, "Now I am tipping in one tbsp milk to the basin."),
+    (523.1, "To the basin, I'm tossing in a third of a teaspoon salt."),
+    (564.4, "In the dish, I'm whisking the egg mix."),
+    (595.1, "Now I am warming two tablespoon cooking oil in a heavy-bottomed or nonstick skillet."),
+    (641.4, "I tossed in a third of a teaspoon salt to the skillet."),
+    (668.0, "I tossed in diced onions to the skillet."),
+    (700.1, "Now I am frying the onions on moderate heat till they are soft plus translucent."),
+    (740.0, "In tiny bits, I'm dicing a quarter red bell pepper."),
+    (797.4, "In the microwave-safe dish, I'm laying the diced pepper."),
+    (831.2, "For two minutes, I'm microwaving the dish, covered."),
+    (980.4, "Slowly, I'm emptying the whisked eggs in the pan."),
+]
+
+
+@pytest.fixture(scope="module")
+def assistant(
+    tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
+) -> Iterator[EgoMemoAssistant]:
+    cfg = Config().replace(
+        **{
+            "general.data_dir": str(tmp_path_factory.mktemp("named-otherwise")),
+            "general.wearer": "named-otherwise",
+            **CLIP_LEVEL,
+        }
+    )
+    memory = Memory.open(cfg, llm, text_encoder, None)
+    ends = [t for t, _ in STREAM[1:]] + [STREAM[-1][0] + 20.0]
+    for i, ((t0, text), t1) in enumerate(zip(STREAM, ends, strict=True)):
+        memory.ingest(Caption(t1, SESSION, i, t0, t1, text))
+    memory.flush()
+    try:
+        yield build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
+    finally:
+        memory.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("question", "t0"),
+    [
+        ("did I dry the tomato off?", 18.1),  # "dry it", right after the tomato was rinsed
+        ("when did I dry the tomato?", 18.1),
+        ("When did I salt the eggs in the bowl?", 523.1),  # the salt, into the basin
+        ("Was the bowl covered in the microwave?", 831.2),  # the dish, microwaving
+    ],
+)
+async def test_a_thing_named_otherwise_is_found_at_its_time(
+    assistant: EgoMemoAssistant, question: str, t0: float
+) -> None:
+    ans = await assistant.answer(question, session_id=SESSION)
+    if question.lower().startswith(("did", "was")):
+        assert said_yes(ans.text), ans.text
+    assert any(abs(t - t0) <= 20 for t in times_in(ans.text)), ans.text
