@@ -34,10 +34,12 @@ GROUPS = _groups(
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
         "place": """place put set lay arrange layer line top stack position rest transfer move drop insert
             load fill stuff tuck spoon scoop ladle dump throw toss sandwich assemble
-            chuck bung whack pop plonk shove dollop serve refill plate""",
-        # a thing is spread over a surface: butter, oil, cooking spray
+            chuck bung whack pop plonk shove dollop serve refill""",
+        # a thing is set on a plate to be eaten: a way of putting it there, and no way of filling a mug
+        "plate": "plate",
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
+        # a thing is spread over a surface: butter, oil, cooking spray
         "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
         "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl",
         # a thing is parted into pieces, by a blade or by hand ("tear the bread into bits")
@@ -69,7 +71,7 @@ GROUPS = _groups(
 )
 
 # General verbs: the groups each one stands for ("use" stands for every group).
-_PUT_IN = frozenset({"pour", "sprinkle", "place", "spread"})
+_PUT_IN = frozenset({"pour", "sprinkle", "place", "spread", "plate"})
 BROAD: dict[str, frozenset[str]] = {
     "add": _PUT_IN,
     "put": _PUT_IN,
