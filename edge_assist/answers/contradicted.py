@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.answers import appliances, cut_size, meaning, thing_naming, varieties
+from edge_assist.answers import appliances, contents, cut_size, meaning, thing_naming, varieties
 from edge_assist.answers.backing import backing
 from edge_assist.answers.negated import negated_no
 from edge_assist.answers.support import AnswerGate
@@ -184,8 +184,9 @@ def _thing(focus: str) -> str:
 
 
 def compose(d: Difference, m: Moment) -> str:
-    """ "No: at 0:04 you were heating three tablespoon oil on low heat (low, not medium)." """
-    told = tell(m.text, m.t0, m.note).rstrip(".")
+    """ "No: at 0:04 you were heating three tablespoon oil on low heat (low, not medium)." The
+    moment is told as its caption was (contents.as_told): the difference is what the No says."""
+    told = tell(contents.as_told(m.text), m.t0, m.note).rstrip(".")
     return f"No: {told[0].lower()}{told[1:]} ({d.observed}, not {d.expected})."
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from edge_assist.answers import meaning, thing_naming
+from edge_assist.answers import contents, meaning, thing_naming
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
@@ -50,9 +50,14 @@ async def naming(
         return []
     q = np.asarray(await clock.run_blocking(encoder.encode, [focus]))[0]
     scores = {i: float(np.asarray(vecs[i]) @ q) for i in left_out}
+    # read as answers read them: "nuking for three mins" heats the egg beaten just before
+    order = sorted(range(len(clips)), key=lambda i: (clips[i].t0, clips[i].clip_index))
+    told = dict(zip(order, contents.readings(clips[i].text for i in order), strict=True))
     best: list[int] = []
     for thing in named:
-        picked = [i for i in left_out if i not in best and thing_naming.thing_in(thing, clips[i].text)]
+        picked = [
+            i for i in left_out if i not in best and thing_naming.thing_in(thing, told[i] or clips[i].text)
+        ]
         best += sorted(picked, key=lambda i: -scores[i])[:MORE]
     return [
         Moment(
