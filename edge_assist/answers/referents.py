@@ -41,5 +41,5 @@ def readings(
         own = things_of(caption)
         meant = before if refers_back(caption, own) or bare(caption) else []
         out.append(meant)
-        before = own or meant
+        before = list(dict.fromkeys(own)) or meant
     return out
