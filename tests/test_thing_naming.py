@@ -3,7 +3,8 @@ plate by the verb that serves on it, an appliance by the verb only it does."""
 
 from __future__ import annotations
 
-from edge_assist.answers import meaning, thing_naming
+from edge_assist.answers import anchored, meaning, thing_naming
+from edge_assist.tasks.word_kinds import OTHER
 
 
 def test_a_vessel_asked_by_another_of_its_names_and_an_appliance_its_verb_tells() -> None:
@@ -30,3 +31,18 @@ def test_a_vessel_of_the_question_is_said_by_the_captions_name_for_it() -> None:
     salted = "To the basin, I'm tossing in a third of a teaspoon salt."
     assert meaning.restate("salt the eggs in the bowl", salted) == "tossing salt in the basin"
     assert meaning.restate("add salt to the mug", salted) is None  # a mug is no basin
+
+
+def test_a_vessel_alone_anchors_no_question_whose_thing_the_caption_does_not_name() -> None:
+    salt = "To the dish, I'm adding a quarter tsp salt."
+    # "red" and "bits" read as the asker's own words: what is left, the bowl, is where anything went
+    assert (
+        anchored.anchor(
+            "add the little red bits into the bowl", salt, act_needed=False, kind_of=lambda w: OTHER
+        )
+        is None
+    )
+    assert (
+        anchored.anchor("add the salt into the bowl", salt, act_needed=False, kind_of=lambda w: OTHER)
+        is not None
+    )

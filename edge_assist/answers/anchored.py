@@ -27,7 +27,7 @@ from edge_assist.answers.meaning import caption_verbs
 from edge_assist.answers.thing_naming import general_word, look_before, thing_in
 from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.step_phrases import singular
-from edge_assist.tasks.word_kinds import OTHER, WordKinds, lexical_kind
+from edge_assist.tasks.word_kinds import OTHER, TOOL, WordKinds, lexical_kind
 from edge_assist.text.action_families import ANY_ACT, covers_act, known
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PREPOSITIONS, PRONOUNS
 from edge_assist.text.units import UNIT_NAMES
@@ -66,6 +66,8 @@ def anchor(
     named = _things_named(words, asked, caption, act_needed, kind_of)
     if not named:
         return None  # a thing the caption does not name, or none asked
+    if len(named) < len(asked) and all(lexical_kind(t) == TOOL for t in named):
+        return None  # "the little red bits into the bowl": the bowl alone is where anything went
     verbs = caption_verbs(caption)
     caption_words = tokens(caption)
     out: list[str] = []

@@ -8,7 +8,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from edge_assist.answers import anchored, gate_words, meaning
+from edge_assist.answers import anchored, contents, gate_words, meaning, thing_naming
 from edge_assist.answers.support import AnswerGate, Words
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
@@ -17,6 +17,10 @@ from edge_assist.tasks.details import parse_details, parse_number
 # How far outside every time a caption states a time asked may be and still be that act: "about a
 # minute" is fifty seconds, a range "two - three mins" holds two minutes.
 _TIME_SLACK = 0.2
+# How much a moment counts that names the thing only as it was read ("I swirled the cup (butter,
+# egg, vanilla)"): the act may have been on the other things it held, so a moment whose own
+# caption tells the act on the thing ("beating one egg with a fork") comes first.
+READ_INTO_WEIGHT = 0.7
 
 
 def backing(
@@ -52,6 +56,7 @@ def backing(
     near = _cosines(encoder, pairs + [(a, m.text) for m, a in zip(found, anchors, strict=True) if a])
     out: dict[Moment, float] = {}
     asked_times = _times(focus)
+    thing = meaning.parse(focus).thing
     features = functools.partial(gate_words.features, parts_too=gate.reads_parts)
     for m, w, r, a in zip(found, words[1 : n + 1], readings, anchors, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
@@ -64,8 +69,17 @@ def backing(
             p = max(p, anchored.ANCHOR_WEIGHT * gate.probability(features(cosine, a, m.text, said[a], w)))
         if r.as_place:
             p *= meaning.PLACE_WEIGHT
+        if thing and _named_only_as_read(thing, m.text):
+            p *= READ_INTO_WEIGHT
         out[m] = p * meaning.OTHER_ACT_WEIGHT if r.other_act or _another_time(asked_times, m.text) else p
     return out
+
+
+def _named_only_as_read(thing: str, text: str) -> bool:
+    """Whether the moment names `thing` only in what its caption was read with (a vessel's
+    contents, what its "it" stood for: answers/contents.py), not in the caption as told."""
+    told = contents.as_told(text)
+    return told != text and thing_naming.thing_in(thing, told) is None
 
 
 def _times(text: str) -> list[float]:
