@@ -29,6 +29,7 @@ from edge_assist.inference.base import TextEncoder
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import OTHER, TOOL, WordKinds, lexical_kind
 from edge_assist.text.action_families import ANY_ACT, covers_act, known
+from edge_assist.text.kinds_of_things import same_thing
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS, PREPOSITIONS, PRONOUNS
 from edge_assist.text.units import UNIT_NAMES
 
@@ -66,8 +67,8 @@ def anchor(
     named = _things_named(words, asked, caption, act_needed, kind_of)
     if not named:
         return None  # a thing the caption does not name, or none asked
-    if len(named) < len(asked) and all(lexical_kind(t) == TOOL for t in named):
-        return None  # "the little red bits into the bowl": the bowl alone is where anything went
+    if len(named) < len(asked) and all(_loose_vessel(t, w) for t, w in named.items()):
+        return None  # "the little red bits into the bowl" of "to the dish": anything went there
     verbs = caption_verbs(caption)
     caption_words = tokens(caption)
     out: list[str] = []
@@ -122,6 +123,11 @@ def _things_named(
         elif act_needed or lexical_kind(t) is not None or kind_of is None or kind_of(t) != OTHER:
             return None  # a thing the caption does not name: it tells something else
     return named
+
+
+def _loose_vessel(thing: str, said: str) -> bool:
+    """Whether the caption names the vessel `thing` only by another of its names (`said`)."""
+    return lexical_kind(thing) == TOOL and not same_thing(thing, singular(said.lower()))
 
 
 def _unsaid_describer(word: str, caption: str) -> bool:

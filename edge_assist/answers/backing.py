@@ -17,8 +17,8 @@ from edge_assist.tasks.details import parse_details, parse_number
 # How far outside every time a caption states a time asked may be and still be that act: "about a
 # minute" is fifty seconds, a range "two - three mins" holds two minutes.
 _TIME_SLACK = 0.2
-# How much a moment counts that names the thing only as it was read ("I swirled the cup (butter,
-# egg, vanilla)"): the act may have been on the other things it held, so a moment whose own
+# How much a moment counts that names the thing only among what its vessel held ("I swirled the
+# cup (butter, egg, vanilla)"): the act may have been on the other things, so a moment whose own
 # caption tells the act on the thing ("beating one egg with a fork") comes first.
 READ_INTO_WEIGHT = 0.7
 
@@ -76,10 +76,12 @@ def backing(
 
 
 def _named_only_as_read(thing: str, text: str) -> bool:
-    """Whether the moment names `thing` only in what its caption was read with (a vessel's
-    contents, what its "it" stood for: answers/contents.py), not in the caption as told."""
+    """Whether the moment names `thing` only among the several things its vessel held (the
+    caption read with its contents: answers/contents.py), not in the caption as told: the act
+    may have been on any of them."""
     told = contents.as_told(text)
-    return told != text and thing_naming.thing_in(thing, told) is None
+    held = text[len(told) :].count(",")
+    return held >= 1 and bool(contents.vessels_referred(told)) and thing_naming.thing_in(thing, told) is None
 
 
 def _times(text: str) -> list[float]:
