@@ -18,8 +18,8 @@ from edge_assist.tasks.details import parse_details, parse_number
 # minute" is fifty seconds, a range "two - three mins" holds two minutes.
 _TIME_SLACK = 0.2
 # How much a moment counts that names the thing only among what its vessel held ("I swirled the
-# cup (butter, egg, vanilla)"): the act may have been on the other things, so a moment whose own
-# caption tells the act on the thing ("beating one egg with a fork") comes first.
+# cup (butter, egg, vanilla)"): the act was on the vessel, so a moment whose own caption tells the
+# act on the thing ("beating one egg with a fork") comes first.
 READ_INTO_WEIGHT = 0.7
 
 
@@ -76,12 +76,14 @@ def backing(
 
 
 def _named_only_as_read(thing: str, text: str) -> bool:
-    """Whether the moment names `thing` only among the several things its vessel held (the
-    caption read with its contents: answers/contents.py), not in the caption as told: the act
-    may have been on any of them."""
+    """Whether the moment names `thing` only among what its vessel held (the caption read with
+    its contents: answers/contents.py), not in the caption as told: the act was on the vessel,
+    and may have been on the other things in it. What "it" stood for, or what an act that names
+    nothing worked on, is the one thing the clip before named, and counts in full."""
     told = contents.as_told(text)
-    held = text[len(told) :].count(",")
-    return held >= 1 and bool(contents.vessels_referred(told)) and thing_naming.thing_in(thing, told) is None
+    return (
+        told != text and bool(contents.vessels_referred(told)) and thing_naming.thing_in(thing, told) is None
+    )
 
 
 def _times(text: str) -> list[float]:
