@@ -71,8 +71,9 @@ def test_what_it_stands_for_is_the_thing_the_clip_before_named() -> None:
     assert contents.readings(["Rinse a tomato.", "Make it quick."]) == [None, None]
 
 
-def test_an_act_on_what_a_vessel_holds_that_names_nothing_works_on_the_thing_just_before() -> None:
-    read = contents.readings(["I beat the egg.", "In between, I'm nuking for three mins, stirring."])
-    assert read == [None, "In between, I'm nuking for three mins, stirring (egg)."]
-    # an act that names its vessel, or any other act, names what it works on itself
-    assert contents.readings(["I beat the egg.", "Preheat the oven.", "Wash your hands."]) == [None] * 3
+def test_an_act_that_names_nothing_is_read_as_told() -> None:
+    # "nuking for three mins" may heat anything in the microwave: it is not read as the egg
+    assert contents.readings(["I beat the egg.", "In between, I'm nuking for three mins, stirring."]) == [
+        None,
+        None,
+    ]

@@ -37,14 +37,6 @@ STREAM = [
     (831.2, "For two minutes, I'm microwaving the dish, covered."),
     (980.4, "Slowly, I'm emptying the whisked eggs in the pan."),
 ]
-# Recording 7_5, a session of its own: the egg is cooked in the microwave only.
-MICROWAVED = "microwaved-egg"
-ZAPPED = [
-    (0.8, "To a microwave-safe dish, I'm tossing in the stuff of an egg."),
-    (71.1, "I beat the egg."),
-    (113.9, "In between, I'm nuking for three mins, stirring."),
-    (356.2, "I tipped in half a tablespoon sweet and sour sauce to the dish."),
-]
 # Recording 9_19: the egg beaten in the mug, then the mug swirled with all it holds.
 SWIRLED = "swirled-mug"
 IN_THE_MUG = [
@@ -67,7 +59,7 @@ def assistant(
         }
     )
     memory = Memory.open(cfg, llm, text_encoder, None)
-    for session, stream in ((SESSION, STREAM), (MICROWAVED, ZAPPED), (SWIRLED, IN_THE_MUG)):
+    for session, stream in ((SESSION, STREAM), (SWIRLED, IN_THE_MUG)):
         ends = [t for t, _ in stream[1:]] + [stream[-1][0] + 20.0]
         for i, ((t0, text), t1) in enumerate(zip(stream, ends, strict=True)):
             memory.ingest(Caption(t1, session, i, t0, t1, text))
@@ -95,15 +87,6 @@ async def test_a_thing_named_otherwise_is_found_at_its_time(
     if question.lower().startswith(("did", "was")):
         assert said_yes(ans.text), ans.text
     assert any(abs(t - t0) <= 20 for t in times_in(ans.text)), ans.text
-
-
-@pytest.mark.slow
-async def test_an_appliance_not_used_earns_a_no_from_a_bare_act_on_the_thing_just_before(
-    assistant: EgoMemoAssistant,
-) -> None:
-    ans = await assistant.answer("did I cook the egg on the hob?", session_id=MICROWAVED)
-    assert ans.text.startswith("No") and "microwave, not hob" in ans.text, ans.text
-    assert any(abs(t - 113.9) <= 20 for t in times_in(ans.text)), ans.text
 
 
 @pytest.mark.slow

@@ -72,22 +72,9 @@ def as_told(text: str) -> str:
     return m.group(1) if m is not None and _refers(m.group(1)) else text
 
 
-def _bare_act(caption: str) -> bool:
-    """Whether the caption tells an act on what a vessel holds and names no thing nor vessel at all
-    ("nuking for three mins, stirring")."""
-    if _materials(caption) or _vessels(caption, holders=True):
-        return False
-    verbs = (verb_base(w) for w in WORDS_OF.findall(caption.lower()))
-    return any(v and same_act(v, act) for v in verbs for act in _ON_CONTENTS)
-
-
 def _refers(caption: str) -> bool:
     """Whether the caption names what it works on only by a vessel's contents or a pronoun."""
-    return (
-        bool(vessels_referred(caption))
-        or referents.refers_back(caption, _materials(caption))
-        or _bare_act(caption)
-    )
+    return bool(vessels_referred(caption)) or referents.refers_back(caption, _materials(caption))
 
 
 def _materials(caption: str) -> list[str]:
@@ -145,7 +132,7 @@ def readings(captions: Iterable[str], *, loose: bool = False) -> list[str | None
     contents: dict[str, list[str]] = {}
     out: list[str | None] = []
     captions = list(captions)
-    meant_by = referents.readings(captions, _materials, _bare_act)
+    meant_by = referents.readings(captions, _materials)
     for caption, meant in zip(captions, meant_by, strict=True):
         referred = vessels_referred(caption)
         held = [t for v in referred for t in _held(contents, v, same)]

@@ -7,10 +7,10 @@ about something else and the act is not found. A captioner on 10-second clips do
 ("The person keeps stirring it.").
 
 So a caption whose only thing is a pronoun is read with the things the clip right before it
-named, or, when that clip too named them by a pronoun, what that one stood for. So is a caption
-that names nothing at all for an act on what a vessel holds ("In between, I'm nuking for three
-mins, stirring." after "I beat the egg."). Only the clip right before is read: two clips back the
-wearer may well have moved on to something else.
+named, or, when that clip too named them by a pronoun, what that one stood for. Only the clip
+right before is read: two clips back the wearer may well have moved on to something else. A
+caption that names nothing at all ("In between, I'm nuking for three mins, stirring.") is not
+read so: on questions no rule was written from, that cost more answers than it gave.
 """
 
 from __future__ import annotations
@@ -28,18 +28,15 @@ def refers_back(caption: str, things: list[str]) -> bool:
     return not things and _PRONOUN.search(caption) is not None and _EMPTY_IT.search(caption) is None
 
 
-def readings(
-    captions: Iterable[str], things_of: Callable[[str], list[str]], bare: Callable[[str], bool]
-) -> list[list[str]]:
+def readings(captions: Iterable[str], things_of: Callable[[str], list[str]]) -> list[list[str]]:
     """Per caption of one stream, in time order: what its pronoun stands for (the things the
-    caption before it named, by `things_of`), or what a `bare` act works on ("nuking for three
-    mins, stirring" names nothing: it heats what was just being worked on); [] when it names its
-    own things or none came right before."""
+    caption before it named, by `things_of`), or [] when it names its own things or none came
+    right before."""
     out: list[list[str]] = []
     before: list[str] = []
     for caption in captions:
         own = things_of(caption)
-        meant = before if refers_back(caption, own) or bare(caption) else []
+        meant = before if refers_back(caption, own) else []
         out.append(meant)
         before = list(dict.fromkeys(own)) or meant
     return out
