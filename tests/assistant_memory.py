@@ -10,15 +10,20 @@ future (t = 900 s) with words found nowhere else, to prove no path ever reads pa
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from edge_assist.clock import RealClock
 from edge_assist.config import Config
 from edge_assist.events import Caption, Keyframe
 from edge_assist.inference.base import LLM, ImageEncoder, TextEncoder
 from edge_assist.memory.memory import Memory
+from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
+from tests.clip_level import CLIP_LEVEL
 
 DEMO = (
     Path(__file__).resolve().parents[1] / "edge_assist" / "data" / "demo" / "1_34_microwaveeggsandwich.jsonl"
@@ -89,3 +94,20 @@ def built_memory(tmp: Path, llm: LLM, text_encoder: TextEncoder, image_encoder: 
     memory.flush()
     _built["m"] = Built(cfg, memory, meta, caps, future)
     return _built["m"]
+
+
+@contextmanager
+def clip_level_assistant(
+    data_dir: Path, wearer: str, llm: LLM, text_encoder: TextEncoder, captions: Iterable[Caption]
+) -> Iterator[EgoMemoAssistant]:
+    """An assistant over a memory of `captions` kept at clip level (tests/clip_level.py): built
+    with no model call, for the question tests."""
+    cfg = Config().replace(**{"general.data_dir": str(data_dir), "general.wearer": wearer, **CLIP_LEVEL})
+    memory = Memory.open(cfg, llm, text_encoder, None)
+    try:
+        for c in captions:
+            memory.ingest(c)
+        memory.flush()
+        yield build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
+    finally:
+        memory.close()

@@ -14,19 +14,15 @@ import pytest
 from edge_assist.answers import earned_no, meaning, order
 from edge_assist.answers.answer_record import times_in
 from edge_assist.answers.order_from_clips import by_things
-from edge_assist.clock import RealClock
-from edge_assist.config import Config
 from edge_assist.evaluation.qa_scoring import said_no, said_yes
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.memory.api import CaptionRecord
-from edge_assist.memory.memory import Memory
 from edge_assist.reasoning.answer_text import DONT_REMEMBER, tell
 from edge_assist.retrieval.api import Moment
-from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
+from edge_assist.runtime.assistant import EgoMemoAssistant
 from edge_assist.text.action_families import same_act
 from edge_assist.text.kinds_of_things import covers
-from tests.assistant_memory import demo_stream
-from tests.clip_level import CLIP_LEVEL
+from tests.assistant_memory import clip_level_assistant, demo_stream
 
 CHEESE = "sprinkle 1 tablespoon of cheese on cup"
 LETTUCE = "Line the bottom piece of the English muffin with lettuce"
@@ -211,21 +207,10 @@ def test_an_answer_tells_every_verb_in_the_past() -> None:
 def demo(
     tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
 ) -> Iterator[EgoMemoAssistant]:
-    cfg = Config().replace(
-        **{
-            "general.data_dir": str(tmp_path_factory.mktemp("demo-meaning")),
-            "general.wearer": "demo",
-            **CLIP_LEVEL,
-        }
-    )
-    memory = Memory.open(cfg, llm, text_encoder, None)
-    for c in demo_stream()[1]:
-        memory.ingest(c)
-    memory.flush()
-    try:
-        yield build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
-    finally:
-        memory.close()
+    with clip_level_assistant(
+        tmp_path_factory.mktemp("demo-meaning"), "demo", llm, text_encoder, demo_stream()[1]
+    ) as a:
+        yield a
 
 
 def _said_at(text: str) -> list[float]:

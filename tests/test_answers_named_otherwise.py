@@ -9,14 +9,11 @@ from collections.abc import Iterator
 import pytest
 
 from edge_assist.answers.answer_record import times_in
-from edge_assist.clock import RealClock
-from edge_assist.config import Config
 from edge_assist.evaluation.qa_scoring import said_yes
 from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, TextEncoder
-from edge_assist.memory.memory import Memory
-from edge_assist.runtime.assistant import EgoMemoAssistant, build_assistant
-from tests.clip_level import CLIP_LEVEL
+from edge_assist.runtime.assistant import EgoMemoAssistant
+from tests.assistant_memory import clip_level_assistant
 
 SESSION = "named-otherwise"
 # Captions of CaptainCook4D recordings 12_16, 16_1 and 27_9 (paraphrased variant), in one stream.
@@ -47,27 +44,24 @@ IN_THE_MUG = [
 ]
 
 
+def _captions(session: str, stream: list[tuple[float, str]]) -> list[Caption]:
+    """Each clip ends where the next begins (the last 20 s after it starts)."""
+    ends = [t for t, _ in stream[1:]] + [stream[-1][0] + 20.0]
+    return [
+        Caption(t1, session, i, t0, t1, text)
+        for i, ((t0, text), t1) in enumerate(zip(stream, ends, strict=True))
+    ]
+
+
 @pytest.fixture(scope="module")
 def assistant(
     tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
 ) -> Iterator[EgoMemoAssistant]:
-    cfg = Config().replace(
-        **{
-            "general.data_dir": str(tmp_path_factory.mktemp("named-otherwise")),
-            "general.wearer": "named-otherwise",
-            **CLIP_LEVEL,
-        }
-    )
-    memory = Memory.open(cfg, llm, text_encoder, None)
-    for session, stream in ((SESSION, STREAM), (SWIRLED, IN_THE_MUG)):
-        ends = [t for t, _ in stream[1:]] + [stream[-1][0] + 20.0]
-        for i, ((t0, text), t1) in enumerate(zip(stream, ends, strict=True)):
-            memory.ingest(Caption(t1, session, i, t0, t1, text))
-    memory.flush()
-    try:
-        yield build_assistant(cfg, llm, text_encoder, memory, clock=RealClock())
-    finally:
-        memory.close()
+    captions = [*_captions(SESSION, STREAM), *_captions(SWIRLED, IN_THE_MUG)]
+    with clip_level_assistant(
+        tmp_path_factory.mktemp("named-otherwise"), "named-otherwise", llm, text_encoder, captions
+    ) as a:
+        yield a
 
 
 @pytest.mark.slow

@@ -78,8 +78,8 @@ def backing(
 def _named_only_as_read(thing: str, text: str) -> bool:
     """Whether the moment names `thing` only among what its vessel held (the caption read with
     its contents: answers/contents.py), not in the caption as told: the act was on the vessel,
-    and may have been on the other things in it. What "it" stood for, or what an act that names
-    nothing worked on, is the one thing the clip before named, and counts in full."""
+    and may have been on the other things in it. What "it" stood for is what the clip before
+    named, and counts in full."""
     told = contents.as_told(text)
     return (
         told != text and bool(contents.vessels_referred(told)) and thing_naming.thing_in(thing, told) is None

@@ -50,7 +50,7 @@ async def naming(
         return []
     q = np.asarray(await clock.run_blocking(encoder.encode, [focus]))[0]
     scores = {i: float(np.asarray(vecs[i]) @ q) for i in left_out}
-    # read as answers read them: "nuking for three mins" heats the egg beaten just before
+    # read as answers read them (contents.readings): "dry it with a towel" dries the tomato rinsed just before
     order = sorted(range(len(clips)), key=lambda i: (clips[i].t0, clips[i].clip_index))
     told = dict(zip(order, contents.readings(clips[i].text for i in order), strict=True))
     best: list[int] = []
