@@ -8,11 +8,12 @@ from __future__ import annotations
 import pytest
 
 from edge_assist.answers import unseen_act
-from edge_assist.answers.order import Ordered
+from edge_assist.answers.order import Found, Ordered
 from edge_assist.answers.order_from_clips import first_unseen
 from edge_assist.clock import RealClock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.memory.api import CaptionRecord
+from edge_assist.retrieval.api import Moment
 from tests.moments import clips as _clips
 
 AVOCADO = _clips(
@@ -71,7 +72,8 @@ async def test_the_no_is_earned_only_when_no_word_where_the_thing_is_shown_is_ne
 @pytest.mark.slow
 async def test_an_order_whose_first_act_never_happened_is_a_no(text_encoder: TextEncoder) -> None:
     clock, asked = RealClock(), Ordered("peel the avocado", "before", "add the mayonnaise")
-    told = await first_unseen(asked, AVOCADO, 120.0, clock, text_encoder)
+    nothing = Found([], [], [])
+    told = await first_unseen(asked, nothing, AVOCADO, 120.0, clock, text_encoder)
     assert told is not None
     text, moments = told
     assert text.startswith("No: at 1:30 you laid avocado slices"), text
@@ -79,6 +81,27 @@ async def test_an_order_whose_first_act_never_happened_is_a_no(text_encoder: Tex
     assert [m.clip_index for m in moments] == [3]
     # which came first has no yes or no; memory with a gap covers nothing
     first = Ordered("peel the avocado", "first", "add the mayonnaise")
-    assert await first_unseen(first, AVOCADO, 120.0, clock, text_encoder) is None
+    assert await first_unseen(first, nothing, AVOCADO, 120.0, clock, text_encoder) is None
     gap = [*AVOCADO[:2], CaptionRecord("s", 9, 600.0, 620.0, "I laid avocado slices on each leaf.")]
-    assert await first_unseen(asked, gap, 620.0, clock, text_encoder) is None
+    assert await first_unseen(asked, nothing, gap, 620.0, clock, text_encoder) is None
+
+
+@pytest.mark.slow
+async def test_an_order_whose_first_thing_memory_never_shows_is_a_no(text_encoder: TextEncoder) -> None:
+    clock = RealClock()
+    ranked = Found([], [], [Moment.of_clip(c) for c in reversed(AVOCADO)])
+    asked = Ordered("add the basil", "before", "add the mayonnaise")
+    told = await first_unseen(asked, ranked, AVOCADO, 120.0, clock, text_encoder)
+    assert told is not None
+    text, moments = told
+    assert text.endswith("but I didn't see you add the basil."), text
+    assert len(moments) == 1 and moments[0].clip_index in {c.clip_index for c in AVOCADO}
+    after = Ordered("add the basil", "after", "add the mayonnaise")
+    assert await first_unseen(after, ranked, AVOCADO, 120.0, clock, text_encoder) is not None
+    # the thing shown, in its own words or in others, earns nothing of its own
+    shown = Ordered("add the avocado", "before", "add the mayonnaise")
+    assert await first_unseen(shown, ranked, AVOCADO, 120.0, clock, text_encoder) is None
+    coriander = _clips("I'm chopping fresh coriander.", "To the basin, I'm putting in some mayonnaise.")
+    other_words = Ordered("add the cilantro", "before", "add the mayonnaise")
+    near = Found([], [], [Moment.of_clip(c) for c in coriander])
+    assert await first_unseen(other_words, near, coriander, 60.0, clock, text_encoder) is None

@@ -12,6 +12,9 @@ have happened; that is "I don't remember you doing that", unless the "No" is ear
   closest to the question is near it for the word encoder (`NAMED_COSINE`), so a caption
   that names it in other words ("sodium chloride" for salt) keeps the "No" from being said.
 
+A question that places the act against another ("did I add salt while the pan heated?") is asked
+of its act alone: an act that never happened happened at no time (`main_act`).
+
 Then the answer says what was seen instead, the closest related thing done: a moment that
 tells the same act on another thing ("No: at 3:39 you topped cup with 1 tablespoon of salsa,
 but I didn't see you add salt."), else the moment ranked closest.
@@ -123,6 +126,19 @@ def may_say_no(question: str, session_id: str | None) -> bool:
     return session_id is not None and not names_past_day(question) and not _RELATION.search(question)
 
 
+def main_act(question: str, focus: str) -> str | None:
+    """The act a yes/no question asks about, without what it is placed against: "add salt" of
+    "did I add salt while the pan heated?". An act that never happened happened at no time, so
+    its "No" is earned as a plain question's is. None when the focus opens with the relation."""
+    if not _RELATION.search(question):
+        return focus
+    at = _RELATION.search(focus)
+    if at is None:
+        return focus
+    main = focus[: at.start()].strip(" ,")
+    return main if len(main.split()) >= 2 else None
+
+
 def compose(focus: str, seen: Moment | None) -> str:
     """ "No: at 3:39 you topped cup with 1 tablespoon of salsa, but I didn't see you add salt." """
     asked = _second_person(focus)
@@ -153,8 +169,12 @@ async def answer(
 ) -> tuple[str | None, dict[str, Any]]:
     """The earned "No" to a yes/no question no moment answered, or None ("I don't remember"),
     with what was found for the trace."""
-    if session_id is None or not may_say_no(question, session_id):
+    if session_id is None or names_past_day(question):
         return None, {"no": "not earned: no session of today, or the question names another day"}
+    main = main_act(question, focus)
+    if main is None:
+        return None, {"no": "not earned: the question asks when, against another act"}
+    focus = main
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
     if not covers(clips, before_t):
         return None, {"no": f"not earned: memory does not cover the session ({len(clips)} clips)"}

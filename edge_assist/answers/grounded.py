@@ -162,8 +162,10 @@ class GroundedAnswerer:
                 in_view=(), timings={}, trace=seen, anchors=False,
             )  # fmt: skip
             bar = seen["min_score"] * order.PLAUSIBLE_SHARE
-            backed = zip(found, seen["candidates"], strict=True)  # the trace row ends with its backing
-            return order.telling(focus, order.Found(offered, [m for m, row in backed if row[-1] >= bar]))
+            backed = list(zip(found, seen["candidates"], strict=True))  # the trace row ends with its backing
+            plausible = [m for m, row in backed if row[-1] >= bar]
+            ranked = [m for m, _ in sorted(backed, key=lambda mr: -mr[1][-1])]
+            return order.telling(focus, order.Found(offered, plausible, ranked))
 
         founds: list[order.Found] = []
 
@@ -185,7 +187,8 @@ class GroundedAnswerer:
         kind = "what" if asked.word in ("first", "either") else "yesno"  # "which came first" names one
         trace.update(kind=kind, outcome="order of two moments", composed=text)
         timings = {"total": time.perf_counter() - started}
-        return GroundedAnswer(text, kind, moments[0], moments[0], None, moments, timings, trace)
+        shown = moments[0] if moments else None  # a "No" to an act never seen may show no moment
+        return GroundedAnswer(text, kind, shown, shown, None, moments, timings, trace)
 
     async def _order_from_clips(
         self, asked: order.Ordered, clips: list[CaptionRecord], before_t: float, first: order.Found, why: str
@@ -193,8 +196,9 @@ class GroundedAnswerer:
         """An order retrieval did not find both acts of, read from the session's clips, and how."""
         if told := order_from_clips.by_things(asked, clips):
             return told, "found by the things alone"
-        if told := await order_from_clips.first_unseen(asked, clips, before_t, self.clock, self.text_encoder):
-            return told, "the first act never told"
+        unseen = order_from_clips.first_unseen(asked, first, clips, before_t, self.clock, self.text_encoder)
+        if told := await unseen:
+            return told, "the first act never seen"
         if told := order_from_clips.second_told_bare(asked, first, clips):
             return told, "the second act told with no thing"
         return None, why

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from edge_assist.answers import meaning
 from edge_assist.answers.negated import negated_no
@@ -55,6 +55,7 @@ PLAUSIBLE_SHARE = 0.5
 class Found:
     offered: list[Moment]  # the moments that tell an act, best first
     plausible: list[Moment]  # every moment that may tell it, offered ones included
+    ranked: list[Moment] = field(default_factory=list)  # every candidate retrieval gave, best first
 
 
 Find = Callable[[str], Awaitable[Found]]
@@ -72,6 +73,7 @@ def telling(focus: str, found: Found) -> Found:
     return Found(
         [m for m in found.offered if (m.session_id, m.clip_index) not in other],
         [m for m in found.plausible if (m.session_id, m.clip_index) not in other],
+        found.ranked,
     )
 
 

@@ -5,10 +5,12 @@ alone: a caption may tell the butter melted in the cup, never "added". Then ever
 names one thing must come before every clip that names the other (`by_things`): a thing named
 on both sides of the other, or in one clip with it, leaves the order unknown.
 
-An act asked to come before or after another that no clip ever tells, on a thing the clips do
-show ("did I whisk the egg before it went in the microwave?" where the egg was only poured and
-zapped), did not come before or after anything: that "No" is earned as a yes/no question's is
-(answers/unseen_act.py), over a session memory covers from its start.
+An act asked to come before or after another that never happened did not come before or after
+anything: that "No" is earned as a yes/no question's is, over a session memory covers from its
+start. The act never happened when a thing it names is nowhere in memory, in any words
+(answers/earned_no.py: "did I add the basil before the cheese?" where no basil was seen), or when
+no clip ever tells it on a thing the clips do show ("did I whisk the egg before it went in the
+microwave?" where the egg was only poured and zapped; answers/unseen_act.py).
 
 A second act that no clip tells on its thing may be told with no thing at all: "I zapped for two
 mins" is the egg's zap when the egg is what is in the dish. Such clips, naming nothing but the
@@ -21,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edge_assist.answers import meaning, thing_naming, unseen_act
-from edge_assist.answers.earned_no import compose, covers
+from edge_assist.answers.earned_no import NEAREST, compose, covers, seen_instead, unseen
 from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.order import Found, Ordered, before_or_after, clip_key, first_then, holds_then
+from edge_assist.answers.support import WordEncoder, Words
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -108,12 +111,28 @@ def _describes(word: str) -> bool:
 
 
 async def first_unseen(
-    asked: Ordered, clips: Sequence[CaptionRecord], before_t: float, clock: Clock, encoder: TextEncoder
+    asked: Ordered,
+    first: Found,
+    clips: Sequence[CaptionRecord],
+    before_t: float,
+    clock: Clock,
+    encoder: TextEncoder,
 ) -> tuple[str, list[Moment]] | None:
     """ "No: ..., but I didn't see you whisk the egg." for a before/after question whose first act
-    no clip tells, on a thing the clips show, earned as a yes/no question's is; else None."""
+    never happened, earned as a yes/no question's "No" is (answers/earned_no.py): a thing it names
+    that memory never shows, in any words, or an act no clip tells on a thing the clips show;
+    else None. An act that never happened came neither before nor after anything."""
     if asked.word not in ("before", "after") or not covers(clips, before_t):
         return None
+    nearest = first.ranked[:NEAREST]
+    words: list[Words | None] = [None] * (len(nearest) + 1)
+    if isinstance(encoder, WordEncoder):
+        texts = [asked.first, *(m.text for m in nearest)]
+        words = list(await clock.run_blocking(encoder.encode_words, texts))
+    missing = unseen(asked.first, clips, words[0], [w for w in words[1:] if w is not None])
+    if missing is not None:
+        seen = seen_instead(asked.first, nearest, missing.thing)
+        return compose(asked.first, seen), [seen] if seen is not None else []
     act, _ = await unseen_act.earned(clock, encoder, asked.first, clips)
     if act is None:
         return None
