@@ -64,6 +64,10 @@ def test_earlier_sessions_say_how_long_ago() -> None:
         ("did I wash the dishes?", "yesno", "wash the dishes"),
         ("What did I cut the English muffin with?", "with", "cut the English muffin"),
         ("How much salsa did I add?", "howmuch", "salsa add"),
+        # a helping verb first asks yes or no of any subject
+        ("was the pan hot when the mushrooms went in?", "yesno", "the pan hot when the mushrooms went in"),
+        ("Has it been plated up?", "yesno", "it been plated up"),
+        ("is the oven on?", "yesno", "the oven on"),
     ],
 )
 def test_question_kind_and_focus(question: str, kind: str, focus: str) -> None:

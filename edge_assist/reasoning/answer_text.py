@@ -30,6 +30,9 @@ ABSTAIN_MARKERS = ("don't remember", "do not remember", "could not work that out
 KINDS = ("yesno", "after", "before", "when", "with", "howmuch", "what")
 
 _YESNO = re.compile(r"^(did|do|have|has|had|was|were|am)\s+(i|you)\b", re.I)
+# A question that opens with its helping verb asks yes or no of whatever its subject is: "was the
+# pan hot when the mushrooms went in?", "has it been plated up?", "did the pan get some salt?".
+_AUX_FIRST = re.compile(r"^(?:did|do|does|have|has|had|was|were|is|are|am)\s+(?=\S)", re.I)
 _AFTER = re.compile(r"\b(?:right |just |straight |immediately )?after\b\s*(.*)$", re.I)
 _BEFORE = re.compile(r"\b(?:right |just |straight |immediately )?before\b\s*(.*)$", re.I)
 _LEAD = re.compile(r"^(?:when|what time|what|where|which|who|how (?:much|many|long|often)|how)\b\s*", re.I)
@@ -38,7 +41,7 @@ _AUX = re.compile(r"\b(?:did|do|does|have|has|had|was|were|am|is|are)\s+(?:i|you
 
 def question_kind(question: str) -> str:
     q = " ".join(question.lower().split()).rstrip("?.! ")
-    if _YESNO.match(q):
+    if _YESNO.match(q) or _AUX_FIRST.match(q):
         return "yesno"
     if q.startswith(("what", "which")) and _AFTER.search(q):
         return "after"
@@ -76,7 +79,7 @@ def question_focus(question: str) -> str:
         rest = re.sub(r"^(?:i|you)\s+", "", rest, flags=re.I)
         return rest or q
     if kind == "yesno":
-        rest = _YESNO.sub("", q).strip()
+        rest = _YESNO.sub("", q).strip() if _YESNO.match(q) else _AUX_FIRST.sub("", q).strip()
         # "did I ever ..." / "did I already ..." name the same moment
         return re.sub(r"^(?:ever|already|actually|really|just)\s+", "", rest, flags=re.I) or q
     rest = " ".join(_AUX.sub(" ", _LEAD.sub("", q)).split())
