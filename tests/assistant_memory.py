@@ -96,6 +96,14 @@ def built_memory(tmp: Path, llm: LLM, text_encoder: TextEncoder, image_encoder: 
     return _built["m"]
 
 
+def stream_captions(session: str, stream: list[tuple[float, str]]) -> list[Caption]:
+    """Captions of one session from (start, text) pairs: each clip ends where the next begins, the
+    last 20 s after it starts."""
+    ends = [t for t, _ in stream[1:]] + [stream[-1][0] + 20.0]
+    timed = enumerate(zip(stream, ends, strict=True))
+    return [Caption(t1, session, i, t0, t1, text) for i, ((t0, text), t1) in timed]
+
+
 @contextmanager
 def clip_level_assistant(
     data_dir: Path, wearer: str, llm: LLM, text_encoder: TextEncoder, captions: Iterable[Caption]

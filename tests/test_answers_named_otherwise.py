@@ -10,10 +10,9 @@ import pytest
 
 from edge_assist.answers.answer_record import times_in
 from edge_assist.evaluation.qa_scoring import said_yes
-from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.runtime.assistant import EgoMemoAssistant
-from tests.assistant_memory import clip_level_assistant
+from tests.assistant_memory import clip_level_assistant, stream_captions
 
 SESSION = "named-otherwise"
 # Captions of CaptainCook4D recordings 12_16, 16_1 and 27_9 (paraphrased variant), in one stream.
@@ -44,20 +43,11 @@ IN_THE_MUG = [
 ]
 
 
-def _captions(session: str, stream: list[tuple[float, str]]) -> list[Caption]:
-    """Each clip ends where the next begins (the last 20 s after it starts)."""
-    ends = [t for t, _ in stream[1:]] + [stream[-1][0] + 20.0]
-    return [
-        Caption(t1, session, i, t0, t1, text)
-        for i, ((t0, text), t1) in enumerate(zip(stream, ends, strict=True))
-    ]
-
-
 @pytest.fixture(scope="module")
 def assistant(
     tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
 ) -> Iterator[EgoMemoAssistant]:
-    captions = [*_captions(SESSION, STREAM), *_captions(SWIRLED, IN_THE_MUG)]
+    captions = [*stream_captions(SESSION, STREAM), *stream_captions(SWIRLED, IN_THE_MUG)]
     with clip_level_assistant(
         tmp_path_factory.mktemp("named-otherwise"), "named-otherwise", llm, text_encoder, captions
     ) as a:

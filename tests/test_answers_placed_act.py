@@ -9,10 +9,9 @@ from collections.abc import Iterator
 import pytest
 
 from edge_assist.evaluation.qa_scoring import said_no
-from edge_assist.events import Caption
 from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.runtime.assistant import EgoMemoAssistant
-from tests.assistant_memory import clip_level_assistant
+from tests.assistant_memory import clip_level_assistant, stream_captions
 
 SESSION = "placed-act"
 # Captions of CaptainCook4D recording 16_1 (paraphrased variant), from its first egg on.
@@ -32,9 +31,7 @@ STREAM = [
 def assistant(
     tmp_path_factory: pytest.TempPathFactory, llm: LLM, text_encoder: TextEncoder
 ) -> Iterator[EgoMemoAssistant]:
-    ends = [t for t, _ in STREAM[1:]] + [STREAM[-1][0] + 20.0]
-    timed = enumerate(zip(STREAM, ends, strict=True))
-    captions = [Caption(t1, SESSION, i, t0, t1, text) for i, ((t0, text), t1) in timed]
+    captions = stream_captions(SESSION, STREAM)
     with clip_level_assistant(tmp_path_factory.mktemp("placed"), "placed", llm, text_encoder, captions) as a:
         yield a
 

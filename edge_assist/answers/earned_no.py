@@ -179,18 +179,35 @@ async def answer(
     if not covers(clips, before_t):
         return None, {"no": f"not earned: memory does not cover the session ({len(clips)} clips)"}
     today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
-    words: list[Words | None] = [None] * (len(today) + 1)
-    if isinstance(encoder, WordEncoder):
-        words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in today)]))
-    missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
-    if missing is None:
+    thing_no = await unseen_thing_no(clock, encoder, focus, clips, today)
+    if thing_no is None:
         return await _act_no(clock, encoder, focus, clips, today)
-    seen = seen_instead(focus, today, missing.thing)
+    said, missing, seen = thing_no
     trace = {
         "no": f"earned: {missing.thing!r} named nowhere in memory (closest word {missing.closest:.2f})",
         "seen_instead": None if seen is None else [seen.session_id, seen.clip_index, seen.text],
     }
-    return compose(focus, seen), trace
+    return said, trace
+
+
+async def unseen_thing_no(
+    clock: Clock,
+    encoder: TextEncoder,
+    focus: str,
+    clips: Sequence[CaptionRecord],
+    nearest: Sequence[Moment],
+) -> tuple[str, Unseen, Moment | None] | None:
+    """The "No" a thing of `focus` named nowhere in `clips` earns, with the thing and the moment
+    told instead (of `nearest`, the moments closest to the question, whose words are read for the
+    thing said otherwise); None when every thing may be shown."""
+    words: list[Words | None] = [None] * (len(nearest) + 1)
+    if isinstance(encoder, WordEncoder):
+        words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in nearest)]))
+    missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
+    if missing is None:
+        return None
+    seen = seen_instead(focus, nearest, missing.thing)
+    return compose(focus, seen), missing, seen
 
 
 async def _act_no(

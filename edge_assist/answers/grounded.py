@@ -196,8 +196,9 @@ class GroundedAnswerer:
         """An order retrieval did not find both acts of, read from the session's clips, and how."""
         if told := order_from_clips.by_things(asked, clips):
             return told, "found by the things alone"
-        unseen = order_from_clips.first_unseen(asked, first, clips, before_t, self.clock, self.text_encoder)
-        if told := await unseen:
+        if told := await order_from_clips.first_unseen(
+            asked, first, clips, before_t, self.clock, self.text_encoder
+        ):
             return told, "the first act never seen"
         if told := order_from_clips.second_told_bare(asked, first, clips):
             return told, "the second act told with no thing"

@@ -23,10 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from edge_assist.answers import meaning, thing_naming, unseen_act
-from edge_assist.answers.earned_no import NEAREST, compose, covers, seen_instead, unseen
+from edge_assist.answers.earned_no import NEAREST, compose, covers, unseen_thing_no
 from edge_assist.answers.focus import VAGUE
 from edge_assist.answers.order import Found, Ordered, before_or_after, clip_key, first_then, holds_then
-from edge_assist.answers.support import WordEncoder, Words
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -124,15 +123,10 @@ async def first_unseen(
     else None. An act that never happened came neither before nor after anything."""
     if asked.word not in ("before", "after") or not covers(clips, before_t):
         return None
-    nearest = first.ranked[:NEAREST]
-    words: list[Words | None] = [None] * (len(nearest) + 1)
-    if isinstance(encoder, WordEncoder):
-        texts = [asked.first, *(m.text for m in nearest)]
-        words = list(await clock.run_blocking(encoder.encode_words, texts))
-    missing = unseen(asked.first, clips, words[0], [w for w in words[1:] if w is not None])
-    if missing is not None:
-        seen = seen_instead(asked.first, nearest, missing.thing)
-        return compose(asked.first, seen), [seen] if seen is not None else []
+    thing_no = await unseen_thing_no(clock, encoder, asked.first, clips, first.ranked[:NEAREST])
+    if thing_no is not None:
+        said, _, seen = thing_no
+        return said, [seen] if seen is not None else []
     act, _ = await unseen_act.earned(clock, encoder, asked.first, clips)
     if act is None:
         return None
