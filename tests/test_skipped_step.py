@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.skipped_step import names_step, not_done, told_anywhere
+from edge_assist.answers.skipped_step import asked_focus, names_step, not_done, told_anywhere
 from edge_assist.cli import main
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.findings import TrackerState
@@ -50,6 +50,30 @@ def test_a_no_only_for_a_step_not_done_that_is_skipped_or_asked_yet() -> None:
     ahead = not_done("did I add the cheese yet?", "add the cheese yet", TASK, _state("1"))
     assert ahead is not None and not ahead.skipped
     assert not_done("did I add the cheese?", "add the cheese", TASK, _state("1")) is None
+
+
+def test_a_verb_made_of_the_thing_it_puts_names_the_step_that_puts_it() -> None:
+    salt = "Add 1/3 tsp salt to the pan"
+    task = Task.build(
+        "eggs",
+        "Eggs",
+        [
+            Step("1", "Heat the oil in the pan"),
+            Step("2", salt, ("1",)),
+            Step("3", "Pour the eggs into the pan", ("2",)),
+        ],
+    )
+    state = TrackerState("eggs", "Eggs", "", "", 1.0, 1.0, 1.0, ("1", "3"), (), 3)
+    focus = asked_focus("did I salt the pan?", task)
+    assert focus == "add salt to the pan"
+    found = not_done("did I salt the pan?", focus, task, state)
+    assert found is not None and found.skipped and found.steps == (salt,)
+    # The salt put elsewhere is still the act told: no "No".
+    assert told_anywhere(focus, [CaptionRecord("s", 0, 0.0, 9.0, "I'm putting in salt to the pan")])
+    # A verb a step tells in its own words stays as asked
+    assert asked_focus("did I grease the cup?", TASK) == "grease the cup"
+    # A pan the salt step does not name is no step of it: "did I butter the pan?"
+    assert not_done("did I butter the pan?", asked_focus("did I butter the pan?", task), task, state) is None
 
 
 def test_a_caption_telling_the_act_keeps_the_no_from_being_said() -> None:

@@ -133,6 +133,17 @@ def not_done(question: str, focus: str, task: Task, state: TrackerState) -> Step
     return None
 
 
+def asked_focus(question: str, task: Task) -> str:
+    """What the question asks done, as a step of `task` would say it: "did I salt the pan?" names
+    the step "Add 1/3 tsp salt to the pan" as "add salt to the pan" does. A verb that names a step
+    in its own words ("grease the cup" of "Coat the cup with cooking spray") stays as asked."""
+    focus = question_focus(question)
+    said = meaning.implied(focus)
+    if said == focus or any(names_step(focus, s.text) for s in task.steps):
+        return focus
+    return said
+
+
 def compose(found: StepNo) -> str:
     step = found.steps[0].rstrip(".")
     if found.skipped:
@@ -158,12 +169,12 @@ async def answer(
     clips = [c for c in clips if c.t1 <= before_t + 1e-6]
     if not earned_no.covers(clips, before_t):
         return None, {"step_no": f"not earned: memory does not cover the session ({len(clips)} clips)"}
-    focus = question_focus(question)
-    if told_anywhere(focus, clips):
-        return None, {"step_no": "not earned: a caption tells the act on the things asked"}
     steps = await procedure.steps(session_id, before_t, task, task_context)
     if steps is None:
         return None, {"step_no": "not earned: no task followed"}
+    focus = asked_focus(question, steps[0])
+    if told_anywhere(focus, clips) or told_anywhere(question_focus(question), clips):
+        return None, {"step_no": "not earned: a caption tells the act on the things asked"}
     found = not_done(question, focus, *steps)
     if found is None:
         return None, {"step_no": "not earned: no step named, or one is done"}
