@@ -38,6 +38,11 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
     assert same_act("juice", "squeeze") and same_act("fry", "stir-fry") and same_act("discard", "bin")
     assert same_act("sprinkle", "sift") and same_act("cut", "segment") and same_act("fill", "refill")
     assert not same_act("dip", "cut") and not same_act("serve", "wash") and not same_act("juice", "heat")
+    # words of other kitchens and of British English: caramelise fries, liquidise blends, a
+    # marinade steeps, shelling peels; steeping is no heating, shelling no cutting
+    assert same_act("fry", "caramelise") and same_act("blend", "liquidise") and same_act("marinate", "soak")
+    assert same_act("peel", "shell") and same_act("open", "uncover") and same_act("sift", "sieve")
+    assert not same_act("steep", "heat") and not same_act("shell", "cut") and not same_act("uncover", "cover")
     assert covers("vegetable", "lettuce") and covers("dairy", "cheese") and covers("seasoning", "cumin")
     assert not covers("dairy", "lettuce") and not covers("lettuce", "vegetable")
 

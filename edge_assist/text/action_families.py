@@ -28,7 +28,7 @@ GROUPS = _groups(
         "pour": "pour crack break drizzle splash tip empty squirt drip decant",
         # a loose thing is scattered over: cheese, salt, herbs
         "sprinkle": """sprinkle dust scatter season salt garnish top grate shake flavour flavor spice dash
-            sift""",
+            sift sieve strew shower mist""",
         # a thing is turned upside down: "flip the pancakes" is "turning over the pancakes"
         "flip": "flip invert overturn",
         # a thing is set in or on another: "line the muffin with lettuce", "top with salsa"
@@ -40,16 +40,17 @@ GROUPS = _groups(
         # a thing goes back where it was: not a way of adding one ("replace the top of the muffin")
         "put back": "replace return restore",
         # a thing is spread over a surface: butter, oil, cooking spray
-        "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint",
-        "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl",
+        "spread": "spread smear brush coat cover butter grease spray rub slather glaze baste oil paint dot",
+        "mix": "mix stir whisk beat combine fold blend toss incorporate whip emulsify swirl dissolve",
         # a thing is parted into pieces, by a blade or by hand ("tear the bread into bits")
         "cut": """cut slice chop dice mince halve split cube julienne trim quarter carve shred grate snip
-            tear rip segment""",
-        "peel": "peel skin strip zest pare hull core pit deseed",
-        "crush": "crush mash smash grind pound squeeze puree blitz pulse press blend juice squash squish",
+            tear rip segment shave crumble""",
+        "peel": "peel skin strip zest pare hull core pit deseed shell shuck husk",
+        "crush": """crush mash smash grind pound squeeze puree blitz pulse press blend juice squash squish
+            liquidise liquidize process crumble""",
         "heat": """heat warm cook microwave zap nuke fry saute boil simmer bake roast toast grill broil
             steam poach sear brown reheat melt liquefy preheat blanch braise caramelize stir-fry deep-fry
-            pan-fry""",
+            pan-fry caramelise parboil scramble char scorch sauté shallow-fry barbecue""",
         "cool": "cool chill refrigerate freeze",
         # made soft: by heat in a pan, or left out ("softened butter" is only its state)
         "soften": "soften thaw defrost",
@@ -60,12 +61,14 @@ GROUPS = _groups(
         "remove": "remove discard drain strain skim scrape rid bin trash dispose",
         # a thing is put into a liquid or a coating and out again: "dip the bread in the egg"
         "dip": "dip dunk dredge coat immerse submerge",
-        "open": "open unscrew uncap unlid unwrap unseal unpack unlock",
+        # a thing is left in a liquid to take it in: tea in water, chicken in a marinade
+        "steep": "steep soak marinate infuse brew",
+        "open": "open unscrew uncap unlid unwrap unseal unpack unlock uncover",
         "close": "close cover seal cap wrap shut screw",
         # a thing is held closed or in place by something through or around it: a toothpick, a tie
-        "fasten": "fasten pin secure skewer clip staple tie",
+        "fasten": "fasten pin secure skewer clip staple tie thread",
         "measure": "measure weigh portion",
-        "shape": "knead roll shape flatten form press",
+        "shape": "knead roll shape flatten form press mould mold",
         "eat": "eat taste drink sample try",
     }
 )
