@@ -45,6 +45,9 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
     assert not same_act("steep", "heat") and not same_act("shell", "cut") and not same_act("uncover", "cover")
     assert covers("vegetable", "lettuce") and covers("dairy", "cheese") and covers("seasoning", "cumin")
     assert not covers("dairy", "lettuce") and not covers("lettuce", "vegetable")
+    # the kinds hold foods of other kitchens than the recipes': a parsnip, chorizo, naan, tahini
+    assert covers("vegetable", "parsnip") and covers("meat", "chorizo") and covers("bread", "naan")
+    assert covers("condiment", "tahini") and covers("fruit", "grapefruit") and not covers("fruit", "parsnip")
 
 
 def test_a_verb_with_off_or_out_that_takes_a_thing_away_removes_it() -> None:

@@ -19,29 +19,36 @@ KINDS = _kinds(
         "vegetable": """lettuce tomato onion garlic carrot potato pepper cucumber spinach cabbage broccoli
             cauliflower celery zucchini courgette eggplant aubergine pea bean corn mushroom kale leek
             radish beet beetroot squash pumpkin asparagus shallot scallion chili chilli jalapeno okra
-            arugula rocket sprout greens avocado""",
+            arugula rocket sprout greens avocado turnip parsnip yam fennel artichoke chard bok-choy
+            sweet-potato watercress endive""",
         "green": "lettuce spinach kale arugula rocket cabbage chard greens herb scallion spring-onion",
         "fruit": """apple banana orange lemon lime strawberry blueberry raspberry berry grape mango pineapple
             peach pear plum cherry kiwi melon watermelon avocado tomato date fig apricot coconut
-            pomegranate""",
-        "dairy": "cheese milk butter cream yogurt yoghurt ghee cheddar mozzarella parmesan feta ricotta curd",
-        "cheese": "cheddar mozzarella parmesan feta ricotta gouda brie paneer",
+            pomegranate grapefruit papaya nectarine tangerine clementine mandarin cranberry blackberry
+            raisin currant sultana prune lychee guava passionfruit""",
+        "dairy": """cheese milk butter cream yogurt yoghurt ghee cheddar mozzarella parmesan feta ricotta curd
+            buttermilk kefir""",
+        "cheese": """cheddar mozzarella parmesan feta ricotta gouda brie paneer provolone halloumi pecorino
+            camembert emmental gruyere""",
         # a scallion is a spring or green onion: "did I chop the onion?" of "I cut up one scallion"
         "onion": "scallion spring-onion green-onion",
-        "meat": "chicken beef pork ham bacon sausage turkey lamb mince steak salami pepperoni prosciutto",
-        "fish": "salmon tuna cod shrimp prawn anchovy sardine",
+        "meat": """chicken beef pork ham bacon sausage turkey lamb mince steak salami pepperoni prosciutto
+            chorizo meatball veal duck mutton venison""",
+        "fish": "salmon tuna cod shrimp prawn anchovy sardine trout mackerel haddock tilapia halibut",
         "seafood": "fish salmon tuna cod shrimp prawn crab lobster mussel clam",
         "protein": "egg meat chicken beef pork tofu bean lentil fish",
         "spice": """pepper cumin turmeric paprika cinnamon nutmeg chili chilli clove cardamom coriander
-            ginger curry masala oregano""",
-        "herb": "basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage",
+            ginger curry masala oregano allspice saffron cayenne anise""",
+        "herb": "basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage tarragon lemongrass",
         "seasoning": "salt pepper spice herb sugar",
-        "condiment": "ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing sriracha tabasco",
+        "condiment": """ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing sriracha tabasco
+            chutney hoisin worcestershire tahini""",
         "sauce": "salsa ketchup pesto gravy dressing mayonnaise mayo soy sriracha tabasco marinara",
-        "sweetener": "sugar honey syrup stevia",
-        "nut": "almond walnut peanut cashew pecan hazelnut pistachio",
-        "grain": "rice oat wheat quinoa barley couscous pasta noodle flour",
-        "bread": "muffin toast bagel bun roll tortilla pita baguette loaf",
+        "sweetener": "sugar honey syrup stevia molasses agave",
+        "nut": "almond walnut peanut cashew pecan hazelnut pistachio macadamia",
+        "grain": """rice oat wheat quinoa barley couscous pasta noodle flour bulgur millet semolina cornmeal
+            polenta spaghetti macaroni""",
+        "bread": "muffin toast bagel bun roll tortilla pita baguette loaf naan croissant ciabatta flatbread",
         # butter greases a pan but is no oil: "did I use oil?" over "melting a knob of butter" is a No
         "oil": "olive spray",
         "fat": "oil olive butter ghee lard margarine shortening spray",
