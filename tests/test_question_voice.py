@@ -29,6 +29,10 @@ from edge_assist.text.question_voice import as_wearers
         # what heat does to a thing is the wearer heating it
         ("did the butter melt?", "did I melt the butter?"),
         ("did the water boil before the pasta went in?", "did I boil the water before the pasta went in?"),
+        # the thing said as a pronoun stays one
+        ("has it been plated up?", "did I plate it up?"),
+        ("were they flipped?", "did I flip them?"),
+        ("was it microwaved before the cheese went on?", "did I microwave it before the cheese went on?"),
     ],
 )
 def test_a_question_about_a_thing_is_asked_about_the_wearer_s_act(asked: str, said_as: str) -> None:
@@ -45,6 +49,8 @@ def test_a_question_about_a_thing_is_asked_about_the_wearer_s_act(asked: str, sa
         "were you tired?",
         "did the sauce thicken?",
         "did anything spill?",
+        "is it done?",
+        "were they golden?",
     ],
 )
 def test_questions_that_are_not_about_a_thing_s_fate_are_left_as_asked(asked: str) -> None:

@@ -54,6 +54,11 @@ _PASSIVE = re.compile(
     rf"^(was|were|is|are|has been|have been|had been|did|has|have)\s+{_DET}{_THING}\s+"
     rf"(?:been\s+|get\s+|got\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
 )
+# The same with a pronoun for the thing, which stays: "was it microwaved?" is "did I microwave it?"
+_PRONOUN_PASSIVE = re.compile(
+    rf"^(was|were|is|are|has been|have been|had been|has|have)\s+(it|they)\s+(?:been\s+|got\s+)?{_ADVERB}"
+    rf"{_PART}\b\s*(.*)$"
+)
 _WHEN_PASSIVE = re.compile(
     rf"^(when|what time|how long)\s+(?:was|were|did)\s+{_DET}{_THING}\s+(?:get\s+)?{_ADVERB}{_PART}\b\s*(.*)$"
 )
@@ -337,6 +342,14 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"how long did I cook the {_thing(m.group(1))}{end}"
     if (m := _HOW_MUCH_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
         return f"how {m.group(1)} {_thing(m.group(2))} did I {base}{_tail(m.group(4))}{end}"
+    if (
+        (m := _PRONOUN_PASSIVE.match(low))
+        and m.group(3) not in ("done", "finished", "gone")  # "is it done?" asks how far, not an act
+        and (base := participle_base(m.group(3)))
+    ):
+        # "has it been plated up?", "were they flipped?": did I plate it up, did I flip them
+        them = "them" if m.group(2) in ("they", "them") else "it"
+        return f"did I {base} {them}{_tail(m.group(4))}{end}"
     if (m := _PASSIVE.match(low)) and not low.startswith(("did i ", "did you ", "have i ", "has i ")):
         base = participle_base(m.group(3))
         # "did some of the dried herb end up ...": "of" opens no thing, "dried" names it
