@@ -44,6 +44,9 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("and when did they go in the pan?", "pointer", "when did they go in the pan"),
         ("and the last one", "occurrence", "last"),
         ("what about the second time?", "occurrence", "second"),
+        ("and the most recent one?", "occurrence", "last"),
+        ("what about on the second go", "occurrence", "second"),
+        ("and the other time", "occurrence", "other"),
         ("how much of it did I use?", "amount", "much"),
         ("where did they go", "where", "went"),
         ("wait what about the other one", "vague", ""),
@@ -155,6 +158,9 @@ async def test_another_time_of_the_act_asks_the_last_question_of_that_time() -> 
     talk.add(Turn(asked, asked, "30 seconds.", 10.0))
     none: Any = None  # nothing is looked up: the question is only said again
     res = await resolve(talk, "and the last one", at=11.0, recall=none, clock=none, before_t=math.inf)
+    assert res.reply is None and res.question == "how long did the egg go in the last time?"
+    # "the other time" is the time the last question did not ask about
+    res = await resolve(talk, "and the other time?", at=11.0, recall=none, clock=none, before_t=math.inf)
     assert res.reply is None and res.question == "how long did the egg go in the last time?"
 
 

@@ -143,8 +143,11 @@ class FollowUp:
 # "and the last one?", "what about the second time?": the last question of another time the act
 # was done
 _OCCURRENCE = re.compile(
-    r"^(?:and\s+)?(?:(?:what|how)\s+about\s+)?(?:the\s+|my\s+)?(first|second|last|final)\s+(?:one|time|round|go)$"
+    r"^(?:and\s+)?(?:(?:what|how)\s+about\s+)?(?:on\s+|for\s+)?(?:the\s+|my\s+)?"
+    r"(?:(first|second|last|final|latest|most\s+recent)\s+(?:one|time|round|go|batch)|(other)\s+(?:time|round|go|batch))$"
 )
+# Which time each word of `_OCCURRENCE` names; "other" is the one the last question did not ask.
+_OCCURRENCE_TIME = {"final": "last", "latest": "last", "most recent": "last"}
 
 
 def follow_up(question: str) -> FollowUp | None:
@@ -153,7 +156,8 @@ def follow_up(question: str) -> FollowUp | None:
     if _VAGUE.match(q):
         return FollowUp("vague")
     if occurrence := _OCCURRENCE.match(q):
-        return FollowUp("occurrence", "last" if occurrence.group(1) == "final" else occurrence.group(1))
+        said = " ".join((occurrence.group(1) or occurrence.group(2)).split())
+        return FollowUp("occurrence", _OCCURRENCE_TIME.get(said, said))
     named = _NAMED_THEN.match(q)
     if named is not None and _POINTER.search(named.group("rest")) and len(named.group("obj").split()) <= 4:
         # the whole question is here: "is the egg in yet?"

@@ -110,9 +110,12 @@ def _pointed(question: str, follow: FollowUp, last: Turn) -> Resolved:
 
 def _of_time(follow: FollowUp, last: Turn) -> Resolved:
     """ "and the last one?": the last question, of that time of its act."""
+    which = follow.obj
+    if which == "other":  # "and the other time?" after "the first time" is the last one
+        which = "last" if re.search(r"\b(?:first|1st)\b", last.resolved, re.I) else "first"
     asked = _WHICH_TIME.sub("", last.resolved.rstrip("?.! ")).rstrip(" ,")
-    said = " ".join(f"{asked} the {follow.obj} time?".split())
-    return Resolved(said, follow, outcome=f"the last question, of the {follow.obj} time")
+    said = " ".join(f"{asked} the {which} time?".split())
+    return Resolved(said, follow, outcome=f"the last question, of the {which} time")
 
 
 def _about_object(question: str, follow: FollowUp, last: Turn) -> Resolved:
