@@ -11,7 +11,7 @@ import pytest
 
 from edge_assist.answers.conversation import FollowUp
 from edge_assist.answers.follow_up_kinds import by_meaning, from_kind
-from edge_assist.answers.procedure import ProcedureQuestions
+from edge_assist.answers.procedure import ProcedureQuestions, asks_task_now
 from edge_assist.clock import RealClock
 from edge_assist.errors import ConfigError
 from edge_assist.inference.base import TextEncoder
@@ -62,11 +62,23 @@ def test_a_follow_up_in_other_words_is_read_in_a_conversation(
         ("done with the glue. next thing?", "next"),
         ("which drink was i making here", "task"),
         ("what dish are we cooking?", "task"),
+        # "now" asks what is under way, not the next step, unless the next step is what is asked
+        ("which soup am I making right now?", "task"),
+        ("so what am i fixing on the bike now", "task"),
+        ("ok what am I supposed to do now?", "next"),
     ],
 )
 def test_a_procedure_question_in_other_words(text_encoder: TextEncoder, question: str, kind: str) -> None:
     questions = ProcedureQuestions(TaskSession(TaskLibrary.load(), text_encoder, RealClock()))
     assert questions.asks(question) == kind
+
+
+def test_what_is_under_way_now_is_the_task_and_the_next_step_or_a_thing_in_use_is_not() -> None:
+    assert asks_task_now("Which pattern I am knitting now?") and asks_task_now(
+        "remind me what job I'm on right now"
+    )
+    assert not asks_task_now("which step am I on now?") and not asks_task_now("what am I meant to do now?")
+    assert not asks_task_now("which knife am I using right now?") and not asks_task_now("what did I do now?")
 
 
 @pytest.mark.slow

@@ -51,6 +51,27 @@ _TASK_FORM = re.compile(
     r"\s+(?:am|was|were|are|is)\s+(?:i|we|this)(?:\s+(?:making|cooking|preparing|doing|fixing|following"
     r"|working\s+on|putting\s+together))?(?:\s+(?:here|now|today|again|right\s+now))?[?.!]*$"
 )
+# "which pattern am I knitting now?", "what am I fixing on the car right now?", "remind me what job
+# I'm on right now": which task is under way, asked of the present by what the wearer is doing.
+_TASK_NOW = re.compile(
+    r"\b(?:which|what)\b(?:\s+[a-z']+){0,4}?\s+(?:am\s+i|i\s+am|i'm|are\s+we|we\s+are|we're)\s+"
+    r"(?:(?:actually|currently|still|now)\s+)?(?:[a-z]+ing|on)\b(?:\s+[a-z']+){0,4}?\s+"
+    r"(?:right\s+now|now|at\s+the\s+moment|currently|just\s+now)\b"
+)
+# ...but not the next step asked of the present ("what am I supposed to do now?", "which step am I
+# on now?").
+_NOT_TASK = re.compile(
+    r"\b(?:supposed|meant|should|next|step|steps|left|wrong|do\s+now|doing\s+with|using|holding|wearing"
+    r"|carrying|looking|eating|drinking|touching)\b"
+)
+
+
+def asks_task_now(question: str) -> bool:
+    """Whether the question asks which task is under way by what the wearer is doing now."""
+    q = " ".join(question.lower().replace("’", "'").split())
+    return bool(_TASK_NOW.search(q)) and not _NOT_TASK.search(q) and not re.search(r"\bdid\b", q)
+
+
 NO_TASK_YET = "I don't know which task you are doing yet."
 
 
@@ -103,6 +124,8 @@ class ProcedureQuestions:
         other question. Blocking."""
         if named_time(question) is not None:
             return None  # "what was I doing a minute in?" asks memory about that time
+        if asks_task_now(question):
+            return "task"  # "which dish am I cooking now?": "now" asks no next step
         intent = self.probe.intent(question)
         if intent is not None:
             return intent
