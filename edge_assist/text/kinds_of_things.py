@@ -39,7 +39,8 @@ KINDS = _kinds(
         "protein": "egg meat chicken beef pork tofu bean lentil fish",
         "spice": """pepper cumin turmeric paprika cinnamon nutmeg chili chilli clove cardamom coriander
             ginger curry masala oregano allspice saffron cayenne anise""",
-        "herb": "basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage tarragon lemongrass",
+        "herb": """basil parsley cilantro coriander mint thyme rosemary oregano dill chive sage tarragon
+            lemongrass""",
         "seasoning": "salt pepper spice herb sugar",
         "condiment": """ketchup mustard mayonnaise mayo salsa relish sauce vinegar dressing sriracha tabasco
             chutney hoisin worcestershire tahini""",

@@ -342,14 +342,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"how long did I cook the {_thing(m.group(1))}{end}"
     if (m := _HOW_MUCH_PASSIVE.match(low)) and (base := participle_base(m.group(3))):
         return f"how {m.group(1)} {_thing(m.group(2))} did I {base}{_tail(m.group(4))}{end}"
-    if (
-        (m := _PRONOUN_PASSIVE.match(low))
-        and m.group(3) not in ("done", "finished", "gone")  # "is it done?" asks how far, not an act
-        and (base := participle_base(m.group(3)))
-    ):
-        # "has it been plated up?", "were they flipped?": did I plate it up, did I flip them
-        them = "them" if m.group(2) in ("they", "them") else "it"
-        return f"did I {base} {them}{_tail(m.group(4))}{end}"
+    if (said := _pronoun_passive(low, end)) is not None:
+        return said
     if (m := _PASSIVE.match(low)) and not low.startswith(("did i ", "did you ", "have i ", "has i ")):
         base = participle_base(m.group(3))
         # "did some of the dried herb end up ...": "of" opens no thing, "dried" names it
@@ -357,6 +351,16 @@ def _as_wearers(q: str, end: str) -> str | None:
             the = "" if m.group(2).split()[0] in ("everything", "anything", "something", "all") else "the "
             return f"did I {base} {the}{_thing(m.group(2))}{_tail(m.group(4))}{end}"
     return None
+
+
+def _pronoun_passive(low: str, end: str) -> str | None:
+    """ "has it been plated up?", "were they flipped?": did I plate it up, did I flip them."""
+    m = _PRONOUN_PASSIVE.match(low)
+    if m is None or m.group(3) in ("done", "finished", "gone"):  # "is it done?" asks how far, not an act
+        return None
+    base = participle_base(m.group(3))
+    them = "them" if m.group(2) in ("they", "them") else "it"
+    return f"did I {base} {them}{_tail(m.group(4))}{end}" if base else None
 
 
 # Things that are on when switched on, not when put on: "is the oven on?" asks about the oven.
