@@ -130,6 +130,13 @@ def test_by_meaning_reads_no_follow_up_for_a_whole_question(kinds: QuestionKinds
     assert by_meaning("did I wash the rice before cooking it?", kinds, "when did I add the salt?") is None
 
 
+def test_a_few_words_whose_only_thing_is_a_pronoun_lean_on_the_last_question(kinds: QuestionKinds) -> None:
+    # whatever kind the model reads them as, they name nothing of their own
+    for question in ("patched it?", "watered it since?", "boxed them up?"):
+        assert by_meaning(question, kinds, "where did I put the tyre?") == FollowUp("pointer", question)
+    assert by_meaning("was there any egg on it?", kinds, "did I take out the frame?") is None
+
+
 def test_a_broken_model_file_says_how_to_refit(tmp_path: Path) -> None:
     bad = tmp_path / "question_kinds.json"
     bad.write_text(json.dumps({"format": "something else"}), encoding="utf-8")

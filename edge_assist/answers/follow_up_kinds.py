@@ -11,6 +11,7 @@ import re
 
 from edge_assist.answers import meaning
 from edge_assist.answers.conversation import FollowUp
+from edge_assist.reasoning.answer_text import question_focus
 from edge_assist.tasks.question_kinds import FOLLOW_UPS, QuestionKinds
 
 # Words that open a follow-up or pad it, and say nothing of what it asks.
@@ -48,6 +49,8 @@ _OWN_THING = re.compile(
     r"\s+(?:did|do|does|have|has|had|was|were|went|go|got|is|are)\b"
 )
 _POINTS = re.compile(r"\b(?:it|they|them)\b")
+# How long a question may be and still lean on the last one's thing by a pronoun alone.
+_SHORT_WORDS = 5
 _WENT = re.compile(
     r"\b(?:go|goes|went|gone|put|leave|left|move|moved|end(?:ed)?\s+up|kept|keep|stor(?:e|ed))\b"
 )
@@ -117,6 +120,16 @@ def by_meaning(question: str, kinds: QuestionKinds, last_question: str) -> Follo
     """The follow-up the question-kind model reads `question` as, asked in a conversation whose
     last question was `last_question`; None when it reads none. Blocking (encodes once)."""
     reading = kinds.read(question, in_conversation=True, among=FOLLOW_UPS)
-    if reading.kind not in FOLLOW_UPS:
+    read = from_kind(reading.kind, question, last_question) if reading.kind in FOLLOW_UPS else None
+    return read or _short_pointer(question)
+
+
+def _short_pointer(question: str) -> FollowUp | None:
+    """ "patched it?", "watered it since?", "boxed them up?": a few words whose only thing is a
+    pronoun, asked right after a question about a thing, are about that thing."""
+    q = _plain(question)
+    if _POINTS.search(q) is None or len(q.split()) > _SHORT_WORDS:
         return None
-    return from_kind(reading.kind, question, last_question)
+    if meaning.things(question_focus(q), verb_first=True):
+        return None  # "was there any egg on it?": the question names a thing of its own
+    return FollowUp("pointer", q + "?")
