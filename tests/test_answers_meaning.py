@@ -21,7 +21,7 @@ from edge_assist.reasoning.answer_text import DONT_REMEMBER, tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.runtime.assistant import EgoMemoAssistant
 from edge_assist.text.action_families import same_act
-from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.kinds_of_things import covers, same_thing
 from tests.assistant_memory import clip_level_assistant, demo_stream
 
 CHEESE = "sprinkle 1 tablespoon of cheese on cup"
@@ -48,6 +48,12 @@ def test_the_same_act_in_other_words_and_siblings_kept_apart() -> None:
     # the kinds hold foods of other kitchens than the recipes': a parsnip, chorizo, naan, tahini
     assert covers("vegetable", "parsnip") and covers("meat", "chorizo") and covers("bread", "naan")
     assert covers("condiment", "tahini") and covers("fruit", "grapefruit") and not covers("fruit", "parsnip")
+    # one thing under the names of other kitchens: mince is ground beef, a colander is a sieve
+    assert (
+        same_thing("mince", "ground-beef")
+        and same_thing("colander", "sieve")
+        and same_thing("swede", "rutabaga")
+    )
 
 
 def test_a_verb_with_off_or_out_that_takes_a_thing_away_removes_it() -> None:

@@ -87,14 +87,20 @@ _SAME = [
     zucchini courgette|eggplant aubergine|yogurt yoghurt curd|capsicum bell-pepper sweet-pepper|chickpea
     garbanzo|cornstarch cornflour|shrimp prawn|arugula rocket|ketchup catsup|fridge refrigerator|stove hob
     cooktop stovetop|cookie biscuit|faucet tap|trash rubbish garbage|
-    plastic-wrap cling-film|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|broth stock|
+    plastic-wrap cling-film saran-wrap|foil tin-foil aluminum-foil aluminium-foil|veggie vegetable|
+    broth stock bouillon|
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
     cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan tawa|
     pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop|jug pitcher|
-    sieve strainer|paper-towel kitchen-roll|oven-mitt oven-glove|tomato-sauce marinara passata pizza-sauce|
+    sieve strainer colander|paper-towel kitchen-roll|oven-mitt oven-glove|
+    tomato-sauce marinara passata pizza-sauce|
     hot-sauce sriracha siracha tabasco chilli-sauce chili-sauce|baking-powder|chilli-powder chili-powder|
     curry-powder|garlic-powder|onion-powder|cocoa-powder cocoa|bay-leaf|sesame-seed sesame|avocado avo|
-    can tin|microwave micro|spatula turner flipper fish-slice|knife blade""".split("|")
+    can tin|microwave micro|spatula turner flipper fish-slice|knife blade|
+    mince ground-beef minced-beef ground-meat minced-meat|heavy-cream double-cream whipping-cream|
+    parchment parchment-paper baking-paper greaseproof-paper|baking-sheet baking-tray oven-tray sheet-pan|
+    tea-towel dish-towel dishcloth dish-cloth|rutabaga swede|snow-pea mangetout|tomato-paste tomato-puree|
+    chilli-flakes chili-flakes red-pepper-flakes|molasses treacle|romaine cos|broiler grill""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 
