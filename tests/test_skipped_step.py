@@ -68,7 +68,7 @@ def test_a_verb_made_of_the_thing_it_puts_names_the_step_that_puts_it() -> None:
     assert focus == "add salt to the pan"
     found = not_done("did I salt the pan?", focus, task, state)
     assert found is not None and found.skipped and found.steps == (salt,)
-    # The salt put elsewhere is still the act told: no "No".
+    # A caption that puts salt in the pan tells the act: no "No".
     assert told_anywhere(focus, [CaptionRecord("s", 0, 0.0, 9.0, "I'm putting in salt to the pan")])
     # A verb a step tells in its own words stays as asked
     assert asked_focus("did I grease the cup?", TASK) == "grease the cup"

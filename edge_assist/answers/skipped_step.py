@@ -169,12 +169,15 @@ async def answer(
     clips = [c for c in clips if c.t1 <= before_t + 1e-6]
     if not earned_no.covers(clips, before_t):
         return None, {"step_no": f"not earned: memory does not cover the session ({len(clips)} clips)"}
+    told = "not earned: a caption tells the act on the things asked"
+    if told_anywhere(question_focus(question), clips):
+        return None, {"step_no": told}  # before the tracker's replay, which costs more
     steps = await procedure.steps(session_id, before_t, task, task_context)
     if steps is None:
         return None, {"step_no": "not earned: no task followed"}
     focus = asked_focus(question, steps[0])
-    if told_anywhere(focus, clips) or told_anywhere(question_focus(question), clips):
-        return None, {"step_no": "not earned: a caption tells the act on the things asked"}
+    if focus != question_focus(question) and told_anywhere(focus, clips):
+        return None, {"step_no": told}
     found = not_done(question, focus, *steps)
     if found is None:
         return None, {"step_no": "not earned: no step named, or one is done"}

@@ -359,7 +359,7 @@ def _pronoun_passive(low: str, end: str) -> str | None:
     if m is None or m.group(3) in ("done", "finished", "gone"):  # "is it done?" asks how far, not an act
         return None
     base = participle_base(m.group(3))
-    them = "them" if m.group(2) in ("they", "them") else "it"
+    them = "them" if m.group(2) == "they" else "it"
     return f"did I {base} {them}{_tail(m.group(4))}{end}" if base else None
 
 
