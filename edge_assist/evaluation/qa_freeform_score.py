@@ -24,7 +24,9 @@ TIME_SLACK_S = 20.0
 AGO_SHARE = 0.15
 RIGHT, WRONG, ABSTAINED = "right", "wrong", "abstained"
 
-_EXPECT_KEYS = {"yes", "t", "t_end", "or_abstain", "number", "unit", "ago", "says", "abstain", "about_what"}
+_EXPECT_KEYS = {
+    "yes", "t", "t_end", "or_abstain", "number", "unit", "ago", "lasts", "says", "abstain", "about_what"
+}  # fmt: skip
 _NO = re.compile(
     r"^\W*(?:no\b|nope\b|not yet\b|you did(?: not|n't)\b|you have(?: not|n't)\b|you haven't\b"
     r"|i did(?: not|n't)\b)"
@@ -58,6 +60,9 @@ class Expect:
     number: str | None = None
     units: tuple[str, ...] = ()
     ago: float | None = None
+    # How long an activity went on, in seconds, where no caption states it (a span of clips on a
+    # real day: "how long was I kneading?"): any duration said within the `ago` slack is right.
+    lasts: float | None = None
     says: tuple[str, ...] = ()
     abstain: bool = False
     about_what: bool = False
@@ -115,14 +120,15 @@ def parse_expect(raw: dict[str, object]) -> Expect:
         number=_key(raw["number"]) if "number" in raw else None,
         units=units,
         ago=float(str(raw["ago"])) if "ago" in raw else None,
+        lasts=float(str(raw["lasts"])) if "lasts" in raw else None,
         says=tuple(str(s) for s in says) if isinstance(says, list) else (),
         abstain=bool(raw.get("abstain", False)),
         about_what=bool(raw.get("about_what", False)),
     )
     forms = [e.yes is not None, bool(times) and e.yes is None and e.number is None, e.number is not None]
-    forms += [e.ago is not None, bool(e.says), e.abstain, e.about_what]
+    forms += [e.ago is not None, e.lasts is not None, bool(e.says), e.abstain, e.about_what]
     if not any(forms) or (e.number is not None and not units):
-        raise ValueError("expect needs one of yes, t, number with unit, ago, says, abstain, about_what")
+        raise ValueError("expect needs one of yes, t, number with unit, ago, lasts, says, abstain, about_what")
     return e
 
 
@@ -246,20 +252,30 @@ def score(q: FreeQuestion, text: str, ask_t: float) -> Verdict:
         return Verdict(ABSTAINED, False, "abstained on an answerable question")
     said = times_in(text)
     if e.yes is True:
-        ok = not (e.times and said) or _near(said[0], e.times)
+        ok = not (e.times and said) or _near(said[0], e.times, e.t_end)
         return _v(ok, False, "yes" if ok else f"yes, but at {said[0]:.0f} s")
     if e.number is not None:
-        ok = says_quantity(text, e.number, e.units) and not (e.times and said and not _near(said[0], e.times))
+        ok = says_quantity(text, e.number, e.units) and not (
+            e.times and said and not _near(said[0], e.times, e.t_end)
+        )
         return _v(ok, False, "the quantity" if ok else "another quantity or moment")
     if e.ago is not None:
-        ok = any(abs(d - e.ago) <= max(TIME_SLACK_S, AGO_SHARE * e.ago) for d in durations_in(text))
+        ok = any(_close(d, e.ago) for d in durations_in(text))
         ok = ok or bool(said and _near(said[0], (ask_t - e.ago,)))
         return _v(ok, False, "how long ago" if ok else "another time")
+    if e.lasts is not None:
+        ok = any(_close(d, e.lasts) for d in durations_in(text))
+        return _v(ok, False, "how long" if ok else "another length")
     if e.says:
         ok = _says(text, e.says)
         return _v(ok, False, "says it" if ok else "says none of " + ", ".join(e.says))
     ok = bool(said) and _near(said[0], e.times, e.t_end)
     return _v(ok, False, "the time" if ok else ("no time said" if not said else f"said {said[0]:.0f} s"))
+
+
+def _close(said_s: float, truth_s: float) -> bool:
+    """A duration said is right within 20 s or 15 % of the truth, whichever is larger."""
+    return abs(said_s - truth_s) <= max(TIME_SLACK_S, AGO_SHARE * truth_s)
 
 
 def _v(ok: bool, wrong_no: bool, why: str) -> Verdict:
