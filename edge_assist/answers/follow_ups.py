@@ -34,7 +34,7 @@ from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.text.action_families import same_act
 from edge_assist.text.question_voice import as_wearers
 from edge_assist.text.stop_words import FUNCTION_WORDS
-from edge_assist.text.stream_time import stream_clock
+from edge_assist.text.stream_time import age, stream_clock
 
 NOTHING_TO_LEAN_ON = "I found nothing for your last question, so I can't tell you more about it."
 
@@ -181,17 +181,27 @@ async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Cl
         # Asked "now" of a store: now is as far as memory of that session goes.
         later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
         now = max((c.t1 for c in later), default=m.t1)
-    return f"About {_age(max(0.0, now - m.t0))} ago, at {stream_clock(m.t0)}."
+    return f"About {age(max(0.0, now - m.t0))} ago, at {stream_clock(m.t0)}."
 
 
-def _age(s: float) -> str:
-    """Seconds as said: "40 seconds", "1 minute", "12 minutes", "2.5 hours"."""
-    if s < 45:
-        return f"{max(5, int(round(s / 5.0)) * 5)} seconds"
-    if s < 90 * 60:
-        n = max(1, int(round(s / 60)))
-        return f"{n} minute{'s' if n != 1 else ''}"
-    return f"{s / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
+_HOW_LONG_AGO = re.compile(r"^\W*(?:(?:and|so|um|uh|hey|okay|ok)\W+)*how\s+long\s+ago\b", re.IGNORECASE)
+
+
+async def told_ago(
+    question: str, text: str, m: Moment | None, before_t: float, recall: Recall, clock: Clock
+) -> str:
+    """ "How long ago did I put the rice on?", answered as "when did I ...", said with the time
+    since: "About 9 minutes ago: at 14:30 you put the rice on." Other answers stay as they are."""
+    if m is None or m.note or not _HOW_LONG_AGO.match(question):
+        return text
+    if not text.startswith("At ") or " ago" in text:
+        return text
+    now = before_t
+    if not math.isfinite(now):
+        # Asked "now" of a store: now is as far as memory of that session goes.
+        later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
+        now = max((c.t1 for c in later), default=m.t1)
+    return f"About {age(max(0.0, now - m.t0))} ago: {text[0].lower()}{text[1:]}"
 
 
 async def _read(

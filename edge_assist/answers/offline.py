@@ -135,6 +135,9 @@ class OfflineAnswerer:
             ans = await self._answer(asked)
             if left is not None:
                 ans.text, ans.trace["forgot"] = forgot.turned(ans.text), left
+            ans.text = await follow_ups.told_ago(
+                question, ans.text, ans.moment, before_t, self.recall, self.clock
+            )
             if res.follow is not None:
                 ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
             ans.trace.update({"asked_as": said_as} if said_as != res.question else {})

@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from edge_assist.answers import contents
+from edge_assist.answers import activity_span, contents
 from edge_assist.answers.meaning import verb_base
 from edge_assist.answers.quantity_question import (
     QuantityQuestion,
@@ -262,6 +262,23 @@ def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord
     return f"{total(found, q)} in all. {told}{more}", found[0].moment
 
 
+def _span(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[str, CaptionRecord] | None:
+    """ "How long was I kneading?" where no caption says how long: the stretch of clips that tell
+    the act (and name its thing, when one is asked), measured. None without an act to look for."""
+    if not q.action or q.times:
+        return None
+
+    def tells(clause: str) -> bool:
+        text = _KIND_OF.sub(" ", clause)
+        named = not q.thing or q.thing <= answer_text.content_words(text) or names(q.said_thing, text)
+        return named and tells_act(q, text)
+
+    found = activity_span.stretches(clips, tells)
+    if not found:
+        return None
+    return activity_span.told(found, q.which, lambda c: answer_text.tell(c.text, c.t0))
+
+
 def _with_contents(clips: list[CaptionRecord]) -> list[CaptionRecord]:
     """The clips, each that works on a vessel told with what went into it before: "how long were
     the peppers zapped?" is answered by "nuking the basin, covered" after the peppers went into
@@ -310,6 +327,10 @@ class QuantityAnswers:
                 [f.moment.clip_index, round(f.moment.t0, 2), [a.text for a in f.amounts]] for f in found
             ],
         }
+        if not found and q.dims == ("time",) and (span := _span(q, bounded(q, clips))) is not None:
+            text, rec = span
+            trace["outcome"] = "the stretch of clips that tell the act"
+            return text, Moment(rec.session_id, rec.clip_index, rec.t0, rec.t1, rec.text, 1.0), trace
         if not found:
             if named or q.dims == ("time",):
                 # Named without an amount, or an action said in other words: the grounded

@@ -33,14 +33,16 @@ _PRONOUN_ONLY = re.compile(r"^(?:(?:of\s+)?(?:it|that|them|this|those|these|ther
 _OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while|once)\b.*$")
 _FIRST = re.compile(
     r"\b(?:(?:the|my)\s+first\s+(?:time|round|go)|at\s+first|first|initially|to\s+begin\s+with|"
-    r"at\s+the\s+start)\b"
-)
+    r"at\s+the\s+start|(?:start(?:ed)?|began|begin)(?=\s+(?:on|with|to|\w+ing)\b))\b"
+)  # "when did I start on the sauce?", "... start chopping?": the earliest moment of it
 _LAST = re.compile(
     r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally)\b"
 )
 _AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
 # Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
-_LIGHT_VERBS = frozenset("use used add put have need get take make do leave let keep go went".split())
+_LIGHT_VERBS = frozenset(
+    "use used add put have need get take took make do leave let keep go went spend spent".split()
+)  # "how long did I spend kneading?" is about the kneading
 # Words of the question that name neither the thing nor the action.
 _EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}

@@ -1,0 +1,91 @@
+"""How long an activity went on, read from the clips that tell it, and how long ago something was
+done, on a real day cut into 10-s clips (the Ego4D Goal-Step video copied into tests/data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_assist.answers.activity_span import clauses, length, stretches
+from edge_assist.cli import main
+from edge_assist.evaluation.goalstep import build
+from edge_assist.memory.api import CaptionRecord
+from tests.clip_level import CLIP_LEVEL_ARGS
+
+DATA = Path(__file__).parent / "data" / "ego4d-goalstep"
+
+
+@pytest.fixture(scope="module")
+def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("goalstep")
+    build(DATA, out)
+    return next(out.glob("*/clips/*.jsonl"))
+
+
+def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    args = ["ask", question, "--recording", str(stream), "--json", "--set", f"general.data_dir={data_dir}"]
+    assert main([*args, *CLIP_LEVEL_ARGS]) == 0
+    return str(json.loads(capsys.readouterr().out)["answer"])
+
+
+def test_a_caption_of_several_actions_is_one_clause_each() -> None:
+    said = "The person stirs the mixture, washes the red pepper in the water, then slices red pepper."
+    assert clauses(said) == [
+        "The person stirs the mixture",
+        "washes the red pepper in the water",
+        "slices red pepper.",
+    ]
+    # a list of things is one clause: a verb starts one only after a comma or "then"
+    assert clauses("The person adds onions, peppers and salt to the pan.") == [
+        "The person adds onions, peppers and salt to the pan."
+    ]
+
+
+def test_clips_close_in_time_make_one_stretch_and_a_long_gap_ends_it() -> None:
+    clips = [
+        CaptionRecord("s", i, t, t + 10.0, text)
+        for i, (t, text) in enumerate(
+            [
+                (0.0, "The person kneads the dough."),
+                (10.0, "The person kneads the dough, then checks the phone."),
+                (40.0, "The person kneads the dough."),  # two clips missed: still the same kneading
+                (50.0, "The person washes hands."),
+                (200.0, "The person kneads the dough."),
+            ]
+        )
+    ]
+    found = stretches(clips, lambda clause: "knead" in clause)
+    assert [(s.t0, s.t1) for s in found] == [(0.0, 50.0), (200.0, 210.0)]
+    assert found[0].clips[1].text == "The person kneads the dough"  # told by its own clause
+
+
+def test_a_length_is_said_as_a_person_says_it() -> None:
+    assert length(12) == "10 seconds"
+    assert length(80) == "1 minute 20 seconds"
+    assert length(120) == "2 minutes"
+    assert length(14 * 60 + 10) == "14 minutes"
+    assert length(2 * 3600) == "2 hours"
+
+
+def test_how_long_an_act_went_on_is_its_stretch_of_clips(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "how long did I spend heating the meat?", capsys)
+    assert said.startswith("About 2 minutes, from 1:20 to 3:20"), said
+    # stirred in two stretches far apart: added up, each told
+    said = _ask(stream, tmp_path, "how long was I stirring the potatoes?", capsys)
+    assert said.startswith(
+        "About 1 minute 10 seconds in all, in 2 stretches: from 0:30 to 0:50 and from 3:30 to 4:20"
+    ), said
+    said = _ask(stream, tmp_path, "how long did I stir the potatoes the first time?", capsys)
+    assert said.startswith("About 20 seconds, from 0:30 to 0:50"), said
+
+
+def test_how_long_ago_is_the_time_since_the_moment(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "how long ago did I wash my hands?", capsys)
+    assert said.startswith("About 3 minutes ago: at 3:"), said
