@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from edge_assist.answers import what_i_saw
 from edge_assist.answers.at_time import named_time
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -190,6 +191,8 @@ class ProcedureAnswers:
         if kind == "tracker":
             told = await session.answer(session_id, question)
             text = told if told is not None else NO_TASK_YET
+        elif session.current_task is None and (seen := await self._seen(session_id, before_t)) is not None:
+            text = seen  # no task the library knows: what memory shows the wearer doing
         else:
             text = await task_title_answer(session, session_id, question)
         current = session.current_task
@@ -200,6 +203,10 @@ class ProcedureAnswers:
             "task_source": session.last.source if session.last is not None else "",
         }
         return text, trace
+
+    async def _seen(self, session_id: str, before_t: float) -> str | None:
+        clips, _ = await self.clock.run_blocking(self.recall.clips_in_period, session_id, -math.inf, before_t)
+        return what_i_saw.told([c for c in clips if c.t1 <= before_t + 1e-6])
 
     async def steps(
         self, session_id: str, before_t: float, task: str = "", task_context: str = ""

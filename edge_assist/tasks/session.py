@@ -67,7 +67,7 @@ INTENT_MARGIN = 0.1
 # Captions read while no task was followed, replayed into the tracker of a task recognised
 # later (its steps seen before it was named are done, not skipped): 5 minutes of 10-s clips.
 REPLAY_MAX = 30
-NO_TASK = "No task I know is under way."
+NO_TASK = "I don't see a task I know under way."
 
 
 @dataclass(frozen=True)
