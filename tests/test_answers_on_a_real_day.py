@@ -1,5 +1,6 @@
-"""How long an activity went on, read from the clips that tell it, and how long ago something was
-done, on a real day cut into 10-s clips (the Ego4D Goal-Step video copied into tests/data)."""
+"""Answers on a real day cut into 10-s clips (the Ego4D Goal-Step video copied into tests/data):
+how long an activity went on, read from the clips that tell it; how long ago something was done;
+and what the wearer was making when no task the library knows is under way."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from edge_assist.answers.activity_span import clauses, length, stretches
+from edge_assist.answers.what_i_saw import mostly
 from edge_assist.cli import main
 from edge_assist.evaluation.goalstep import build
 from edge_assist.memory.api import CaptionRecord
@@ -89,3 +91,29 @@ def test_how_long_ago_is_the_time_since_the_moment(
 ) -> None:
     said = _ask(stream, tmp_path, "how long ago did I wash my hands?", capsys)
     assert said.startswith("About 3 minutes ago: at 3:"), said
+
+
+def test_what_i_was_making_with_no_task_known_is_what_memory_shows_most(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "what was I making?", capsys)
+    # no task of the library, and no "No" the wearer would hear as "nothing": the stirring of the
+    # potatoes and the meat on the skillet are most of the clips
+    assert said.startswith("It is no task I know. What I saw most: you "), said
+    assert "potato" in said and "meat" in said, said
+
+
+def test_what_i_saw_most_names_a_new_thing_with_each_activity() -> None:
+    clips = [
+        CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, text)
+        for i, text in enumerate(
+            ["The person stirs the noodles in the pan."] * 4
+            + ["The person stirs the noodles in the pan, then adds sauce to the noodles."] * 2
+            + ["The person cuts the cabbage."] * 2
+        )
+    ]
+    assert mostly(clips) == [
+        "The person stirs the noodles in the pan.",
+        "adds sauce to the noodles.",
+        "The person cuts the cabbage.",
+    ]
