@@ -42,14 +42,25 @@ def clauses(caption: str) -> list[str]:
     onions, peppers and salt" is one), so an act and a thing are read together only when one
     clause tells both."""
     words = caption.split()
-    starts = [
-        i
-        for i, _ in caption_verbs(caption)
-        if i > 0 and (words[i - 1].endswith(",") or words[i - 1].lower() == "then")
-    ]
+    starts: list[int] = []
+    acted = False  # whether the clause so far tells an action: "In a blender, I'm mashing" is one
+    for i, _ in caption_verbs(caption):
+        if acted and _starts_clause(words, i):
+            starts.append(i)
+        acted = True
     bounds = [0, *starts, len(words)]
     parts = (" ".join(words[a:b]) for a, b in zip(bounds, bounds[1:], strict=False))
     return [p for p in (_THEN.sub("", p).strip(" ,") for p in parts) if p]
+
+
+def _starts_clause(words: list[str], i: int) -> bool:
+    """Whether the verb at word `i` starts a clause: after "then", or after a comma unless it is a
+    participle that tells how the last action went ("frying for a minute, mixing everything",
+    "microwaving the dish, covered")."""
+    before = words[i - 1]
+    if before.lower() == "then":
+        return True
+    return before.endswith(",") and not words[i].lower().strip(".,;!?").endswith(("ing", "ed", "en"))
 
 
 def stretches(clips: Sequence[CaptionRecord], tells: Callable[[str], bool]) -> list[Stretch]:
