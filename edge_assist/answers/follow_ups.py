@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from edge_assist.answers import follow_up_kinds, meaning, places, quantity_question
+from edge_assist.answers.answered import Answer
 from edge_assist.answers.contradicted import tool_named
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
 from edge_assist.answers.focus import verb_base
@@ -187,11 +188,10 @@ async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Cl
 _HOW_LONG_AGO = re.compile(r"^\W*(?:(?:and|so|um|uh|hey|okay|ok)\W+)*how\s+long\s+ago\b", re.IGNORECASE)
 
 
-async def told_ago(
-    question: str, text: str, m: Moment | None, before_t: float, recall: Recall, clock: Clock
-) -> str:
+async def told_ago(question: str, ans: Answer, before_t: float, recall: Recall, clock: Clock) -> str:
     """ "How long ago did I put the rice on?", answered as "when did I ...", said with the time
     since: "About 9 minutes ago: at 14:30 you put the rice on." Other answers stay as they are."""
+    text, m = ans.text, ans.moment
     if m is None or m.note or not _HOW_LONG_AGO.match(question):
         return text
     if not text.startswith("At ") or " ago" in text:

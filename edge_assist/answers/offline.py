@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from edge_assist.answers import appliances, contradicted, counted_no, follow_ups, forgot, skipped_step
 from edge_assist.answers.answer_record import cited, cited_clips
+from edge_assist.answers.answered import Answer, Asked
 from edge_assist.answers.at_time import TimeAnswers
 from edge_assist.answers.contexts import moment_context, summary_context
 from edge_assist.answers.conversation import Conversation, Turn
@@ -31,7 +31,7 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.inference.llm_call import call_json
 from edge_assist.outputs.trace_format import TRACE_VERSION
 from edge_assist.reasoning import answer_text, prompts, schemas
-from edge_assist.retrieval.api import Moment, TextHit
+from edge_assist.retrieval.api import TextHit
 from edge_assist.retrieval.fusion import RetrievedContext
 from edge_assist.retrieval.recall import Recall
 from edge_assist.retrieval.retriever import Retriever
@@ -42,37 +42,6 @@ from edge_assist.text.spoken_questions import plain
 # one twice, this is what the wearer hears instead of nothing.
 NO_ANSWER = "Sorry, I could not work that out from what I remember."
 OFFLINE_MAX_TOKENS = 128
-
-
-@dataclass(frozen=True)
-class Asked:
-    """A question as it is answered: what it asks, about when and which session."""
-
-    question: str
-    choices: tuple[str, ...]
-    before_t: float
-    session_id: str | None
-    past_sessions: bool
-    task: str = ""
-    task_context: str = ""
-
-
-@dataclass
-class Answer:
-    """An answer to a question (reactive or offline) and the clips it rests on."""
-
-    text: str
-    choice: str | None
-    citation: str
-    stage: str  # "moments" (grounded), "summaries" (coarse was enough) or "clips" (fine retrieval)
-    context: RetrievedContext
-    timings_s: dict[str, float] = field(default_factory=dict)
-    trace: dict[str, Any] = field(default_factory=dict)
-    moment: Moment | None = None  # the remembered moment it rests on, if one
-    asked_at: float | None = None  # when it was asked, on the asker's clock (not the last clip's end)
-
-    def spoken(self) -> str:
-        return f"{self.text} ({self.citation})" if self.citation else self.text
 
 
 class OfflineAnswerer:
@@ -135,9 +104,7 @@ class OfflineAnswerer:
             ans = await self._answer(asked)
             if left is not None:
                 ans.text, ans.trace["forgot"] = forgot.turned(ans.text), left
-            ans.text = await follow_ups.told_ago(
-                question, ans.text, ans.moment, before_t, self.recall, self.clock
-            )
+            ans.text = await follow_ups.told_ago(question, ans, before_t, self.recall, self.clock)
             if res.follow is not None:
                 ans.trace["follow_up"] = {"kind": res.follow.kind, "asked_as": res.question}
             ans.trace.update({"asked_as": said_as} if said_as != res.question else {})

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from edge_assist.answers.activity_span import clauses
-from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning import answer_text
+from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.word_kinds import OTHER, TOOL, is_verb_form, lexical_kind
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 

@@ -34,8 +34,8 @@ from edge_assist.errors import EdgeAssistError, SourceError, StoreError
 from edge_assist.events import Caption
 
 if TYPE_CHECKING:
+    from edge_assist.answers.answered import Answer
     from edge_assist.answers.conversation import Conversation
-    from edge_assist.answers.offline import Answer
     from edge_assist.clock import Clock
     from edge_assist.memory.memory import Memory
 

@@ -128,7 +128,9 @@ def parse_expect(raw: dict[str, object]) -> Expect:
     forms = [e.yes is not None, bool(times) and e.yes is None and e.number is None, e.number is not None]
     forms += [e.ago is not None, e.lasts is not None, bool(e.says), e.abstain, e.about_what]
     if not any(forms) or (e.number is not None and not units):
-        raise ValueError("expect needs one of yes, t, number with unit, ago, lasts, says, abstain, about_what")
+        raise ValueError(
+            "expect needs one of yes, t, number with unit, ago, lasts, says, abstain, about_what"
+        )
     return e
 
 

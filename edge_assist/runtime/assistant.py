@@ -16,9 +16,10 @@ import math
 import time
 from typing import Any
 
+from edge_assist.answers.answered import Answer
 from edge_assist.answers.conversation import Conversation
 from edge_assist.answers.grounded import GroundedAnswerer
-from edge_assist.answers.offline import Answer, OfflineAnswerer
+from edge_assist.answers.offline import OfflineAnswerer
 from edge_assist.answers.procedure import ProcedureAnswers
 from edge_assist.clock import Clock
 from edge_assist.config import Config
