@@ -77,6 +77,8 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # cook?" names its act and is a question of its own
             r"|^how\s+(?:much|many)(?:\s+of\s+(?:it|that|them|those|this))?\s+did\s+(?:i|you)"
             r"\s+(?:use|add|put(?:\s+in)?|need|pour|sprinkle|take)"
+            # "how long did that take?": how long the last moment's act went on
+            rf"|^how\s+long\s+(?:did|does)\s+{_THAT}\s+(?:take|last|go\s+on)(?:\s+me)?"
         ),
     ),
     (

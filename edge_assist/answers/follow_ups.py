@@ -21,7 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import follow_up_kinds, meaning, places, quantity_question
+from edge_assist.answers import activity_span, follow_up_kinds, meaning, places, quantity_question
 from edge_assist.answers.answered import Answer
 from edge_assist.answers.contradicted import tool_named
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
@@ -174,6 +174,25 @@ def _amount(m: Moment, how: str) -> str:
     return f"{' and '.join(said)}. {answer_text.tell(m.text, m.t0, m.note)}"
 
 
+async def _length(m: Moment, before_t: float, recall: Recall, clock: Clock) -> str | None:
+    """ "How long did that take?" where the last moment states no time: the stretch of clips around
+    it that tell one of its actions again, as on a day cut into 10-s clips."""
+    keys = {_said(c) for c in activity_span.clauses(m.text)}
+    clips, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, -math.inf, before_t)
+    found = activity_span.stretches([c for c in clips if c.t1 <= before_t + 1e-6], lambda c: _said(c) in keys)
+    at = [s for s in found if s.t0 <= m.t0 <= s.t1]
+    if not at:
+        return None
+    return activity_span.told(at, "first", lambda c: answer_text.tell(c.text, c.t0))[0]
+
+
+def _said(clause: str) -> str:
+    """A clause as its words, without who did it: "The person slices the onion." and "slices the
+    onion" are one action."""
+    words = re.findall(r"[a-z]+", clause.lower())
+    return " ".join(words[2:] if words[:2] == ["the", "person"] else words)
+
+
 async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Clock) -> str:
     if m.note:
         return f"{answer_text.when_text(m.t0, m.note)}."
@@ -271,6 +290,8 @@ async def resolve(
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
     if follow.kind == "amount":
         text = _amount(m, follow.obj)
+        if text == answer_text.DONT_REMEMBER and follow.obj == "long" and not m.note:
+            text = await _length(m, before_t, recall, clock) or text
         told = m if text != answer_text.DONT_REMEMBER else None
         return Resolved(frame, follow, text, told, outcome="the last moment's amount")
     if follow.kind == "purpose":

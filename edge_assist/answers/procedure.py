@@ -51,6 +51,9 @@ _TASK_FORM = re.compile(
     r"^(?:so\s+|and\s+|remind\s+me\s+)?(?:which|what)\s+(?:recipe|dish|drink|meal|food|snack|task|job|project)"
     r"\s+(?:am|was|were|are|is)\s+(?:i|we|this)(?:\s+(?:making|cooking|preparing|doing|fixing|following"
     r"|working\s+on|putting\s+together))?(?:\s+(?:here|now|today|again|right\s+now))?[?.!]*$"
+    # "what was I baking?", "what were we cooking today?": what was made, no noun for it
+    r"|^(?:so\s+|and\s+|remind\s+me\s+)?what\s+(?:am|was|were|are)\s+(?:i|we)\s+(?:making|cooking|baking"
+    r"|preparing|frying|fixing)(?:\s+(?:here|now|today|again|right\s+now|earlier))?[?.!]*$"
 )
 # "which pattern am I knitting now?", "what am I fixing on the car right now?", "remind me what job
 # I'm on right now": which task is under way, asked of the present by what the wearer is doing.

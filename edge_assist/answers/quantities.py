@@ -265,13 +265,16 @@ def compose(q: QuantityQuestion, found: list[Found]) -> tuple[str, CaptionRecord
 def _span(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[str, CaptionRecord] | None:
     """ "How long was I kneading?" where no caption says how long: the stretch of clips that tell
     the act (and name its thing, when one is asked), measured. None without an act to look for."""
-    if not q.action or q.times:
+    # "how long was I on the phone?", "... at the sink?": where the wearer was, told by the clips
+    # that name it; a thing with no act otherwise ("how long was the chicken in?") is not measured
+    where = re.match(r"(?:on|at)\s", q.said_thing) is not None
+    if (not q.action and not where) or q.times:
         return None
 
     def tells(clause: str) -> bool:
         text = _KIND_OF.sub(" ", clause)
         named = not q.thing or q.thing <= answer_text.content_words(text) or names(q.said_thing, text)
-        return named and tells_act(q, text)
+        return named and (tells_act(q, text) if q.action else True)
 
     found = activity_span.stretches(clips, tells)
     if not found:
