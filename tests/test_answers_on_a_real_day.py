@@ -26,10 +26,10 @@ def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return next(out.glob("*/clips/*.jsonl"))
 
 
-def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str]) -> str:
+def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str], *more: str) -> str:
     capsys.readouterr()
     args = ["ask", question, "--recording", str(stream), "--json", "--set", f"general.data_dir={data_dir}"]
-    assert main([*args, *CLIP_LEVEL_ARGS]) == 0
+    assert main([*args, *CLIP_LEVEL_ARGS, *more]) == 0
     return str(json.loads(capsys.readouterr().out)["answer"])
 
 
@@ -86,6 +86,15 @@ def test_how_long_an_act_went_on_is_its_stretch_of_clips(
     assert said.startswith("About 20 seconds, from 0:30 to 0:50"), said
 
 
+def test_how_long_that_took_leans_on_the_last_answer(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "when did I heat the meat?", capsys)
+    assert said.startswith("At ") and "heated meat" in said, said
+    said = _ask(stream, tmp_path, "how long did that take?", capsys, "--continue")
+    assert said.startswith("About 2 minutes, from 1:20 to 3:20"), said
+
+
 def test_how_long_ago_is_the_time_since_the_moment(
     stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -101,6 +110,22 @@ def test_what_i_was_making_with_no_task_known_is_what_memory_shows_most(
     # potatoes and the meat on the skillet are most of the clips
     assert said.startswith("It is no task I know. What I saw most: you "), said
     assert "potato" in said and "meat" in said, said
+
+
+@pytest.mark.parametrize(
+    ("question", "is_task"),
+    [
+        ("what was i baking?", True),
+        ("what were we cooking today?", True),
+        ("so what am i making here?", True),
+        ("what was i baking at ten minutes in?", False),  # a time named: what was done then
+        ("what was i frying the onions in?", False),
+    ],
+)
+def test_what_was_made_is_asked_without_a_noun_for_it(question: str, is_task: bool) -> None:
+    from edge_assist.answers.procedure import _TASK_FORM
+
+    assert bool(_TASK_FORM.match(question)) == is_task
 
 
 def test_what_i_saw_most_names_a_new_thing_with_each_activity() -> None:

@@ -35,6 +35,10 @@ def read(said: str) -> str:
         ("did I or did I not add the vanilla", "did I add the vanilla"),
         ("wait, the butter, did that go in the pan?", "did I add the butter in the pan?"),
         ("cheese on the muffin or not?", "did I add the cheese on the muffin?"),
+        # eating and drinking said as having, and a thing made for oneself
+        ("did I have something to drink?", "did I drink something?"),
+        ("have I had a bite to eat yet?", "did I eat something yet?"),
+        ("did I make myself a coffee?", "did I make a coffee?"),
     ],
 )
 def test_a_framed_yes_no_question_asks_whether_it_was_done(said: str, asked: str) -> None:

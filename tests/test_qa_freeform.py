@@ -120,6 +120,34 @@ def test_a_no_to_something_that_happened_is_a_confident_wrong_no() -> None:
     assert said_no("You didn't add salsa.") and said_no("Not yet.") and not said_no("Nothing is left: done.")
 
 
+def test_a_stretch_of_clips_is_scored_by_its_range_and_its_length() -> None:
+    # on a day cut into 10-s clips an act is told by a run of clips: a Yes anywhere in it is right
+    peeled = _q({"yes": True, "t": 180.0, "t_end": 420.0})
+    assert score(peeled, "Yes. At 6:30 you peeled potatoes skin.", 900.0).outcome == RIGHT
+    assert score(peeled, "Yes. At 7:30 you peeled potatoes skin.", 900.0).outcome == WRONG
+    # how long it went on, where no caption says: within 20 s or 15 %
+    kneading = _q({"lasts": 360}, "duration")
+    assert score(kneading, "About 6 minutes 30 seconds, from 1:00 to 7:30.", 900.0).outcome == RIGHT
+    assert score(kneading, "About 5 minutes, from 1:00 to 6:00.", 900.0).outcome == WRONG
+    assert score(kneading, "I don't remember you doing that.", 900.0).outcome == ABSTAINED
+
+
+def test_the_goalstep_files_parse_and_keep_their_videos_apart() -> None:
+    dev = load_questions(QUESTIONS / "goalstep-dev.jsonl")
+    held = load_questions(QUESTIONS / "goalstep-heldback.jsonl")
+    assert len(dev) >= 80 and len(held) >= 80
+    assert not {q.recording for q in dev} & {q.recording for q in held}
+    for qs in (dev, held):
+        assert len({q.recording for q in qs}) >= 8
+        assert any(q.expect.yes is True for q in qs) and any(q.expect.yes is False for q in qs)
+        assert any(q.expect.lasts is not None for q in qs) and any(q.expect.about_what for q in qs)
+        convs: dict[str, set[tuple[str, float | None]]] = {}
+        for q in qs:
+            if q.conversation is not None:
+                convs.setdefault(q.conversation, set()).add((q.recording, q.ask_t))
+        assert convs and all(len(v) == 1 for v in convs.values())
+
+
 def test_a_question_about_leaving_an_act_out_is_scored_by_whether_the_act_happened() -> None:
     salt_went_in = FreeQuestion(
         "x", DEMO, None, "I didn't forget the salt, did I?", "yesno", parse_expect({"yes": True})

@@ -25,7 +25,8 @@ def _groups(spec: dict[str, str]) -> dict[str, frozenset[str]]:
 GROUPS = _groups(
     {
         # a liquid or a runny thing goes in: "crack an egg" is "pour 1 egg into the cup"
-        "pour": "pour crack break drizzle splash tip empty squirt drip decant",
+        # ("squeeze a lime over" pours its juice; a drink is served by pouring it)
+        "pour": "pour crack break drizzle splash tip empty squirt drip decant squeeze serve",
         # a loose thing is scattered over: cheese, salt, herbs
         "sprinkle": """sprinkle dust scatter season salt garnish top grate shake flavour flavor spice dash
             sift sieve strew shower mist""",
@@ -54,7 +55,7 @@ GROUPS = _groups(
         "cool": "cool chill refrigerate freeze",
         # made soft: by heat in a pan, or left out ("softened butter" is only its state)
         "soften": "soften thaw defrost",
-        "wash": "wash rinse clean scrub wipe soak",
+        "wash": "wash rinse clean scrub wipe soak mop sponge",
         # water taken off: drying is no washing, though both are done to a washed tomato
         "dry": "dry pat dab blot",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",

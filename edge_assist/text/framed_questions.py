@@ -80,6 +80,25 @@ _HAD_WHEN = re.compile(
 _OR_NOT = re.compile(r"^did\s+(i|you)\s+or\s+(?:did\s+(?:i|you)\s+not|didn't\s+(?:i|you))\s+", re.I)
 
 
+# Eating and drinking said as having: "did I have something to drink?", "have I had a bite to eat
+# yet?" ask whether the wearer drank or ate; "make myself a coffee" is making a coffee.
+_HAVE_TO = re.compile(
+    r"\b(?:have|had|has|get|got)\s+(?:something|anything|a\s+bite|a\s+little|a\s+bit|some\s*thing)\s+to\s+"
+    r"(eat|drink)\b",
+    re.I,
+)
+_FOR_MYSELF = re.compile(
+    r"\b(make|made|get|got|pour|poured|fix|fixed)\s+(?:myself|me|ourselves|us)\s+(?=a\b|an\b|some\b)", re.I
+)
+
+
+def _ate_or_drank(m: re.Match[str]) -> str:
+    """ "have something to drink" -> "drink something"; after "had" or "has": "drunk something"."""
+    act = m.group(1).lower()
+    done = m.group(0).lower().startswith(("had", "has"))
+    return f"{ ({'eat': 'eaten', 'drink': 'drunk'}[act] if done else act) } something"
+
+
 def unframed(question: str) -> str | None:
     """The plain "did I ..." a framed yes/no question asks, or None when it has no such frame."""
     q = " ".join(question.split())
@@ -90,6 +109,7 @@ def unframed(question: str) -> str | None:
     said = _NEGATED.sub(lambda m: f"{'was' if m.group(1) == 'were' else m.group(1)} I", said)
     said = _OR_NOT.sub(lambda m: f"did {m.group(1)} ", said)
     said = _WERE_WE.sub("was I", _WE.sub(lambda m: f"{m.group(1)}{m.group(2)} I", said))
+    said = _FOR_MYSELF.sub(r"\1 ", _HAVE_TO.sub(_ate_or_drank, said))
     asked = _asked(said)
     if asked is not None:
         return f"{asked}{end}"
