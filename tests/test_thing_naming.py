@@ -46,14 +46,3 @@ def test_a_vessel_alone_anchors_no_question_whose_thing_the_caption_does_not_nam
         anchored.anchor("add the salt into the bowl", salt, act_needed=False, kind_of=lambda w: OTHER)
         is not None
     )
-
-
-def test_a_caption_may_be_about_a_thing_it_names_stands_for_or_holds() -> None:
-    from edge_assist.answers.thing_naming import may_be_about
-
-    assert may_be_about("vegetable", "I covered the bottom bit of the english muffin with lettuce.")
-    assert may_be_about("egg", "Now I am stirring it well.")  # "it" may stand for the egg
-    assert may_be_about("egg", "I zapped the ramekin cup uncovered on medium for 60 secs.")  # in the cup
-    # a sauce of another thing, and an act on the thing with none of these, are not about it
-    assert not may_be_about("tomato", "The person adds soy sauce to the vegetables.")
-    assert not may_be_about("chicken", "The person washes the pan, then dries the knife.")
