@@ -24,13 +24,11 @@ from edge_assist.answers import (
     day_recall,
     earned_no,
     grounding,
-    meaning,
     mishaps,
     multi_hop,
     named_moments,
     order,
     order_from_clips,
-    thing_naming,
 )
 from edge_assist.answers import support as answer_support
 from edge_assist.answers.answer_record import GroundedAnswer
@@ -245,9 +243,6 @@ class GroundedAnswerer:
         )
         if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
             chosen = None  # one act of an order question is not its answer ("salt before the pepper")
-        if chosen is not None and kind == "yesno" and not choices and not _about_thing(focus, chosen.text):
-            trace["outcome"] = "the moment chosen names nothing that may be the thing asked"
-            chosen = None  # a Yes rests on the thing asked: "soy sauce" is no tomato in the sauce
         moment = chosen
         if chosen is not None and kind in ("after", "before"):
             moment = await self.recall.neighbour(
@@ -381,8 +376,3 @@ class GroundedAnswerer:
         trace["candidates"] = [choice.trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
         return found, offered
-
-
-def _about_thing(focus: str, caption: str) -> bool:
-    thing = meaning.parse(focus).thing
-    return not thing or thing_naming.may_be_about(thing, caption)

@@ -9,9 +9,7 @@ strawberries on a plate).
 
 from __future__ import annotations
 
-import re
-
-from edge_assist.answers.contents import one_vessel, vessels_referred
+from edge_assist.answers.contents import one_vessel
 from edge_assist.answers.focus import WORDS_OF, verb_base
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.text.kinds_of_things import LOOKS, covers, same_thing
@@ -57,19 +55,3 @@ def look_before(words: list[str], at: int) -> str:
     """The look said right before a general word ("the yellow fruit", "the red sauce"), or ""."""
     prev = words[at - 1].lower() if at > 0 else ""
     return prev if prev in LOOKS and words[at].lower() != prev else ""
-
-
-# Words through which a caption may stand for a thing it does not name: "stirred it", "the
-# mixture", "everything" (a vessel's contents are read in answers/contents.py).
-_STANDS_FOR = re.compile(
-    r"\b(?:it|them|this|that|these|those|everything|mixture|contents|ingredients|all)\b", re.I
-)
-
-
-def may_be_about(thing: str, caption: str) -> bool:
-    """Whether a caption may tell the thing: it names it (in any of the ways `thing_in` reads),
-    refers to it through a word that stands for what was handled, or acts on a vessel it may be
-    in. "adds soy sauce to the vegetables" is not about tomatoes."""
-    if thing_in(thing, caption) is not None or _STANDS_FOR.search(caption):
-        return True
-    return bool(vessels_referred(caption))
