@@ -166,6 +166,18 @@ _WHICH_TIME = re.compile(
 _AMOUNT_DIMS = {"much": ("volume", "mass", "count"), "many": ("count",), "long": ("time",)}
 
 
+async def _amount_of(
+    frame: str, follow: FollowUp, m: Moment, before_t: float, recall: Recall, clock: Clock
+) -> Resolved:
+    """ "How much?" of the last moment; "how long did that take?" where it states no time: the
+    stretch of its act."""
+    text = _amount(m, follow.obj)
+    if text == answer_text.DONT_REMEMBER and follow.obj == "long" and not m.note:
+        text = await _length(m, before_t, recall, clock) or text
+    told = m if text != answer_text.DONT_REMEMBER else None
+    return Resolved(frame, follow, text, told, outcome="the last moment's amount")
+
+
 def _amount(m: Moment, how: str) -> str:
     """ "How much?" of the last moment: the amounts its caption says, and the moment."""
     said = dict.fromkeys(a.text for a in parse_details(m.text).amounts if a.dim in _AMOUNT_DIMS[how])
@@ -289,11 +301,7 @@ async def resolve(
         text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
     if follow.kind == "amount":
-        text = _amount(m, follow.obj)
-        if text == answer_text.DONT_REMEMBER and follow.obj == "long" and not m.note:
-            text = await _length(m, before_t, recall, clock) or text
-        told = m if text != answer_text.DONT_REMEMBER else None
-        return Resolved(frame, follow, text, told, outcome="the last moment's amount")
+        return await _amount_of(frame, follow, m, before_t, recall, clock)
     if follow.kind == "purpose":
         said = answer_text.tell(m.text, m.t0, m.note)
         return Resolved(frame, follow, said, m, outcome="what the last moment was doing")
