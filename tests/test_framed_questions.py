@@ -39,6 +39,8 @@ def read(said: str) -> str:
         ("did I have something to drink?", "did I drink something?"),
         ("have I had a bite to eat yet?", "did I eat something yet?"),
         ("did I make myself a coffee?", "did I make a coffee?"),
+        # "once I'd done it" is after it
+        ("did I add salt once I'd drained the pasta?", "did I add salt after I drained the pasta?"),
     ],
 )
 def test_a_framed_yes_no_question_asks_whether_it_was_done(said: str, asked: str) -> None:

@@ -213,6 +213,12 @@ def read(focus: str, caption: str) -> Reading:
     own = _read(focus, caption)  # "grease the cup" for "Coat the cup with cooking spray"
     if own.restated is not None:
         return own
+    words = tokens(focus)
+    if words and (verb_base(words[0]) or words[0].lower()) in _PLACES - {"put"}:
+        # "throw the onions in the blender" is putting them there, as "adds onions to blender" tells
+        as_put = _read(" ".join(["put", *words[1:]]), caption)
+        if as_put.restated is not None:
+            return as_put
     put_on = _read(said, caption)
     if put_on.restated is None and thing_in(parse(said).thing, caption) is None:
         # "did I pepper the tuna?" of "unsealing a can of tuna": no pepper, another act on the tuna

@@ -92,6 +92,10 @@ _FOR_MYSELF = re.compile(
 )
 
 
+# "once I'd plated the food", "once we had drained it": after it
+_ONCE = re.compile(r"\bonce\s+(?:i|we)(?:'d|\s+had)?\s+(?=[a-z]+ed\b|[a-z]+en\b|[a-z]+t\b)", re.I)
+
+
 def _ate_or_drank(m: re.Match[str]) -> str:
     """ "have something to drink" -> "drink something"; after "had" or "has": "drunk something"."""
     act = m.group(1).lower()
@@ -110,6 +114,7 @@ def unframed(question: str) -> str | None:
     said = _OR_NOT.sub(lambda m: f"did {m.group(1)} ", said)
     said = _WERE_WE.sub("was I", _WE.sub(lambda m: f"{m.group(1)}{m.group(2)} I", said))
     said = _FOR_MYSELF.sub(r"\1 ", _HAVE_TO.sub(_ate_or_drank, said))
+    said = _ONCE.sub("after I ", said)
     asked = _asked(said)
     if asked is not None:
         return f"{asked}{end}"
