@@ -88,3 +88,10 @@ def test_a_thing_done_is_not_one_only_where_another_thing_went() -> None:
     on_it = meaning.read("do the lettuce", "I put the egg from the mug on top of the lettuce.")
     assert on_it.as_place
     assert not meaning.read("do the lettuce", "I lined the muffin with lettuce.").as_place
+
+
+def test_a_thing_thrown_in_casually_is_put_in_not_blended() -> None:
+    # the caption tells it going in; "in the blender" asks no blending here
+    added = "The person adds onions to blender, then peels outer skin of tomato."
+    assert meaning.read("throw the onions in the blender", added).restated is not None
+    assert meaning.read("throw the peppers in the blender", added).restated is None
