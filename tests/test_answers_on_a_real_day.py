@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers.activity_span import clauses, length, stretches
+from edge_assist.answers.activity_span import clauses, stretches
 from edge_assist.answers.what_i_saw import mostly
 from edge_assist.cli import main
 from edge_assist.evaluation.goalstep import build
 from edge_assist.memory.api import CaptionRecord
+from edge_assist.text.stream_time import length
 from tests.clip_level import CLIP_LEVEL_ARGS
 
 DATA = Path(__file__).parent / "data" / "ego4d-goalstep"

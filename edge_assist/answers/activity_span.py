@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from edge_assist.answers.meaning import caption_verbs
 from edge_assist.retrieval.api import CaptionRecord
-from edge_assist.text.stream_time import stream_clock
+from edge_assist.text.stream_time import length, stream_clock
 
 # Clips this far apart or closer are one stretch of the activity: two missed 10-s clips, or an
 # aside as short (a glance at the phone while kneading).
@@ -77,21 +77,6 @@ def stretches(clips: Sequence[CaptionRecord], tells: Callable[[str], bool]) -> l
         else:
             out.append([c])
     return [Stretch(run[0].t0, max(c.t1 for c in run), tuple(run)) for run in out]
-
-
-def length(seconds: float) -> str:
-    """A length as said: "40 seconds", "2 minutes 30 seconds", "14 minutes", "1.5 hours"."""
-    if seconds < 55:
-        return f"{max(5, int(round(seconds / 5.0)) * 5)} seconds"
-    if seconds < 10 * 60:
-        whole = int(round(seconds / 10.0)) * 10
-        m, s = divmod(whole, 60)
-        said = f"{m} minute{'s' if m != 1 else ''}"
-        return f"{said} {s} seconds" if s else said
-    if seconds < 90 * 60:
-        n = int(round(seconds / 60))
-        return f"{n} minutes"
-    return f"{seconds / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
 
 
 def _from_to(s: Stretch) -> str:

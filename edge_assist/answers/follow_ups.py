@@ -33,6 +33,7 @@ from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.question_kinds import QuestionKinds
 from edge_assist.text.action_families import same_act
+from edge_assist.text.caption_subject import action_words
 from edge_assist.text.question_voice import as_wearers
 from edge_assist.text.stop_words import FUNCTION_WORDS
 from edge_assist.text.stream_time import age, stream_clock
@@ -189,20 +190,15 @@ def _amount(m: Moment, how: str) -> str:
 async def _length(m: Moment, before_t: float, recall: Recall, clock: Clock) -> str | None:
     """ "How long did that take?" where the last moment states no time: the stretch of clips around
     it that tell one of its actions again, as on a day cut into 10-s clips."""
-    keys = {_said(c) for c in activity_span.clauses(m.text)}
+    keys = {tuple(action_words(c)) for c in activity_span.clauses(m.text)}  # "The person slices" is "slices"
     clips, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, -math.inf, before_t)
-    found = activity_span.stretches([c for c in clips if c.t1 <= before_t + 1e-6], lambda c: _said(c) in keys)
+    found = activity_span.stretches(
+        [c for c in clips if c.t1 <= before_t + 1e-6], lambda c: tuple(action_words(c)) in keys
+    )
     at = [s for s in found if s.t0 <= m.t0 <= s.t1]
     if not at:
         return None
     return activity_span.told(at, "first", lambda c: answer_text.tell(c.text, c.t0))[0]
-
-
-def _said(clause: str) -> str:
-    """A clause as its words, without who did it: "The person slices the onion." and "slices the
-    onion" are one action."""
-    words = re.findall(r"[a-z]+", clause.lower())
-    return " ".join(words[2:] if words[:2] == ["the", "person"] else words)
 
 
 async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Clock) -> str:

@@ -10,7 +10,6 @@ clauses about one pan of noodles do not crowd out the cabbage.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -18,18 +17,18 @@ from edge_assist.answers.activity_span import clauses
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.word_kinds import OTHER, TOOL, is_verb_form, lexical_kind
+from edge_assist.text.caption_subject import action_words
 from edge_assist.text.stop_words import ANSWER_STOP_WORDS
 
 TOLD = 3  # activities told
 UNKNOWN_TASK = "It is no task I know."
 # Words of a clause that name no thing it is about.
 _NOT_THINGS = frozenset("person wearer someone water".split())
-_SUBJECT = re.compile(r"^(?:the\s+person|the\s+wearer|someone|he|she|they|i|we|c)\s+", re.IGNORECASE)
 
 
 def _things(clause: str) -> frozenset[str]:
     """The words of a clause that may name what it is about: no verb, tool or function word."""
-    words = re.findall(r"[a-z]+", _SUBJECT.sub("", clause.lower()))[1:]  # the verb leads the clause
+    words = action_words(clause)[1:]  # the verb leads the clause
     return frozenset(
         w
         for w in words
@@ -49,7 +48,7 @@ def mostly(clips: Sequence[CaptionRecord], top: int = TOLD) -> list[str]:
     said: dict[str, str] = {}
     for c in clips:
         for clause in dict.fromkeys(clauses(c.text)):  # a clause once per clip: its time, not its words
-            key = " ".join(re.findall(r"[a-z]+", _SUBJECT.sub("", clause.lower())))
+            key = " ".join(action_words(clause))
             if key:
                 counts[key] += 1
                 said.setdefault(key, clause)

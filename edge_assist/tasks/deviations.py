@@ -35,14 +35,13 @@ import numpy as np
 from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
 from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
+from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.units import UNIT_NAMES
 
 Vectors = Callable[[Sequence[str]], np.ndarray]
 
 _WORD = re.compile(r"[a-z][a-z'-]+")
-# A clause's subject before its verb: "The person", "She", "I", "C".
-_SUBJECT = re.compile(r"^(?:the\s+person|the\s+wearer|someone|he|she|they|i|we|you|c)\s+", re.IGNORECASE)
 # Where a caption's clauses part: a semicolon, a sentence end, or ", and"/", while"/", as".
 _CLAUSE_SPLIT = re.compile(r"[;.!?]\s+|,\s+(?:and|while|as|then|but)\s+|\s+while\s+")
 
@@ -70,7 +69,7 @@ def acting_clauses(caption: str) -> list[str]:
         c = part.strip(" ,")
         if not c:
             continue
-        bare = _SUBJECT.sub("", c.lower())
+        bare = SUBJECT.sub("", c.lower())
         words = _WORD.findall(bare)
         then = i > 0 and "then" in joins[i - 1] and bool(words) and words[0].endswith("s")
         if words and (bare != c.lower() or _verb(words[0]) or then):
@@ -96,7 +95,7 @@ def things(text: str, kinds: WordKinds) -> list[Thing]:
     """The tools and ingredients a text names, less each clause's verb."""
     out: list[Thing] = []
     for clause in re.split(r"[;.!?]", text):
-        words = _WORD.findall(_SUBJECT.sub("", clause.strip().lower()))
+        words = _WORD.findall(SUBJECT.sub("", clause.strip().lower()))
         if words and _verb(words[0]):
             words = words[1:]  # the clause's verb, even when it is also a noun ("spoons", "salts")
         typed = kinds.kinds(words)

@@ -17,8 +17,33 @@ def stream_clock(seconds: float) -> str:
 def age(seconds: float) -> str:
     """How long ago, as said: "40 seconds", "1 minute", "12 minutes", "2.5 hours"."""
     if seconds < 45:
-        return f"{max(5, int(round(seconds / 5.0)) * 5)} seconds"
+        return _seconds(seconds)
     if seconds < 90 * 60:
-        n = max(1, int(round(seconds / 60)))
-        return f"{n} minute{'s' if n != 1 else ''}"
+        return _minutes(seconds)
+    return _hours(seconds)
+
+
+def length(seconds: float) -> str:
+    """How long something went on, as said: finer than an age while it is short ("2 minutes 30
+    seconds"), as whole minutes from ten, in hours from ninety."""
+    if seconds < 55:
+        return _seconds(seconds)
+    if seconds < 10 * 60:
+        m, s = divmod(int(round(seconds / 10.0)) * 10, 60)
+        return f"{_minutes(m * 60)} {s} seconds" if s else _minutes(m * 60)
+    if seconds < 90 * 60:
+        return _minutes(seconds)
+    return _hours(seconds)
+
+
+def _seconds(seconds: float) -> str:
+    return f"{max(5, int(round(seconds / 5.0)) * 5)} seconds"
+
+
+def _minutes(seconds: float) -> str:
+    n = max(1, int(round(seconds / 60)))
+    return f"{n} minute{'s' if n != 1 else ''}"
+
+
+def _hours(seconds: float) -> str:
     return f"{seconds / 3600:.1f}".rstrip("0").rstrip(".") + " hours"
