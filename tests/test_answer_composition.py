@@ -26,6 +26,24 @@ from edge_assist.text.verb_forms import past_tense, present_participle
             "The person bends at the waist with straight legs and heaves one end of the sofa up alone.",
             "you bent at the waist with straight legs and heaved one end of the sofa up alone",
         ),
+        # a clip stream's clauses (Ego4D Goal-Step): verbs we do not list, and "is ...ing" after "then"
+        ("The person removes cabbage from plastic bag.", "you removed cabbage from plastic bag"),
+        (
+            "The person adds onions to the oil in the pan, then activates range hood.",
+            "you added onions to the oil in the pan, then activated range hood",
+        ),
+        (
+            "The person adds oil to the pan, sets the heat temperature on the pan, then adds onions.",
+            "you added oil to the pan, set the heat temperature on the pan, then added onions",
+        ),
+        (
+            "The person sliced green beans, then is extracting boiled water from the mushroom.",
+            "you sliced green beans, then were extracting boiled water from the mushroom",
+        ),
+        (
+            "The person is stirring the sauce, then is stirring the pasta.",
+            "you were stirring the sauce, then stirring the pasta",
+        ),
         # imperative recipe steps (CaptainCook4D, original)
         (
             "Add contents of the bowl to the lettuce and replace the top of the English muffin",

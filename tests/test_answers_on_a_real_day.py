@@ -96,6 +96,17 @@ def test_how_long_that_took_leans_on_the_last_answer(
     assert said.startswith("About 2 minutes, from 1:20 to 3:20"), said
 
 
+def test_when_an_act_started_is_the_first_clip_of_its_run(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # eleven clips in a row heat the meat: the start is the first of them, whichever ranks higher
+    said = _ask(stream, tmp_path, "when did I start heating the meat?", capsys)
+    assert said.startswith("At 1:20 you heated meat"), said
+    # potatoes put into the pan on the hob are being cooked from then
+    said = _ask(stream, tmp_path, "when did I start cooking the potatoes?", capsys)
+    assert said.startswith("At 0:20 you added diced potato to pan"), said
+
+
 def test_how_long_ago_is_the_time_since_the_moment(
     stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,14 +4,16 @@ microwave?"); else the model's pick. And what is said when none answers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from edge_assist.answers import grounding, quantity_question
+from edge_assist.answers.activity_span import GAP_S
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
+from edge_assist.retrieval.recall import Recall
 
 
 async def choose(
@@ -53,3 +55,25 @@ def unanswered(kind: str, chosen: Moment | None) -> str:
     if chosen is not None and kind == "before":
         return answer_text.NOTHING_BEFORE
     return answer_text.abstention(kind)
+
+
+async def run_edge(
+    recall: Recall,
+    clock: Clock,
+    chosen: Moment,
+    before_t: float,
+    backed: Callable[[Moment], Awaitable[bool]],
+    *,
+    step: int = -1,
+) -> Moment:
+    """The first (`step` -1) or last (1) clip of the run `chosen` belongs to: "when did I start on
+    the cabbage?" over a stream of 10-s clips is the first of the clips in a row that answer it,
+    though a later one ranked higher, and what came right after the cutting comes after its last
+    clip, not after the next clip of the same cutting. A clip answers when `backed` says so."""
+    m = chosen
+    while (near := await recall.neighbour(clock, m, step=step, before_t=before_t)) is not None:
+        gap = m.t0 - near.t1 if step < 0 else near.t0 - m.t1
+        if gap > GAP_S or not await backed(near):
+            break
+        m = near
+    return m

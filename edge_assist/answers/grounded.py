@@ -24,11 +24,13 @@ from edge_assist.answers import (
     day_recall,
     earned_no,
     grounding,
+    meaning,
     mishaps,
     multi_hop,
     named_moments,
     order,
     order_from_clips,
+    quantity_question,
 )
 from edge_assist.answers import support as answer_support
 from edge_assist.answers.answer_record import GroundedAnswer
@@ -107,6 +109,29 @@ class GroundedAnswerer:
 
     def _backing(self, focus: str, found: Sequence[Moment], act_needed: bool | None) -> dict[Moment, float]:
         return backing.backing(self.gate, self.text_encoder, focus, found, act_needed=act_needed)
+
+    async def _in_run(
+        self, question: str, focus: str, kind: str, chosen: Moment | None, before_t: float
+    ) -> tuple[Moment | None, Moment | None]:
+        """The chosen moment at its run's start when the first time is asked, and the moment
+        answered: the chosen one, or the clip right after (before) its run for "after" ("before")."""
+        if chosen is None:
+            return None, None
+        act_needed = not anchored.asks_time_or_amount(question)
+        threshold = self.cfg.reasoner.answer_min_score or self.gate.threshold
+
+        async def backs(m: Moment) -> bool:
+            if meaning.read(focus, m.text).other_act:
+                return False  # "when did I start slicing the onion?": not the peeling before it
+            return (await self.clock.run_blocking(self._backing, focus, [m], act_needed))[m] >= threshold
+
+        if kind in ("when", "yesno") and quantity_question.which_time(question) == "first":
+            chosen = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs)
+        if kind not in ("after", "before"):
+            return chosen, chosen
+        step = 1 if kind == "after" else -1
+        edge = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs, step=step)
+        return chosen, await self.recall.neighbour(self.clock, edge, step=step, before_t=before_t)
 
     async def _graph_answer(
         self,
@@ -243,13 +268,9 @@ class GroundedAnswerer:
         )
         if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
             chosen = None  # one act of an order question is not its answer ("salt before the pepper")
-        moment = chosen
-        if chosen is not None and kind in ("after", "before"):
-            moment = await self.recall.neighbour(
-                self.clock, chosen, step=1 if kind == "after" else -1, before_t=before_t
-            )
-            if moment is None:
-                trace["outcome"] = f"no clip {kind} the chosen one in memory"
+        chosen, moment = await self._in_run(question, focus, kind, chosen, before_t)
+        if chosen is not None and moment is None:
+            trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
             text = choice.unanswered(kind, chosen)
             if kind == "yesno" and not choices:

@@ -315,7 +315,22 @@ def _verb_said_as(
         # in the skillet": cooked in a vessel, the thing had gone in it, and made soft in a pan
         # it was heated ("softened butter" alone is no heating: it is only the butter's state)
         match = next((caption_words[i] for i, t in verbs if same_act("heat", t) or t == "soften"), None)
+    if match is None and asked.verb in _ON_THE_HOB and _INTO_HOT.search(caption):
+        # "when did I start cooking the onions?" of "adds onions to the oil in the pan": a thing put
+        # into a pan, a pot or hot oil on the hob is being cooked from that moment
+        match = next((caption_words[i] for i, t in verbs if _adds(t)), None)
     return match
+
+
+# Ways of cooking a thing on the hob, which start when it goes into the pan, pot or oil.
+_ON_THE_HOB = frozenset(
+    {"cook", "fry", "saute", "sauté", "stir-fry", "pan-fry", "sear", "brown", "boil", "simmer"}
+)
+_INTO_HOT = re.compile(
+    r"\b(?:in|into|to|onto)\s+(?:(?:the|a|an|my|some)\s+)?(?:[a-z-]+\s+){0,2}"
+    r"(?:pan|skillet|pot|saucepan|wok|oil|butter|water)\b",
+    re.I,
+)
 
 
 def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:

@@ -69,8 +69,20 @@ def names_past_day(question: str) -> bool:
     return bool(_PAST_DAY.search(question))
 
 
+# "when did I start cooking the onions?", "began to stir": the act itself, from its first moment
+# (which moment is the question's to say: answers/quantity_question.which_time)
+_STARTED = re.compile(
+    r"^((?:\w+\s+)?)(?:start|started|starting|begin|began|begun)\s+(?:to\s+(?=\w)|(?=\w+ing\b))", re.I
+)
+
+
 def question_focus(question: str) -> str:
     """The part of a question that names the moment to look up ("cut the English muffin")."""
+    focus = re.sub(r"^finally\s+(?=\S)", "", _question_focus(question), flags=re.I)
+    return _STARTED.sub(r"\1", focus) or focus
+
+
+def _question_focus(question: str) -> str:
     q = " ".join(question.split()).rstrip("?.! ")
     kind = question_kind(q)
     if kind in ("after", "before"):
@@ -95,8 +107,10 @@ _SUBJECTS = re.compile(
 )
 
 
-def _past_clause(words: list[str]) -> list[str] | None:
-    """`words` start with a verb (base, -s, -ed) or an adverb and a verb: the clause in the past."""
+def _past_clause(words: list[str], *, narrated: bool = False) -> list[str] | None:
+    """`words` start with a verb (base, -s, -ed) or an adverb and a verb: the clause in the past.
+    `narrated`: they follow a narrator's subject ("The person removes ..."), so an -s word first
+    is that person's act, a verb we know or not."""
     if not words:
         return None
     head = words[0].lower().strip(",")
@@ -108,7 +122,10 @@ def _past_clause(words: list[str]) -> list[str] | None:
         return [*lead, past_tense(head) + comma, *words[1:]]
     if head.endswith("ed") and len(head) > 4:  # already past: "Stirred ramekin cup with knife"
         return [*lead, head + comma, *words[1:]]
-    if head.endswith("s") and is_verb(base_of_third_person(head)):
+    if head.endswith("s") and (
+        is_verb(base_of_third_person(head))
+        or (narrated and not head.endswith(("ss", "us")) and len(head) > 3)
+    ):
         return [*lead, past_tense(base_of_third_person(head)) + comma, *words[1:]]
     return None
 
@@ -187,7 +204,7 @@ def _second_person(s: str) -> str | None:
             and rest[1].lower().endswith("ing")
         ):
             return "you were " + " ".join(rest[1:])
-        clause = _past_clause(rest)
+        clause = _past_clause(rest, narrated=True)
         return "you " + " ".join(clause) if clause else None
     words = s.split()
     clause = _past_clause(words)

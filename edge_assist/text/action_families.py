@@ -69,7 +69,14 @@ GROUPS = _groups(
         # a thing is held closed or in place by something through or around it: a toothpick, a tie
         "fasten": "fasten pin secure skewer clip staple tie thread",
         "measure": "measure weigh portion",
-        "shape": "knead roll shape flatten form press mould mold",
+        # things set in order where they belong: "sort out the utensils" is "arranges utensils"
+        "tidy": "tidy arrange organise organize sort declutter",
+        # a moment kept on a phone or a camera
+        "record": "record film video photograph",
+        # kneading, flattening and shaping are three stages of a dough, not one act
+        "knead": "knead",
+        "flatten": "flatten roll press",
+        "shape": "shape form mould mold",
         "eat": "eat taste drink sample try",
     }
 )

@@ -74,6 +74,8 @@ def _verb_base(word: str, next_raw: str | None, *, narration: bool, reset: bool 
         return word if nxt in _NOUNISH_NEXT else None
     if reset and is_verb(word):
         return word
+    if reset and narration and word.endswith("s") and not word.endswith(("ss", "us")) and len(word) >= 4:
+        return base_of_third_person(word)  # "..., then activates the hood": their next action
     if narration and word.endswith("s") and not word.endswith("ss") and len(word) >= 4:
         base = base_of_third_person(word)
         if is_verb(base) and base not in _NOUNISH:
@@ -85,8 +87,8 @@ def _verb_base(word: str, next_raw: str | None, *, narration: bool, reset: bool 
     if not word.endswith("s") or word.endswith("ss") or len(word) < 4:
         return None
     base = base_of_third_person(word)
-    if is_verb(base) and base not in _NOUNISH:
-        return base
+    if is_verb(base) and (base not in _NOUNISH or nxt in _NOUNISH_NEXT):
+        return base  # "sets the heat": an -s form before an object is a verb however nounish
     # Not a verb we know: an action only when an object or a particle follows it at once,
     # where a plural noun ("forks and napkins at six places") would take a preposition.
     return base if narration and nxt in _NARRATION_NEXT else None
@@ -116,6 +118,10 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
         slot = _bare(prev) in _COORDINATORS or prev.endswith((",", ";"))
         if prev.endswith((",", ";")) or _bare(prev) in _RESETS:
             scope, sub_has_verb = "main", False
+        if slot and word in ("is", "are") and i + 1 < len(words) and _bare(words[i + 1]).endswith("ing"):
+            # "..., then is stirring the pasta": the wearer's next action, as the first one was told
+            out[i] = "" if progressive else raw.replace(word, "were")
+            continue
         if slot and word not in _COORDINATORS:
             j = i + 1 if word in ADVERBS and i + 1 < len(words) else i
             target = _bare(words[j])
@@ -142,4 +148,4 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
         elif scope == "sub" and (word in _FINITE or is_verb(word) or is_verb(base_of_third_person(word))):
             sub_third = sub_third or (not sub_has_verb and not is_verb(word) and word.endswith("s"))
             sub_has_verb = True
-    return out
+    return [w for w in out if w]

@@ -94,6 +94,13 @@ _FOR_MYSELF = re.compile(
 
 # "once I'd plated the food", "once we had drained it": after it
 _ONCE = re.compile(r"\bonce\s+(?:i|we)(?:'d|\s+had)?\s+(?=[a-z]+ed\b|[a-z]+en\b|[a-z]+t\b)", re.I)
+# "once I was done stir-frying", "after I'd finished with the dough": after the act itself, its
+# last time ("finally")
+_DONE = re.compile(
+    r"\b(?:once|after|when)\s+(?:i|we)(?:'d|'m|\s+was|\s+were|\s+had|\s+am)?\s+(?:done|finished|through)"
+    r"\s+(?:with\s+)?(?=\S)",
+    re.I,
+)
 
 
 def _ate_or_drank(m: re.Match[str]) -> str:
@@ -114,7 +121,7 @@ def unframed(question: str) -> str | None:
     said = _OR_NOT.sub(lambda m: f"did {m.group(1)} ", said)
     said = _WERE_WE.sub("was I", _WE.sub(lambda m: f"{m.group(1)}{m.group(2)} I", said))
     said = _FOR_MYSELF.sub(r"\1 ", _HAVE_TO.sub(_ate_or_drank, said))
-    said = _ONCE.sub("after I ", said)
+    said = _ONCE.sub("after I ", _DONE.sub("after I finally ", said))
     asked = _asked(said)
     if asked is not None:
         return f"{asked}{end}"

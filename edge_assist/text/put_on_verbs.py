@@ -13,6 +13,8 @@ PHRASAL = {
     ("toss", "in"): "add",
     ("toss", "into"): "add",
     ("throw", "in"): "add",
+    # "top up the piping bag" fills it again; "top" alone puts a thing on top
+    ("top", "up"): "refill",
     # "running water over a tomato", "ran it under the tap": washing it
     ("run", "water"): "rinse",
     ("run", "under"): "rinse",
