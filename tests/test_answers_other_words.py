@@ -95,3 +95,25 @@ def test_a_thing_thrown_in_casually_is_put_in_not_blended() -> None:
     added = "The person adds onions to blender, then peels outer skin of tomato."
     assert meaning.read("throw the onions in the blender", added).restated is not None
     assert meaning.read("throw the peppers in the blender", added).restated is None
+
+
+def test_a_thing_put_into_the_pan_on_the_hob_is_being_cooked() -> None:
+    added = "The person adds onions to the oil in the pan, then activates range hood."
+    assert meaning.read("cook the onions", added).restated is not None
+    assert meaning.read("fry the onions", added).restated is not None
+    # the pan names no cooking of what was not put in it, and an oven is no hob
+    assert meaning.read("cook the mushrooms", added).restated is None
+    assert meaning.read("bake the onions", added).restated is None
+
+
+def test_the_stuff_put_away_is_whatever_food_the_caption_names() -> None:
+    put_away = "The person refrigerates ingredients."
+    assert meaning.read("put the stuff in the fridge", put_away).restated is not None
+    no_food = "The person refrigerates the dish rack."
+    assert meaning.read("put the stuff in the fridge", no_food).restated is None
+
+
+def test_doughs_are_kneaded_flattened_and_shaped_as_three_acts() -> None:
+    molded = "The person molds dough with oil."
+    assert meaning.read("flatten the dough", molded).restated is None
+    assert meaning.read("shape the dough", molded).restated is not None

@@ -54,6 +54,9 @@ from tests.clip_level import CLIP_LEVEL_ARGS, DEMO
         ("and what with?", "tool", ""),
         ("what did I use to flip them?", "tool", "flip"),
         ("what did I do it with?", "tool", ""),
+        # an act named as the anchor is a question of its own
+        ("And just before the cumin?", "named", "what did I do just before the cumin?"),
+        ("and after adding the salt?", "named", "what did I do after adding the salt?"),
     ],
 )
 def test_a_follow_up_is_known_by_its_form(question: str, kind: str, obj: str) -> None:

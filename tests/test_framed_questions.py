@@ -41,6 +41,8 @@ def read(said: str) -> str:
         ("did I make myself a coffee?", "did I make a coffee?"),
         # "once I'd done it" is after it
         ("did I add salt once I'd drained the pasta?", "did I add salt after I drained the pasta?"),
+        # what one had to do was done
+        ("did I have to top up the piping bag?", "did I top up the piping bag?"),
     ],
 )
 def test_a_framed_yes_no_question_asks_whether_it_was_done(said: str, asked: str) -> None:
@@ -67,6 +69,9 @@ def test_could_i_have_forgotten_asks_whether_it_was_done() -> None:
         ("I forgot when I took the chicken out, when was it?", "when did I take the chicken out?"),
         ("after adding the salt, what did I do next?", "what did I do after adding the salt?"),
         ("once the butter melted, what did I do?", "what did I do after the butter melted?"),
+        # done with an act: after its last time
+        ("what did I do once I was done stir-frying?", "what did I do after I finally stir-frying?"),
+        ("what did I do after I'd finished with the dough?", "what did I do after I finally the dough?"),
     ],
 )
 def test_a_time_asked_in_a_frame_is_asked_plainly(said: str, asked: str) -> None:

@@ -152,6 +152,13 @@ _OCCURRENCE = re.compile(
 _OCCURRENCE_TIME = {"final": "last", "latest": "last", "most recent": "last"}
 
 
+# "and after the water?", "and just before the cumin?": an act of its own named as the anchor
+_ANCHORED = re.compile(
+    r"^(?:(?:and|so|ok|okay|then|what\s+about|how\s+about)\s+)+((?:(?:just|right|straight|immediately)\s+)?"
+    r"(?:after|before))\s+(?!(?:that|this|it|then|them|those|these)\b)((?:the|my|adding|putting)\b.*)$"
+)
+
+
 def follow_up(question: str) -> FollowUp | None:
     """The follow-up `question` is by its form, or None for an ordinary question."""
     q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
@@ -164,6 +171,9 @@ def follow_up(question: str) -> FollowUp | None:
     if named is not None and _POINTER.search(named.group("rest")) and len(named.group("obj").split()) <= 4:
         # the whole question is here: "is the egg in yet?"
         return FollowUp("named", _POINTER.sub(named.group("obj"), named.group("rest"), count=1) + "?")
+    if (anchored := _ANCHORED.match(q)) is not None:
+        # "and just before the cumin?": what was done then, a question of its own
+        return FollowUp("named", f"what did I do {anchored.group(1)} {anchored.group(2)}?")
     pointed = _AND_QUESTION.match(q)
     if pointed is not None and re.search(r"\b(?:it|they|them)\b", pointed.group("rest")):
         return FollowUp("pointer", pointed.group("rest"))

@@ -12,11 +12,15 @@ from __future__ import annotations
 from edge_assist.answers.contents import one_vessel
 from edge_assist.answers.focus import WORDS_OF, verb_base
 from edge_assist.tasks.step_phrases import singular
+from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.kinds_of_things import LOOKS, covers, same_thing
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
 
 # Where food is served, named by the verb that serves it: "plate up", "dish up".
 _SERVED_ON = frozenset({"plate", "dish"})
+# "put the stuff back in the fridge": whatever food the caption names ("refrigerates ingredients")
+_ANY_FOOD = frozenset({"stuff", "thing", "everything", "food"})
+_FOOD_WORDS = frozenset({"ingredient", "food", "grocery", "leftover", "shopping"})
 
 
 def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") -> str | None:
@@ -25,6 +29,9 @@ def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") 
     one is said ("the yellow fruit": a banana), another name of the same vessel ("bowl" ->
     "dish") or the verb that serves on it ("plate" -> "plated"); None when it names none of these."""
     words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
+    if thing.lower() in _ANY_FOOD and general:
+        food = (w for w in words if singular(w.lower()) in _FOOD_WORDS or lexical_kind(w.lower()) == MATERIAL)
+        return next(food, None)
     for i, w in enumerate(words):
         s = singular(w.lower())
         if same_thing(thing, s) or (general and covers(thing, s) and (not look or covers(look, s))):

@@ -96,9 +96,11 @@ _FILLER_START = re.compile(
     r"\s*[,:]\s+)+",
     re.I,
 )
-# "did I remember to add the salt?", "did I manage to flip it?": whether the act was done
+# "did I remember to add the salt?", "did I manage to flip it?", "did I have to top it up?": whether
+# the act was done
 _REMEMBERED = re.compile(
-    r"^(did|have|had)\s+(i|you)\s+(?:remember|remembered|manage|managed|get\s+round|got\s+round)\s+to\s+(.+)$"
+    r"^(did|have|had)\s+(i|you)\s+(?:remember|remembered|manage|managed|get\s+round|got\s+round"
+    r"|have|need|get)\s+to\s+(.+)$"
 )
 _FILLER_END = re.compile(
     r",?\s+(?:right|roughly|exactly|do you know|again please|please|then|at all|or not)$", re.I
