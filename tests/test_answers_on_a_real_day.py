@@ -107,6 +107,17 @@ def test_when_an_act_started_is_the_first_clip_of_its_run(
     assert said.startswith("At 0:20 you added diced potato to pan"), said
 
 
+def test_an_act_asked_alone_is_answered_by_the_clips_that_tell_it(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # no thing named: the clips whose own verb tells the act answer, the first of them for "start"
+    said = _ask(stream, tmp_path, "when did I start stirring?", capsys)
+    assert said.startswith("At 0:30 you added diced potato to pan, then stirred"), said
+    # "this time" is the latest: before its run, not before the first flip
+    said = _ask(stream, tmp_path, "what did I do just before I started flipping this time?", capsys)
+    assert said.startswith("Just before that: at 5:50 you adjusted egg in the skillet"), said
+
+
 def test_how_long_ago_is_the_time_since_the_moment(
     stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,9 @@ _TIME_SLACK = 0.2
 # cup (butter, egg, vanilla)"): the act was on the vessel, so a moment whose own caption tells the
 # act on the thing ("beating one egg with a fork") comes first.
 READ_INTO_WEIGHT = 0.7
+# What a caption whose verb tells the act backs a question that names the act and nothing else
+# ("kneading"): above the gate's threshold, below a moment the gate itself backs well.
+ACT_ALONE_BACKING = 0.5
 
 
 def backing(
@@ -56,7 +59,11 @@ def backing(
     near = _cosines(encoder, pairs + [(a, m.text) for m, a in zip(found, anchors, strict=True) if a])
     out: dict[Moment, float] = {}
     asked_times = _times(focus)
-    thing = meaning.parse(focus).thing
+    asked = meaning.parse(focus)
+    thing = asked.thing
+    act_alone = (
+        bool(asked.verb) and not thing and len(meaning.tokens(focus)) == asked.verb_at + asked.verb_words
+    )
     features = functools.partial(gate_words.features, parts_too=gate.reads_parts)
     for m, w, r, a in zip(found, words[1 : n + 1], readings, anchors, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))
@@ -64,6 +71,10 @@ def backing(
             cosine = max(m.score, near.get((r.restated, m.text), m.score))
             feats = features(cosine, r.restated, m.text, said[r.restated], w)
             p = max(p, meaning.RESTATED_WEIGHT * gate.probability(feats))
+            if act_alone:
+                # "when did I start kneading?": a caption whose own verb tells the act answers a
+                # question that names the act alone, however few words the gate had to compare
+                p = max(p, ACT_ALONE_BACKING)
         if a is not None and not r.other_act:
             cosine = max(m.score, near.get((a, m.text), m.score))
             p = max(p, anchored.ANCHOR_WEIGHT * gate.probability(features(cosine, a, m.text, said[a], w)))

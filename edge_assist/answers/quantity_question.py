@@ -36,8 +36,8 @@ _FIRST = re.compile(
     r"at\s+the\s+start|(?:start(?:ed)?|began|begin)(?=\s+(?:on|with|to|\w+ing)\b))\b"
 )  # "when did I start on the sauce?", "... start chopping?": the earliest moment of it
 _LAST = re.compile(
-    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally)\b"
-)
+    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally|this\s+time)\b"
+)  # "before I started kneading this time": the time going on now, the latest
 _AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
 # Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
 _LIGHT_VERBS = frozenset(
@@ -71,6 +71,8 @@ def which_time(question: str) -> str:
 
 
 def _which(rest: str) -> str:
+    if re.search(r"\bthis\s+time\b", rest):
+        return "last"  # "since I started kneading this time": the time going on now
     if _FIRST.search(rest):
         return "first"
     if _AGAIN.search(rest):
