@@ -220,7 +220,7 @@ class Clause:
     def _coordinated_verbs(rest: list[str]) -> dict[int, str]:
         """Verbs coordinated with the first one: (position, progressive form)."""
         progressive = follow_tense(rest, progressive=True)
-        found = {i: w for i, (w, r) in enumerate(zip(progressive, rest, strict=True)) if w != r}
+        found = {i: w for i, (w, r) in enumerate(zip(progressive, rest, strict=True)) if w and w != r}
         for i, raw in enumerate(rest[1:], start=1):
             prev = rest[i - 1]
             if (_bare(prev) in ("and", "but") or prev.endswith(",")) and _bare(raw) in EXTRA_VERBS:

@@ -154,9 +154,8 @@ def _tense_throughout(clause: str, *, narration: bool = False) -> str:
     if not progressive and not (verb.endswith("ed") or verb in _PASTS):
         return clause
     start = k + 3 if progressive else k + 2
-    return " ".join(
-        [*words[:start], *follow_tense(words[start:], progressive=progressive, narration=narration)]
-    )
+    followed = follow_tense(words[start:], progressive=progressive, narration=narration)
+    return " ".join(w for w in [*words[:start], *followed] if w)
 
 
 def _first_person(s: str) -> str:

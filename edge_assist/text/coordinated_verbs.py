@@ -102,7 +102,8 @@ def _inflect(raw: str, base: str, progressive: bool) -> str:
 
 
 def follow_tense(words: list[str], *, progressive: bool = False, narration: bool = False) -> list[str]:
-    """`words` come after a clause's first verb: its coordinated verbs in the same tense.
+    """`words` come after a clause's first verb: its coordinated verbs in the same tense, word for
+    word (a word dropped is left empty).
 
     `progressive`: the first verb is "were ...ing", so are the others. `narration`: the
     caption spoke of someone in the third person ("C comes back and grabs the knife").
@@ -120,6 +121,7 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
             scope, sub_has_verb = "main", False
         if slot and word in ("is", "are") and i + 1 < len(words) and _bare(words[i + 1]).endswith("ing"):
             # "..., then is stirring the pasta": the wearer's next action, as the first one was told
+            # (in a progressive clause the "is" goes: an empty word, so positions stay as they were)
             out[i] = "" if progressive else raw.replace(word, "were")
             continue
         if slot and word not in _COORDINATORS:
@@ -148,4 +150,4 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
         elif scope == "sub" and (word in _FINITE or is_verb(word) or is_verb(base_of_third_person(word))):
             sub_third = sub_third or (not sub_has_verb and not is_verb(word) and word.endswith("s"))
             sub_has_verb = True
-    return [w for w in out if w]
+    return out
