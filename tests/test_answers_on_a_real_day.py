@@ -96,26 +96,27 @@ def test_how_long_that_took_leans_on_the_last_answer(
     assert said.startswith("About 2 minutes, from 1:20 to 3:20"), said
 
 
-def test_when_an_act_started_is_the_first_clip_of_its_run(
-    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("question", "said_first"),
+    [
+        # eleven clips in a row heat the meat: the start is the first of them, whichever ranks higher
+        ("when did I start heating the meat?", "At 1:20 you heated meat"),
+        # potatoes put into the pan on the hob are being cooked from then
+        ("when did I start cooking the potatoes?", "At 0:20 you added diced potato to pan"),
+        # no thing named: the clips whose own verb tells the act answer, the first of them for "start"
+        ("when did I start stirring?", "At 0:30 you added diced potato to pan, then stirred"),
+        # "this time" is the latest: before its run, not before the first flip
+        (
+            "what did I do just before I started flipping this time?",
+            "Just before that: at 5:50 you adjusted egg in the skillet",
+        ),
+    ],
+)
+def test_an_act_is_found_by_the_run_of_clips_that_tell_it(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], question: str, said_first: str
 ) -> None:
-    # eleven clips in a row heat the meat: the start is the first of them, whichever ranks higher
-    said = _ask(stream, tmp_path, "when did I start heating the meat?", capsys)
-    assert said.startswith("At 1:20 you heated meat"), said
-    # potatoes put into the pan on the hob are being cooked from then
-    said = _ask(stream, tmp_path, "when did I start cooking the potatoes?", capsys)
-    assert said.startswith("At 0:20 you added diced potato to pan"), said
-
-
-def test_an_act_asked_alone_is_answered_by_the_clips_that_tell_it(
-    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # no thing named: the clips whose own verb tells the act answer, the first of them for "start"
-    said = _ask(stream, tmp_path, "when did I start stirring?", capsys)
-    assert said.startswith("At 0:30 you added diced potato to pan, then stirred"), said
-    # "this time" is the latest: before its run, not before the first flip
-    said = _ask(stream, tmp_path, "what did I do just before I started flipping this time?", capsys)
-    assert said.startswith("Just before that: at 5:50 you adjusted egg in the skillet"), said
+    said = _ask(stream, tmp_path, question, capsys)
+    assert said.startswith(said_first), said
 
 
 def test_how_long_ago_is_the_time_since_the_moment(

@@ -62,18 +62,24 @@ async def run_edge(
     clock: Clock,
     chosen: Moment,
     before_t: float,
-    backed: Callable[[Moment], Awaitable[bool]],
+    backed: Callable[[list[Moment]], Awaitable[list[bool]]],
     *,
     step: int = -1,
 ) -> Moment:
     """The first (`step` -1) or last (1) clip of the run `chosen` belongs to: "when did I start on
     the cabbage?" over a stream of 10-s clips is the first of the clips in a row that answer it,
     though a later one ranked higher, and what came right after the cutting comes after its last
-    clip, not after the next clip of the same cutting. A clip answers when `backed` says so."""
-    m = chosen
-    while (near := await recall.neighbour(clock, m, step=step, before_t=before_t)) is not None:
-        gap = m.t0 - near.t1 if step < 0 else near.t0 - m.t1
-        if gap > GAP_S or not await backed(near):
-            break
-        m = near
+    clip, not after the next clip of the same cutting. `backed` says which clips answer; the clips
+    are read in batches that double (1, 2, 4, ...), so a run of a hundred clips costs a few gate
+    calls, and a run of one reads one clip more."""
+    m, count = chosen, 1
+    while near := await recall.neighbours(clock, m, step=step, count=count, before_t=before_t):
+        for clip, ok in zip(near, await backed(near), strict=True):
+            gap = m.t0 - clip.t1 if step < 0 else clip.t0 - m.t1
+            if gap > GAP_S or not ok:
+                return m
+            m = clip
+        if len(near) < count:
+            return m
+        count *= 2
     return m

@@ -120,10 +120,10 @@ class GroundedAnswerer:
         act_needed = not anchored.asks_time_or_amount(question)
         threshold = self.cfg.reasoner.answer_min_score or self.gate.threshold
 
-        async def backs(m: Moment) -> bool:
-            if meaning.read(focus, m.text).other_act:
-                return False  # "when did I start slicing the onion?": not the peeling before it
-            return (await self.clock.run_blocking(self._backing, focus, [m], act_needed))[m] >= threshold
+        async def backs(near: list[Moment]) -> list[bool]:
+            p = await self.clock.run_blocking(self._backing, focus, near, act_needed)
+            # "when did I start slicing the onion?": not the peeling before it
+            return [p[m] >= threshold and not meaning.read(focus, m.text).other_act for m in near]
 
         if kind in ("when", "yesno") and quantity_question.which_time(question) == "first":
             chosen = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs)

@@ -37,7 +37,9 @@ _FIRST = re.compile(
 )  # "when did I start on the sauce?", "... start chopping?": the earliest moment of it
 _LAST = re.compile(
     r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|at\s+the\s+end|in\s+the\s+end|finally|this\s+time)\b"
-)  # "before I started kneading this time": the time going on now, the latest
+)
+# "before I started kneading this time": the time going on now, the latest, whatever else is said
+_THIS_TIME = re.compile(r"\bthis\s+time\b")
 _AGAIN = re.compile(r"\b(?:the\s+)?second\s+(?:time|round|go)\b")
 # Verbs that say nothing of the action: "how many eggs did I use?" is about the eggs.
 _LIGHT_VERBS = frozenset(
@@ -71,8 +73,8 @@ def which_time(question: str) -> str:
 
 
 def _which(rest: str) -> str:
-    if re.search(r"\bthis\s+time\b", rest):
-        return "last"  # "since I started kneading this time": the time going on now
+    if _THIS_TIME.search(rest):
+        return "last"
     if _FIRST.search(rest):
         return "first"
     if _AGAIN.search(rest):

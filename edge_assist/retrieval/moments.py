@@ -148,14 +148,26 @@ async def neighbour(
     memory: MemoryReader, clock: Clock, m: Moment, *, step: int, before_t: float
 ) -> Moment | None:
     """The clip right after (`step` = 1) or before (-1) `m` in its session, if memory holds it by now."""
-    idx = m.clip_index + step
-    if idx < 0:
-        return None
-    rows = await clock.run_blocking(memory.captions, m.session_id, [idx])
-    if not rows:
-        return None
-    r = rows[0]
-    # Earlier sessions are wholly past; the current one only up to now.
-    if m.note == "" and r.t1 > before_t + 1e-6:
-        return None
-    return Moment(r.session_id, r.clip_index, r.t0, r.t1, r.text, m.score, m.note)
+    near = await neighbours(memory, clock, m, step=step, count=1, before_t=before_t)
+    return near[0] if near else None
+
+
+async def neighbours(
+    memory: MemoryReader, clock: Clock, m: Moment, *, step: int, count: int, before_t: float
+) -> list[Moment]:
+    """Up to `count` clips in a row after (`step` = 1) or before (-1) `m` in its session, nearest
+    first, as far as memory holds them by now (each with `m`'s score and note)."""
+    idxs = [i for i in (m.clip_index + step * k for k in range(1, count + 1)) if i >= 0]
+    by_index = (
+        {r.clip_index: r for r in await clock.run_blocking(memory.captions, m.session_id, idxs)}
+        if idxs
+        else {}
+    )
+    out: list[Moment] = []
+    for i in idxs:
+        r = by_index.get(i)
+        # Earlier sessions are wholly past; the current one only up to now.
+        if r is None or (m.note == "" and r.t1 > before_t + 1e-6):
+            break
+        out.append(Moment(r.session_id, r.clip_index, r.t0, r.t1, r.text, m.score, m.note))
+    return out

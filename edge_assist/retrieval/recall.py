@@ -86,3 +86,8 @@ class Recall:
 
     async def neighbour(self, clock: Clock, m: Moment, *, step: int, before_t: float) -> Moment | None:
         return await moments.neighbour(self._memory, clock, m, step=step, before_t=before_t)
+
+    async def neighbours(
+        self, clock: Clock, m: Moment, *, step: int, count: int, before_t: float
+    ) -> list[Moment]:
+        return await moments.neighbours(self._memory, clock, m, step=step, count=count, before_t=before_t)
