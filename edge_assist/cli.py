@@ -55,6 +55,16 @@ def _terminate(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _forget_interrupt() -> None:
+    """Let a stop this function handled end as exit code 130, never as a death by SIGINT.
+
+    CPython remembers a KeyboardInterrupt that left any code run from a string (`exec` and
+    `eval` of source, as dataclasses and namedtuple do while modules load), even one caught
+    later, and at exit kills its own process with SIGINT. The next string it runs without an
+    interrupt clears that mark."""
+    eval("None")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # Before any thread exists: a process that runs for days keeps its C heap compact (heap.py).
     heap.tune()
@@ -84,4 +94,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"edge-assist: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
+        _forget_interrupt()
         return 130

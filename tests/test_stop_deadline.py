@@ -77,3 +77,30 @@ def test_the_deadline_is_armed_while_the_main_thread_is_in_c() -> None:
     assert proc.returncode == 130, err
     assert f"still stopping after {STOP_DEADLINE_S:g} s; exiting now" in err
     assert elapsed < 30  # not the 60 s of the call
+
+
+# A stop that lands while a module builds code from a string (dataclasses, namedtuple): the
+# interrupt leaves that string's code and is handled by the command line.
+INTERRUPTED_IN_STRING_CODE = """
+from edge_assist import cli
+build = cli.build_parser
+def parser():
+    p = build()
+    p.set_defaults(func=lambda args: eval("(_ for _ in ()).throw(KeyboardInterrupt)"))
+    return p
+cli.build_parser = parser
+print(cli.main([]))
+"""
+
+
+def test_a_handled_interrupt_ends_with_130_not_a_death_by_sigint() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_IN_STRING_CODE],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    # The command's code is 130; the interpreter then ends as usual (0), not by SIGINT (-2).
+    assert (done.stdout.strip(), done.returncode) == ("130", 0), (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
