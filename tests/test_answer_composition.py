@@ -80,6 +80,11 @@ from edge_assist.text.verb_forms import past_tense, present_participle
             "you extracted and added contents of an egg to a bowl",
         ),
         # first person (CaptainCook4D, paraphrased), simple and progressive
+        # a narrator's list of acts, one after each comma (Ego4D Goal-Step, as the builder writes it)
+        (
+            "The person grills fish in the oven, washes hands, then regulates the heat of the oven.",
+            "you grilled fish in the oven, washed hands, then regulated the heat of the oven",
+        ),
         ("I chopped or grate the cucumber.", "you chopped or grated the cucumber"),
         ("I'm dicing or grate the cucumber.", "you were dicing or grating the cucumber"),
         (
@@ -103,6 +108,8 @@ def test_every_coordinated_verb_goes_into_the_tense_of_the_first(caption: str, s
         ("Coat a 6-oz. ramekin cup with cooking spray", "you coated a 6-oz. ramekin cup with cooking spray"),
         ("Add oil and salt to the pan", "you added oil and salt to the pan"),
         ("Season with pepper and salt", "you seasoned with pepper and salt"),
+        # a list of things after a comma: a plural that is also a verb stays a thing
+        ("The person grabs plates, spoons and forks.", "you grabbed plates, spoons and forks"),
         (
             "The person lays out forks and napkins at six places around the table.",
             "you laid out forks and napkins at six places around the table",

@@ -117,3 +117,31 @@ def test_doughs_are_kneaded_flattened_and_shaped_as_three_acts() -> None:
     molded = "The person molds dough with oil."
     assert meaning.read("flatten the dough", molded).restated is None
     assert meaning.read("shape the dough", molded).restated is not None
+
+
+def test_a_thing_put_in_a_heating_appliance_is_heated_as_that_appliance_heats() -> None:
+    zapped = "The person places flour tortilla in the micro wave."
+    for asked in (
+        "warm up the tortillas",
+        "heat the tortilla",
+        "microwave the tortilla",
+        "zap the tortillas",
+    ):
+        assert meaning.read(asked, zapped).restated is not None, asked
+    assert meaning.read("bake the tortilla", zapped).other_act  # a microwave does not bake
+    baked = "The person puts the bread in the oven."
+    assert meaning.read("bake the bread", baked).restated is not None
+    assert meaning.read("toast the bread", baked).other_act
+    # a dish safe for the microwave is no microwave
+    set_in = "In the microwave-safe dish, I'm setting the diced pepper."
+    assert meaning.read("microwave the peppers", set_in).restated is None
+
+
+def test_an_act_is_read_in_the_clause_that_names_its_thing() -> None:
+    # the cooking is the cheese's; the tortilla only had cheese spread in it
+    assert meaning.read(
+        "warm up the tortillas", "The person cooks cheese, then spreads cheese in tortilla."
+    ).other_act
+    # "it" takes the thing up in the next clause
+    cracked = meaning.read("crack the egg", "The person takes the egg, then cracks it into the bowl.")
+    assert not cracked.other_act

@@ -12,6 +12,8 @@ def test_any_thing_in_a_vessel_keeps_the_vessel_in_a_food_it_does_not() -> None:
     assert as_wearers("any milk in the big mug?") == "did I add milk in the big mug?"
     # the tuna is in a dish under whatever name: asked as adding the sauce
     assert as_wearers("is there any hot sauce in the tuna?") == "did I add hot sauce?"
+    # in an appliance that acts on what is in it, the thing was put there: "fish in the oven" bakes it
+    assert as_wearers("was there fish in the oven at some point?") == "did I put fish in the oven?"
     assert as_wearers("any sugar in it?") == "did I add sugar?"
 
 

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from edge_assist.answers.answer_record import GroundedAnswer
 from edge_assist.answers.periods import Period, find_period
+from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
+from edge_assist.retrieval.when import SessionAges
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.recognition import RecognitionParams, TaskRecognizer
 from edge_assist.tasks.vector_cache import VectorCache
@@ -182,3 +188,43 @@ def compose(period: Period, done: list[DoneTask], seen: int, tz: dt.tzinfo | Non
 def as_moment(d: DoneTask, note: str) -> Moment:
     """The first clip of the task, as the moment the answer cites."""
     return Moment(d.session_id, d.clip_index, d.t0, d.t1, d.text, 1.0, note)
+
+
+async def answer(
+    recall: Recall,
+    clock: Clock,
+    tasks: Callable[[], tuple[TaskLibrary, VectorCache]],
+    question: str,
+    before_t: float,
+    session_id: str | None,
+    started: float,
+    trace: dict[str, Any],
+) -> GroundedAnswer | None:
+    """What the wearer did in a span of days they name, or None for any other question."""
+    if not asks_what_was_done(question):
+        return None
+    starts = await clock.run_blocking(recall.session_starts)
+    ages = SessionAges(starts, session_id, before_t)
+    period = activity_period(question, ages.now_abs)
+    if period is None:
+        return None
+    library, vectors = tasks()
+    t = time.perf_counter()
+    done, seen = await clock.run_blocking(tasks_done, recall, library, vectors, period)
+    text = compose(period, done, seen)
+    trace.update(
+        kind="period",
+        outcome="tasks recognised" if done else "no task recognised",
+        period={
+            "label": period.label,
+            "start_wall": period.start,
+            "end_wall": period.end,
+            "clips": seen,
+            "tasks": [[d.name, d.session_id, d.clip_index, d.clips] for d in done],
+        },
+        composed=text,
+    )
+    first = said_tasks(done)[0][0] if done else None
+    moment = as_moment(first, ages.note(first.session_id, first.t0)) if first else None
+    timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
+    return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)

@@ -190,6 +190,30 @@ async def answer(
     return said, trace
 
 
+async def yes_unearned(
+    recall: Recall,
+    clock: Clock,
+    encoder: TextEncoder,
+    focus: str,
+    chosen: Moment,
+    ranked: Sequence[Moment],
+    *,
+    before_t: float,
+    session_id: str | None,
+) -> str | None:
+    """The thing asked about, when no clip of the session names it and the chosen moment does not
+    either: "did any tomatoes go in the sauce?" is not answered Yes by "adds soy sauce to the
+    vegetables", however close the words; else None."""
+    if session_id is None:
+        return None
+    clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
+    today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
+    told = await unseen_thing_no(clock, encoder, focus, clips, today)
+    if told is None or thing_naming.thing_in(told[1].thing, chosen.text):
+        return None
+    return told[1].thing
+
+
 async def unseen_thing_no(
     clock: Clock,
     encoder: TextEncoder,

@@ -40,7 +40,6 @@ from edge_assist.inference.base import LLM, TextEncoder
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
-from edge_assist.retrieval.when import SessionAges
 from edge_assist.tasks.library import TaskLibrary
 from edge_assist.tasks.vector_cache import VectorCache
 
@@ -72,40 +71,6 @@ class GroundedAnswerer:
         if self._vectors is None:
             self._vectors = VectorCache(self.text_encoder.encode)
         return self._library, self._vectors
-
-    async def _period_answer(
-        self, question: str, before_t: float, session_id: str | None, started: float, trace: dict[str, Any]
-    ) -> GroundedAnswer | None:
-        """What the wearer did in a span of days they name, or None for any other question."""
-        if not day_recall.asks_what_was_done(question):
-            return None
-        starts = await self.clock.run_blocking(self.recall.session_starts)
-        ages = SessionAges(starts, session_id, before_t)
-        period = day_recall.activity_period(question, ages.now_abs)
-        if period is None:
-            return None
-        library, vectors = self._tasks()
-        t = time.perf_counter()
-        done, seen = await self.clock.run_blocking(
-            day_recall.tasks_done, self.recall, library, vectors, period
-        )
-        text = day_recall.compose(period, done, seen)
-        trace.update(
-            kind="period",
-            outcome="tasks recognised" if done else "no task recognised",
-            period={
-                "label": period.label,
-                "start_wall": period.start,
-                "end_wall": period.end,
-                "clips": seen,
-                "tasks": [[d.name, d.session_id, d.clip_index, d.clips] for d in done],
-            },
-            composed=text,
-        )
-        first = day_recall.said_tasks(done)[0][0] if done else None
-        moment = day_recall.as_moment(first, ages.note(first.session_id, first.t0)) if first else None
-        timings = {"period": time.perf_counter() - t, "total": time.perf_counter() - started}
-        return GroundedAnswer(text, "period", moment, moment, None, [], timings, trace)
 
     def _backing(self, focus: str, found: Sequence[Moment], act_needed: bool | None) -> dict[Moment, float]:
         return backing.backing(self.gate, self.text_encoder, focus, found, act_needed=act_needed)
@@ -144,7 +109,9 @@ class GroundedAnswerer:
     ) -> GroundedAnswer | None:
         """A question about a span of days, or about what a thing was with (two hops), else None."""
         if past_sessions:
-            recalled = await self._period_answer(question, before_t, session_id, started, trace)
+            recalled = await day_recall.answer(
+                self.recall, self.clock, self._tasks, question, before_t, session_id, started, trace
+            )
             if recalled is not None:
                 return recalled
         if (asked := order.parse(question)) is not None:
@@ -243,12 +210,8 @@ class GroundedAnswerer:
         timings: dict[str, float] = {}
         kind = answer_text.question_kind(question)
         focus = answer_text.question_focus(question)
-        trace: dict[str, Any] = {
-            "answerer": "grounded",
-            "kind": kind,
-            "focus": focus,
-            "before_t": None if math.isinf(before_t) else before_t,
-        }
+        at = None if math.isinf(before_t) else before_t
+        trace: dict[str, Any] = {"answerer": "grounded", "kind": kind, "focus": focus, "before_t": at}
         if not choices:
             told = await self._graph_answer(question, before_t, session_id, past_sessions, started, trace)
             if told is not None:
@@ -266,15 +229,22 @@ class GroundedAnswerer:
         chosen = await choice.choose(
             self.llm, self.clock, question, found, offered, self.cfg.reasoner.temperature, timings, trace
         )
-        if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
-            chosen = None  # one act of an order question is not its answer ("salt before the pepper")
+        chosen = await self._earned(
+            focus, "" if choices else kind, chosen, found, before_t, session_id, trace
+        )
         chosen, moment = await self._in_run(question, focus, kind, chosen, before_t)
         if chosen is not None and moment is None:
             trace["outcome"] = f"no clip {kind} the chosen one in memory"
         if moment is None:
             text = choice.unanswered(kind, chosen)
             if kind == "yesno" and not choices:
-                text = await self._no(question, focus, found, before_t, session_id, trace) or text
+                # the earned "No" to a yes/no question no moment answers (answers/earned_no.py)
+                said, why = await earned_no.answer(
+                    self.recall, self.clock, self.text_encoder, question, focus, found,
+                    before_t=before_t, session_id=session_id,
+                )  # fmt: skip
+                trace.update(why)
+                text = said or text
             timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
         # with options to choose from, the option says what was used; the sentence only why
@@ -285,6 +255,32 @@ class GroundedAnswerer:
         text, option = await self._said(question, composed, moment, choices, timings, trace)
         timings["total"] = time.perf_counter() - started
         return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _earned(
+        self,
+        focus: str,
+        kind: str,
+        chosen: Moment | None,
+        found: Sequence[Moment],
+        before_t: float,
+        session_id: str | None,
+        trace: dict[str, Any],
+    ) -> Moment | None:
+        """The chosen moment, or None when it cannot be the answer: one act of an order question
+        ("salt before the pepper"), or a Yes or a time about a thing memory names nowhere (`kind`
+        "" when options are given: the option says what was used)."""
+        if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
+            return None
+        if chosen is None or kind not in ("yesno", "when"):
+            return chosen
+        unearned = await earned_no.yes_unearned(
+            self.recall, self.clock, self.text_encoder, focus, chosen, found,
+            before_t=before_t, session_id=session_id,
+        )  # fmt: skip
+        if unearned is None:
+            return chosen
+        trace["unearned"] = f"{unearned!r} named nowhere in memory, nor by the chosen moment"
+        return None
 
     async def _said(
         self,
@@ -313,29 +309,6 @@ class GroundedAnswerer:
         if not choices:
             return text, None
         return text, await grounding.option(self.clock, self.text_encoder, choices, moment, composed)
-
-    async def _no(
-        self,
-        question: str,
-        focus: str,
-        ranked: Sequence[Moment],
-        before_t: float,
-        session_id: str | None,
-        trace: dict[str, Any],
-    ) -> str | None:
-        """The earned "No" to a yes/no question no moment answers, else None (answers/earned_no.py)."""
-        said, why = await earned_no.answer(
-            self.recall,
-            self.clock,
-            self.text_encoder,
-            question,
-            focus,
-            ranked,
-            before_t=before_t,
-            session_id=session_id,
-        )
-        trace.update(why)
-        return said
 
     async def _offered(
         self,

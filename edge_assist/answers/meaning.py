@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from edge_assist.answers import appliances, thing_words
+from edge_assist.answers.act_said_as import PLACES, adds, said_as
 from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
     Asked,
@@ -32,7 +34,7 @@ from edge_assist.answers.focus import (
     verb_base,
     with_heads,
 )
-from edge_assist.answers.put_into import coats, only_as_place, puts_into, without_food_destination
+from edge_assist.answers.put_into import coats, only_as_place, without_food_destination
 from edge_assist.answers.thing_naming import general_word, look_before, thing_in
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
@@ -123,10 +125,6 @@ class Reading:
     as_place: bool = False
 
 
-# Where a caption cooks its thing: "in a steel frying skillet", "on the pan".
-_IN_VESSEL = re.compile(
-    r"\b(?:in|on|into)\s+(?:the|a|an|my)\s+(?:[a-z-]+\s+){0,2}(?:pan|skillet|pot|saucepan|wok)\b", re.I
-)
 # A caption with no verb that puts its thing somewhere: "1 egg to a blender".
 _SHORTHAND_PUT = re.compile(r"\b(?:to|into|onto)\s+(?:the|a|an|each|your|my)\b", re.I)
 
@@ -143,32 +141,7 @@ _PURPOSE = re.compile(
 def _puts_or_does(verb: str) -> bool:
     """ "add", "put", or "do": a thing asked to be put, or just done, is not what was done when it
     is only where another thing went ("when did I do the lettuce?" of "the egg on the lettuce")."""
-    return bool(verb) and (_adds(verb) or verb == "do")
-
-
-def _adds(verb: str) -> bool:
-    """ "add", "put", "pour", "sprinkle": a way of putting a thing in or on something."""
-    return same_act(verb, "add") or BROAD.get(verb) == BROAD["add"]
-
-
-# Verbs that only place a thing somewhere: what is done to it is the place's act.
-_PLACES = frozenset(
-    {
-        "put",
-        "place",
-        "pop",
-        "stick",
-        "set",
-        "transfer",
-        "move",
-        "return",
-        "slide",
-        "get",
-        "throw",
-        "bung",
-        "shove",
-    }
-)
+    return bool(verb) and (adds(verb) or verb == "do")
 
 
 def implied(focus: str) -> str:
@@ -182,7 +155,7 @@ def implied(focus: str) -> str:
     verb = (verb_base(words[0]) or words[0].lower()) if words else None
     lowered = [w.lower() for w in words]
     into = next((i for i, w in enumerate(lowered) if w in ACTING_APPLIANCES and i > 1), 0)
-    if verb in _PLACES and into and lowered[into - 1] in ("the", "a", "in", "into"):
+    if verb in PLACES and into and lowered[into - 1] in ("the", "a", "in", "into"):
         # "put it in the microwave" -> "microwave it": the appliance's act on the thing
         prep = next((i for i in range(into - 1, 0, -1) if lowered[i] in ("in", "into")), into)
         return " ".join([APPLIANCE_ACTS[lowered[into]], *words[1:prep]])
@@ -214,7 +187,7 @@ def read(focus: str, caption: str) -> Reading:
     if own.restated is not None:
         return own
     words = tokens(focus)
-    if words and (verb_base(words[0]) or words[0].lower()) in _PLACES - {"put"}:
+    if words and (verb_base(words[0]) or words[0].lower()) in PLACES - {"put"}:
         # "throw the onions in the blender" is putting them there, as "adds onions to blender" tells
         as_put = _read(" ".join(["put", *words[1:]]), caption)
         if as_put.restated is not None:
@@ -239,7 +212,7 @@ def _named(asked: Asked, words: list[str], caption: str) -> str | Reading:
     as_said = as_told(caption)
     if (
         as_said != caption
-        and _adds(asked.verb)
+        and adds(asked.verb)
         and thing_in(asked.thing, as_said, general=general, look=look) is None
     ):
         return Reading(None, True)  # in the vessel already ("the contents of the mug"): not put in now
@@ -266,12 +239,13 @@ def _read(focus: str, caption: str) -> Reading:
     thing_words.vessels_as_said(out, caption)
     if asked.verb:
         verbs = caption_verbs(caption)
-        if not verbs and _SHORTHAND_PUT.search(caption) and _adds(asked.verb):
+        if not verbs and _SHORTHAND_PUT.search(caption) and adds(asked.verb):
             # "1 egg to a blender", "1/4 cup mayonnaise to the bowl": a recipe's shorthand for
             # adding the thing, told by no verb; the focus without its verb is what it says.
             del out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)]
             return Reading(" ".join(out) or None, False)
         caption_words = tokens(caption)
+        verbs = _in_its_clauses(verbs, caption_words, named)
         if asked.verb == "cover" and "with" not in (w.lower() for w in words):
             # "did I cover the ramekin?" asks for a lid; "covering it with cooking spray" coats it
             verbs = [(i, t) for i, t in verbs if t != "cover" or not coats(caption_words, i)]
@@ -283,7 +257,7 @@ def _read(focus: str, caption: str) -> Reading:
         if own and not any(verb_base(caption_words[i]) == asked.verb for i, _ in verbs):
             told = [t for t in told if t != asked.verb]
         if asked.verb not in told:
-            match = _verb_said_as(asked, verbs, caption_words, caption)
+            match = said_as(asked, verbs, caption_words, caption)
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
@@ -297,40 +271,21 @@ def _read(focus: str, caption: str) -> Reading:
     return _restated(asked, asked_words, out, _puts_or_does(asked.verb) and only_as_place(named, caption))
 
 
-def _verb_said_as(
-    asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str], caption: str
-) -> str | None:
-    """The caption's own word for the asked act, or None when none of its verbs tells it."""
-    # the caption's own word ("scattered"): its word vector is the one the gate compares
-    match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
-    if match is None and _adds(asked.verb) and asked.verb not in PUTS_ON and puts_into(caption, asked.thing):
-        # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
-        # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
-        # salt on them, and eggs poured somewhere are not salted
-        match = caption_words[verbs[0][0]]
-    put_in = _adds(asked.verb) and asked.verb not in PUTS_ON
-    heated = same_act("heat", asked.verb) and asked.verb not in BROAD
-    if match is None and (put_in or heated) and _IN_VESSEL.search(caption):
-        # "melting butter in a frying skillet", "frying the garlic in the pan", "softening butter
-        # in the skillet": cooked in a vessel, the thing had gone in it, and made soft in a pan
-        # it was heated ("softened butter" alone is no heating: it is only the butter's state)
-        match = next((caption_words[i] for i, t in verbs if same_act("heat", t) or t == "soften"), None)
-    if match is None and asked.verb in _ON_THE_HOB and _INTO_HOT.search(caption):
-        # "when did I start cooking the onions?" of "adds onions to the oil in the pan": a thing put
-        # into a pan, a pot or hot oil on the hob is being cooked from that moment
-        match = next((caption_words[i] for i, t in verbs if _adds(t)), None)
-    return match
+def _in_its_clauses(verbs: list[tuple[int, str]], words: list[str], named: str) -> list[tuple[int, str]]:
+    """The verbs of the clauses that name the thing (or take it up as "it" after one that does):
+    "cooks cheese, then spreads cheese in tortilla" cooks no tortilla."""
+    clause = list(accumulate(w.lower() == "then" for w in words))
+    if not clause or clause[-1] == 0:
+        return verbs
+    first = min((clause[i] for i, w in enumerate(words) if w.lower() == named.lower()), default=None)
+    if first is None:
+        return verbs
+    naming = {clause[i] for i, w in enumerate(words) if w.lower() == named.lower()}
+    naming |= {clause[i] for i, w in enumerate(words) if w.lower() in _TAKEN_UP and clause[i] > first}
+    return [(i, t) for i, t in verbs if clause[i] in naming]
 
 
-# Ways of cooking a thing on the hob, which start when it goes into the pan, pot or oil.
-_ON_THE_HOB = frozenset(
-    {"cook", "fry", "saute", "sauté", "stir-fry", "pan-fry", "sear", "brown", "boil", "simmer"}
-)
-_INTO_HOT = re.compile(
-    r"\b(?:in|into|to|onto)\s+(?:(?:the|a|an|my|some)\s+)?(?:[a-z-]+\s+){0,2}"
-    r"(?:pan|skillet|pot|saucepan|wok|oil|butter|water)\b",
-    re.I,
-)
+_TAKEN_UP = frozenset({"it", "them", "its", "their"})
 
 
 def _restated(asked: Asked, words: list[str], out: list[str], as_place: bool = False) -> Reading:
@@ -348,7 +303,7 @@ def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) 
     tablespoon of salsa" is not "sprinkle cheese on cup". A food asked as where the thing went
     may be left out ("milk in the eggs" of "tipping milk to the dish": the eggs were in it)."""
     missing = [t for t in things(focus) if not thing_in(t, caption)]
-    if missing and _adds(asked.verb) and asked.verb_at < asked.thing_at:
+    if missing and adds(asked.verb) and asked.verb_at < asked.thing_at:
         together = asked.verb not in PUT_ON_WITH  # "add water with the peppers": into one vessel
         words = without_food_destination(words, missing, asked.thing_at, asked.thing, caption, together)
         missing = [t for t in missing if any(singular(w.lower()) == t for w in words)]

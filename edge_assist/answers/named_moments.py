@@ -58,7 +58,10 @@ async def naming(
         picked = [
             i for i in left_out if i not in best and thing_naming.thing_in(thing, told[i] or clips[i].text)
         ]
-        best += sorted(picked, key=lambda i: -scores[i])[:MORE]
+        # those that tell the act asked about on the thing first ("places flour tortilla in the
+        # microwave" for "did I warm up the tortillas?"), then the closest
+        picked.sort(key=lambda i: (not _tells_act(focus, told[i] or clips[i].text), -scores[i]))
+        best += picked[:MORE]
     return [
         Moment(
             clips[i].session_id,
@@ -70,3 +73,7 @@ async def naming(
         )
         for i in best
     ]
+
+
+def _tells_act(focus: str, caption: str) -> bool:
+    return bool(meaning.parse(focus).verb) and meaning.read(focus, caption).restated is not None

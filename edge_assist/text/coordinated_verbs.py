@@ -94,6 +94,19 @@ def _verb_base(word: str, next_raw: str | None, *, narration: bool, reset: bool 
     return base if narration and nxt in _NARRATION_NEXT else None
 
 
+def _listed_act(raw: str, next_raw: str | None) -> bool:
+    """An -s word after a comma in narration that is one of the person's acts in a list of them:
+    its base a verb we know, an object after it ("washes hands"), where a listed thing ("spoons,
+    and forks") ends at a comma or a coordinator."""
+    word = _bare(raw)
+    if raw.endswith(tuple(_PUNCT)) or next_raw is None or _bare(next_raw) in _COORDINATORS:
+        return False
+    if not word.endswith("s") or word.endswith("ss") or len(word) < 4:
+        return False
+    base = base_of_third_person(word)
+    return is_verb(base) and base not in _NOUNISH
+
+
 def _inflect(raw: str, base: str, progressive: bool) -> str:
     form = present_participle(base) if progressive else past_tense(base)
     core = raw.strip(_PUNCT)
@@ -134,6 +147,8 @@ def follow_tense(words: list[str], *, progressive: bool = False, narration: bool
                 narration=narration and not prev.endswith((",", ";")),
                 reset=_bare(prev) in _RESETS and j == i,
             )
+            if base is None and narration and prev.endswith(",") and _listed_act(words[j], nxt):
+                base = base_of_third_person(target)  # "grills fish, washes hands, then ...": their acts
             if j == 1 and _bare(prev) in ("and", "or") and is_verb(target):
                 base = target  # "Measure and add 2 tbsp flour": both verbs share the object
             # "Stir until the cheese melts and serve": a base form after the clause's own -s verb

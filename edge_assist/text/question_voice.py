@@ -17,6 +17,7 @@ import re
 from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS
 from edge_assist.text.kinds_of_things import LOOKS, covers, is_food
 from edge_assist.text.participles import participle_base
+from edge_assist.text.question_places import appliance, switched, vessel
 
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
 # The thing: one to four words, none of them an auxiliary, a particle or a preposition.
@@ -316,10 +317,12 @@ def _as_wearers(q: str, end: str) -> str | None:
     if m := _ANY_IN.match(low):
         # "in the tuna" is in the dish the tuna went into, under whatever name: asked as adding it;
         # a vessel named is where it went ("any fruit on the plate?" is not the banana in the blender)
-        return f"did I add {_thing(m.group(1))}{_vessel(low, m.group(2))}{end}"
+        if machine := appliance(m.group(2)):
+            return f"did I put {_thing(m.group(1))} in the {machine}{end}"  # "fish in the oven": put in it
+        return f"did I add {_thing(m.group(1))}{vessel(low, m.group(2))}{end}"
     if (m := _ON_HEAT.match(low)) and not _PASSIVE.match(low):
         return f"did I heat the {_thing(m.group(1))} {m.group(2)}{end}"
-    if (m := _IS_IN.match(low)) and not _switched(m.group(1), low):
+    if (m := _IS_IN.match(low)) and not switched(m.group(1), low):
         # "is the egg in yet?", "is the cheese on?", "was the flour in before the milk?"
         return f"did I add the {_thing(m.group(1))}{m.group(2)}{end}"
     if (m := _HAVE_I.match(low)) and (base := participle_base(m.group(1))):
@@ -363,26 +366,6 @@ def _pronoun_passive(low: str, end: str) -> str | None:
     base = participle_base(m.group(3))
     them = "them" if m.group(2) == "they" else "it"
     return f"did I {base} {them}{_tail(m.group(4))}{end}" if base else None
-
-
-# Things that are on when switched on, not when put on: "is the oven on?" asks about the oven.
-_SWITCHED = frozenset("stove hob burner cooktop light lamp tap faucet fan heat flame gas power".split())
-
-
-def _switched(thing: str, question: str) -> bool:
-    return " on" in question and any(w in _SWITCHED or w in APPLIANCE_ACTS for w in thing.split())
-
-
-def _vessel(question: str, place: str) -> str:
-    """ " on the plate" when the place said is a vessel ("the plate with them", "the big mug"),
-    else ""."""
-    words = place.split()
-    lead = 1 if words and words[0] in ("the", "a", "my") else 0
-    for n, w in enumerate(words[lead : lead + 2], start=lead + 1):
-        if covers("container", w.removesuffix("s")) or covers("container", w):
-            prep = "on" if f" on {place}" in question else "in"
-            return f" {prep} {' '.join(words[:n])}"
-    return ""
 
 
 def _where(particle: str, rest: str) -> str:
