@@ -145,3 +145,6 @@ def test_an_act_is_read_in_the_clause_that_names_its_thing() -> None:
     # "it" takes the thing up in the next clause
     cracked = meaning.read("crack the egg", "The person takes the egg, then cracks it into the bowl.")
     assert not cracked.other_act
+    # the clause naming the thing tells no verb: nothing is read into it, and nothing breaks
+    shorthand = "The person stirs the soup, then a pinch of salt into the pan."
+    assert meaning.read("add salt to the pan", shorthand).restated is None

@@ -48,7 +48,13 @@ def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str]
     """The caption's own word for the asked act, or None when none of its verbs tells it."""
     # the caption's own word ("scattered"): its word vector is the one the gate compares
     match = next((caption_words[i] for i, t in verbs if covers_act(asked.verb, t)), None)
-    if match is None and adds(asked.verb) and asked.verb not in PUTS_ON and puts_into(caption, asked.thing):
+    if (
+        match is None
+        and verbs
+        and adds(asked.verb)
+        and asked.verb not in PUTS_ON
+        and puts_into(caption, asked.thing)
+    ):
         # "grinding pepper to the dish", "squeezing lemon into the bowl": a verb of its
         # own manner that still puts the thing somewhere adds it; "salt the eggs" puts
         # salt on them, and eggs poured somewhere are not salted
