@@ -65,6 +65,24 @@ def test_clips_close_in_time_make_one_stretch_and_a_long_gap_ends_it() -> None:
     assert found[0].clips[1].text == "The person kneads the dough"  # told by its own clause
 
 
+def test_a_later_clause_is_told_with_the_caption_s_subject() -> None:
+    clips = [CaptionRecord("s", 0, 0.0, 10.0, "The person stir-fries meat, then stir-fries vegetables.")]
+    found = stretches(clips, lambda clause: "vegetables" in clause)
+    assert found[0].clips[0].text == "The person stir-fries vegetables."
+
+
+def test_an_act_no_family_knows_is_measured_by_its_own_word() -> None:
+    from edge_assist.answers.quantity_question import parse
+    from edge_assist.tasks.step_phrases import singular
+
+    # where only an act stands: after "was I", as the subject, after "did I"
+    assert parse("how long did the massaging go on?").action == {"massag"}
+    assert parse("how long was I thinning out the pieces?").action == {"thin"}
+    assert parse("how long did I pipe before I refilled?").action == {"pip"}
+    assert parse("how long was the chicken in?").action == frozenset()  # no act: the thing's time
+    assert singular("veggies") == "veggie" and singular("berries") == "berry"
+
+
 def test_a_length_is_said_as_a_person_says_it() -> None:
     assert length(12) == "10 seconds"
     assert length(80) == "1 minute 20 seconds"

@@ -68,15 +68,27 @@ def stretches(clips: Sequence[CaptionRecord], tells: Callable[[str], bool]) -> l
     order; each clip told by the clause that tells it."""
     out: list[list[CaptionRecord]] = []
     for c in sorted(clips, key=lambda c: (c.t0, c.clip_index)):
-        clause = next((x for x in clauses(c.text) if tells(x)), None)
-        if clause is None:
+        told = clauses(c.text)
+        k = next((k for k, x in enumerate(told) if tells(x)), None)
+        if k is None:
             continue
-        c = replace(c, text=clause)
+        c = replace(c, text=told[k] if k == 0 else _with_subject(c.text, told[k]))
         if out and c.t0 - max(x.t1 for x in out[-1]) <= GAP_S:
             out[-1].append(c)
         else:
             out.append([c])
     return [Stretch(run[0].t0, max(c.t1 for c in run), tuple(run)) for run in out]
+
+
+def _with_subject(caption: str, clause: str) -> str:
+    """A later clause told with the caption's subject ("The person stir-fries vegetables" of
+    "The person stir-fries meat, then stir-fries vegetables"), so that it is told as an act of
+    the wearer's; a lead longer than a subject ("In a blender, I'm") is not repeated."""
+    verbs = caption_verbs(caption)
+    lead = caption.split()[: verbs[0][0]] if verbs else []
+    if not lead or len(lead) > 3 or any(w.endswith(",") for w in lead):
+        return clause
+    return f"{' '.join(lead)} {clause}"
 
 
 def _from_to(s: Stretch) -> str:

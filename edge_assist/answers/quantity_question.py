@@ -108,6 +108,8 @@ def parse(question: str) -> QuantityQuestion | None:
     bound, bound_thing, which = _bounds(rest[verb_at.end() :], how, which)
     words = [w for w in tail.split() if w not in _SUBJECTS]
     verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
+    if how == "long" and not verbs:
+        verbs = _unknown_act(words, verb_at.group() in ("did", "do", "does"))
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)
     dims = _DIMS[how]
     times = how == "many" and lead in ("times", "time")
@@ -154,6 +156,21 @@ _BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
 _WENT_IN = re.compile(
     r"\b(before|after|once)\s+(?:the\s+|my\s+)?([a-z]+)\s+(?:was|were|went|had\s+gone|got)\s+(?:in|into|on)\b"
 )
+
+
+def _unknown_act(words: list[str], after_did: bool) -> list[str]:
+    """An act no family knows, where only an act stands: "was I thinning out ...", "did the
+    massaging go on", "did I keep piping", "did I pipe": matched by its own word in captions."""
+    content = [w for w in words if w not in _LIGHT_VERBS]
+    ing = next((w for w in content[:2] if w.endswith("ing") and len(w) > 5), None)
+    if ing is not None:
+        return [ing]
+    if after_did and content and content[0] not in _DETERMINERS and content[0] not in _SUBJECTS:
+        return [content[0]]
+    return []
+
+
+_DETERMINERS = frozenset("the a an my your some any all that this those these".split())
 
 
 def _bounds(tail: str, how: str, which: str) -> tuple[tuple[str, str], str, str]:

@@ -45,7 +45,15 @@ _ASIDE = re.compile(r"\([^)]*\)?")
 TOKEN = re.compile(r"[a-z](?:[a-z'-]*[a-z])?|[0-9][0-9./-]*|[.,;:()!?/]")
 
 
+# Plurals in "-ies" of a singular in "-ie", not "-y": "veggies" is a veggie, not a "veggy".
+_IE_PLURALS = frozenset(
+    "veggies cookies brownies smoothies movies goodies beanies hoodies wellies calories selfies".split()
+)
+
+
 def singular(word: str) -> str:
+    if word in _IE_PLURALS:
+        return word[:-1]
     if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "oes")):
         return word[:-2]
     if len(word) > 4 and word.endswith("ies"):
