@@ -61,9 +61,7 @@ def backing(
     asked_times = _times(focus)
     asked = meaning.parse(focus)
     thing = asked.thing
-    act_alone = (
-        bool(asked.verb) and not thing and len(meaning.tokens(focus)) == asked.verb_at + asked.verb_words
-    )
+    act_alone = meaning.act_alone(focus)
     features = functools.partial(gate_words.features, parts_too=gate.reads_parts)
     for m, w, r, a in zip(found, words[1 : n + 1], readings, anchors, strict=True):
         p = gate.probability(features(m.score, focus, m.text, words[0], w))

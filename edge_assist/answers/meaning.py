@@ -26,6 +26,7 @@ from edge_assist.answers import appliances, thing_words
 from edge_assist.answers.act_said_as import PLACES, adds, said_as
 from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
+    DETERMINERS,
     Asked,
     object_head,
     parse,
@@ -53,6 +54,7 @@ from edge_assist.text.put_on_verbs import PHRASAL, PUT_ON_WITH, PUTS_ON, REMOVES
 from edge_assist.text.stop_words import (
     PARTICLES,
     PRONOUNS,
+    STEP_STOP_WORDS,
 )
 
 # How much a moment that tells only other acts on the thing asked about still counts: "when did I
@@ -312,13 +314,26 @@ def _every_thing_told(focus: str, asked: Asked, words: list[str], caption: str) 
     return None if missing else words
 
 
+def act_alone(focus: str) -> bool:
+    """Whether the focus names an act and no thing: its verb alone ("kneading"), or with words
+    that name none ("wash my hands", "knead by hand")."""
+    asked = parse(focus)
+    if not asked.verb or asked.thing:
+        return False
+    rest = tokens(focus)[asked.verb_at + max(asked.verb_words, 1) :]
+    # a pronoun stands for a thing said before ("flip them"): not the act alone
+    return all(
+        (w.lower() in STEP_STOP_WORDS or w.lower() in DETERMINERS) and w.lower() not in PRONOUNS for w in rest
+    )
+
+
 def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:
     """ "flip them", "stir it", "before blitzing": a question whose object is a pronoun, or that
     names no thing, is about its act alone; the caption's verb for that act restates it."""
     words = tokens(focus)
     after = asked.verb_at + max(asked.verb_words, 1)  # "first microwave it": an adverb may lead
     pronoun = len(words) > after and words[after].lower() in PRONOUNS
-    alone = len(words) == after  # "before blitzing": the act said with no thing at all
+    alone = act_alone(focus)  # "before blitzing", "wash my hands": the act with no thing of its own
     if not asked.verb or not (pronoun or alone) or BROAD.get(asked.verb):
         return Reading(None, False)
     if not all(thing_in(t, caption) for t in things(focus)):

@@ -79,12 +79,17 @@ _STARTED = re.compile(
 # "kneading this time", "stir it the first time": which time is the question's to say
 # (answers/quantity_question.which_time); the act is what is looked up
 _WHICH_TIME = re.compile(r"\s+(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)$", re.I)
+# "did I wash my hands at any point?", "... at all?": any time of the act, which is how one is looked up
+_ANY_TIME = re.compile(
+    r"\s+(?:at\s+(?:any|some)\s+(?:point|stage|time)|at\s+all|ever|in\s+there|today)$", re.I
+)
 
 
 def question_focus(question: str) -> str:
     """The part of a question that names the moment to look up ("cut the English muffin")."""
     focus = re.sub(r"^finally\s+(?=\S)", "", _question_focus(question), flags=re.I)
     focus = _WHICH_TIME.sub("", focus) or focus
+    focus = _ANY_TIME.sub("", focus) or focus
     return _STARTED.sub(r"\1", focus) or focus
 
 
