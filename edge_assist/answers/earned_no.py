@@ -209,7 +209,13 @@ async def yes_unearned(
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
     today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
     told = await unseen_thing_no(clock, encoder, focus, clips, today)
-    if told is None or thing_naming.thing_in(told[1].thing, chosen.text):
+    # only the thing the act is done to: "water to the tomato sauce" is the water, and a place
+    # called otherwise ("tomato mix") is no reason to doubt it went in
+    if (
+        told is None
+        or told[1].thing != meaning.parse(focus).thing
+        or thing_naming.thing_in(told[1].thing, chosen.text)
+    ):
         return None
     return told[1].thing
 
