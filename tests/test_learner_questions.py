@@ -21,6 +21,7 @@ from edge_assist.text.spoken_questions import plain
         ("the capsicum, how long it was zapped?", "how long was the capsicum zapped?"),
         ("did i give it a stir before the last heat", "did i stir it before the last heat"),
         ("I gave the eggs a quick whisk, right?", "I whisked the eggs, right?"),
+        ("I gave the dough a bit of a massage, right?", "I massaged the dough, right?"),
         ("any hot sauce go on the plate", "did any hot sauce go on the plate"),
         ("baking powder how much did i bung in?", "how much baking powder did i bung in?"),
         ("how much of the capsicum did i use", "how much capsicum did i use"),

@@ -49,10 +49,11 @@ _TOPIC_STATED = re.compile(
     r"(?:'ve|\s+have|\s+had|\s+did)?\s+(?:already\s+|just\s+)?(\S+)\s+(it|them)\b(.*)$",
     re.I,
 )
-# "give it a stir", "gave the eggs a quick whisk", "giving the pan a wipe"
+# "give it a stir", "gave the eggs a quick whisk", "giving the pan a wipe", "a bit of a massage"
 _LIGHT_VERB = re.compile(
     r"\b(give|gave|given|giving)\s+((?:it|them|(?:the|my|a|an|some)\s+[\w'-]+(?:\s+[\w'-]+)?))\s+"
-    r"(?:a|an)\s+(?:(?:quick|good|little|final|last|gentle|proper|big|small)\s+)?([a-z]+)\b",
+    r"(?:a|an)\s+(?:(?:little\s+)?bit\s+of\s+an?\s+)?(?:(?:quick|good|little|final|last|gentle|proper|big|small)\s+)?"
+    r"([a-z]+)\b",
     re.I,
 )
 # "baking powder how much did i bung in the blender": the thing said first, with no pause
