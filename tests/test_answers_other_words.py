@@ -148,3 +148,17 @@ def test_an_act_is_read_in_the_clause_that_names_its_thing() -> None:
     # the clause naming the thing tells no verb: nothing is read into it, and nothing breaks
     shorthand = "The person stirs the soup, then a pinch of salt into the pan."
     assert meaning.read("add salt to the pan", shorthand).restated is None
+
+
+def test_a_run_of_an_act_is_told_by_the_act_not_by_its_words() -> None:
+    # "cut out doughs" names cutting, but the clip tells thinning them out
+    assert not meaning.tells_asked_act("cut the dough up", "The person thins out cut out doughs.")
+    assert meaning.tells_asked_act("cut the dough up", "The person cuts dough into smaller pieces.")
+    # put into the pan on the hob, the potatoes are being cooked
+    assert meaning.tells_asked_act("cook the potatoes", "The person adds diced potato to pan.")
+
+
+def test_an_act_alone_names_no_thing_and_is_not_only_timed() -> None:
+    assert meaning.act_alone("kneading") and meaning.act_alone("wash my hands")
+    # "have I eaten yet?": the bare act, which a whole family of verbs tells; "flip them": a thing said before
+    assert not meaning.act_alone("eat yet") and not meaning.act_alone("flip them")

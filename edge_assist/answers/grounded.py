@@ -87,8 +87,9 @@ class GroundedAnswerer:
 
         async def backs(near: list[Moment]) -> list[bool]:
             p = await self.clock.run_blocking(self._backing, focus, near, act_needed)
-            # "when did I start slicing the onion?": not the peeling before it
-            return [p[m] >= threshold and not meaning.read(focus, m.text).other_act for m in near]
+            # "when did I start slicing the onion?": not the peeling before it, nor the thinning out
+            # of "cut out doughs" after "cut the dough up"
+            return [p[m] >= threshold and meaning.tells_asked_act(focus, m.text) for m in near]
 
         if kind in ("when", "yesno") and quantity_question.which_time(question) == "first":
             chosen = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs)

@@ -105,6 +105,16 @@ def caption_verbs(caption: str) -> list[tuple[int, str]]:
     return out
 
 
+def tells_asked_act(focus: str, caption: str) -> bool:
+    """Whether the caption tells the focus's act: by a verb of its own, or by meaning (`read`);
+    a focus with no verb, or one the families do not know, is told by any caption that names it."""
+    verb = parse(focus).verb
+    if not verb or not known(verb) or tells(verb, caption):
+        return True
+    reading = read(focus, caption)
+    return reading.restated is not None and not reading.other_act
+
+
 def tells(verb: str, caption: str) -> bool:
     """Whether a verb of the caption's own tells the act `verb` names (text/action_families.py)."""
     return any(same_act(verb, told) for _, told in caption_verbs(caption))
@@ -321,10 +331,16 @@ def act_alone(focus: str) -> bool:
     if not asked.verb or asked.thing:
         return False
     rest = tokens(focus)[asked.verb_at + max(asked.verb_words, 1) :]
-    # a pronoun stands for a thing said before ("flip them"): not the act alone
-    return all(
-        (w.lower() in STEP_STOP_WORDS or w.lower() in DETERMINERS) and w.lower() not in PRONOUNS for w in rest
-    )
+    rest = [w.lower() for w in rest]
+    # a pronoun stands for a thing said before ("flip them"): not the act alone; and words that
+    # only time it ("eaten yet") leave the bare act, which a whole family of verbs would tell
+    if any(w in PRONOUNS or not (w in STEP_STOP_WORDS or w in DETERMINERS) for w in rest):
+        return False
+    return not rest or any(w in _PARTS for w in rest)
+
+
+# Words a question may name with an act that are no thing of memory's ("my hands", "both sides").
+_PARTS = frozenset("hand hands side sides piece pieces".split())
 
 
 def _verb_only(focus: str, asked: Asked, caption: str) -> Reading:

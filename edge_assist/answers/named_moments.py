@@ -15,10 +15,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from edge_assist.answers import contents, meaning, thing_naming
+from edge_assist.answers.act_said_as import PLACES
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
 from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
+from edge_assist.text.action_families import BROAD
 
 # How many left-out moments naming the thing may join: few, so a thing named all through a
 # recording ("the bowl") does not crowd the candidates.
@@ -76,4 +78,9 @@ async def naming(
 
 
 def _tells_act(focus: str, caption: str) -> bool:
-    return bool(meaning.parse(focus).verb) and meaning.read(focus, caption).restated is not None
+    """Whether the caption tells the focus's own act on its thing; a verb that only places or
+    gets a thing ("get the spinach out") tells too little to rank by."""
+    verb = meaning.parse(focus).verb
+    if not verb or verb in PLACES or verb in BROAD:
+        return False
+    return meaning.read(focus, caption).restated is not None

@@ -16,6 +16,7 @@ from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
 from edge_assist.text.action_families import APPLIANCE_ACTS, known, same_act
+from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNITS
 from edge_assist.text.verb_forms import is_verb
 
@@ -165,12 +166,9 @@ def _unknown_act(words: list[str], after_did: bool) -> list[str]:
     ing = next((w for w in content[:2] if w.endswith("ing") and len(w) > 5), None)
     if ing is not None:
         return [ing]
-    if after_did and content and content[0] not in _DETERMINERS and content[0] not in _SUBJECTS:
+    if after_did and content and content[0] not in STEP_STOP_WORDS and content[0] not in _SUBJECTS:
         return [content[0]]
     return []
-
-
-_DETERMINERS = frozenset("the a an my your some any all that this those these".split())
 
 
 def _bounds(tail: str, how: str, which: str) -> tuple[tuple[str, str], str, str]:
