@@ -204,20 +204,21 @@ async def yes_unearned(
     """The thing asked about, when no clip of the session names it and the chosen moment does not
     either: "did any tomatoes go in the sauce?" is not answered Yes by "adds soy sauce to the
     vegetables", however close the words; else None."""
-    if session_id is None:
+    # only the thing the act is done to: "water to the tomato sauce" is the water, and a place
+    # called otherwise ("tomato mix") is no reason to doubt it went in. Named by the chosen moment,
+    # or a word no lexicon knows: nothing to read from memory (the common case, kept cheap)
+    thing = meaning.parse(focus).thing
+    if (
+        session_id is None
+        or not thing
+        or lexical_kind(thing) is None
+        or thing_naming.thing_in(thing, chosen.text)
+    ):
         return None
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
     today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
     told = await unseen_thing_no(clock, encoder, focus, clips, today)
-    # only the thing the act is done to: "water to the tomato sauce" is the water, and a place
-    # called otherwise ("tomato mix") is no reason to doubt it went in
-    if (
-        told is None
-        or told[1].thing != meaning.parse(focus).thing
-        or thing_naming.thing_in(told[1].thing, chosen.text)
-    ):
-        return None
-    return told[1].thing
+    return thing if told is not None and told[1].thing == thing else None
 
 
 async def unseen_thing_no(

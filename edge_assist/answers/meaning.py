@@ -289,11 +289,10 @@ def _in_its_clauses(verbs: list[tuple[int, str]], words: list[str], named: str) 
     clause = list(accumulate(w.lower() == "then" for w in words))
     if not clause or clause[-1] == 0:
         return verbs
-    first = min((clause[i] for i, w in enumerate(words) if w.lower() == named.lower()), default=None)
-    if first is None:
-        return verbs
     naming = {clause[i] for i, w in enumerate(words) if w.lower() == named.lower()}
-    naming |= {clause[i] for i, w in enumerate(words) if w.lower() in _TAKEN_UP and clause[i] > first}
+    if not naming:
+        return verbs
+    naming |= {clause[i] for i, w in enumerate(words) if w.lower() in _TAKEN_UP and clause[i] > min(naming)}
     return [(i, t) for i, t in verbs if clause[i] in naming]
 
 

@@ -56,13 +56,18 @@ async def naming(
     order = sorted(range(len(clips)), key=lambda i: (clips[i].t0, clips[i].clip_index))
     told = dict(zip(order, contents.readings(clips[i].text for i in order), strict=True))
     best: list[int] = []
+    # a verb that only places or gets a thing ("get the spinach out") tells too little to rank by
+    verb = meaning.parse(focus).verb
+    ranks_by_act = bool(verb) and verb not in PLACES and verb not in BROAD
     for thing in named:
         picked = [
             i for i in left_out if i not in best and thing_naming.thing_in(thing, told[i] or clips[i].text)
         ]
         # those that tell the act asked about on the thing first ("places flour tortilla in the
         # microwave" for "did I warm up the tortillas?"), then the closest
-        picked.sort(key=lambda i: (not _tells_act(focus, told[i] or clips[i].text), -scores[i]))
+        picked.sort(
+            key=lambda i: (not (ranks_by_act and _tells_act(focus, told[i] or clips[i].text)), -scores[i])
+        )
         best += picked[:MORE]
     return [
         Moment(
@@ -78,9 +83,5 @@ async def naming(
 
 
 def _tells_act(focus: str, caption: str) -> bool:
-    """Whether the caption tells the focus's own act on its thing; a verb that only places or
-    gets a thing ("get the spinach out") tells too little to rank by."""
-    verb = meaning.parse(focus).verb
-    if not verb or verb in PLACES or verb in BROAD:
-        return False
+    """Whether the caption tells the focus's own act on its thing."""
     return meaning.read(focus, caption).restated is not None
