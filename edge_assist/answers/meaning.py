@@ -35,7 +35,7 @@ from edge_assist.answers.focus import (
     verb_base,
     with_heads,
 )
-from edge_assist.answers.put_into import coats, only_as_place, without_food_destination
+from edge_assist.answers.put_into import FILLS, coats, filled_by, only_as_place, without_food_destination
 from edge_assist.answers.thing_naming import general_word, look_before, thing_in
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
@@ -269,7 +269,9 @@ def _read(focus: str, caption: str) -> Reading:
         if own and not any(verb_base(caption_words[i]) == asked.verb for i, _ in verbs):
             told = [t for t in told if t != asked.verb]
         if asked.verb not in told:
-            match = said_as(asked, verbs, caption_words, caption)
+            match = said_as(asked, verbs, caption_words, caption) or filled_by(
+                asked.verb, named, caption_words, verbs
+            )
             if match is None:
                 # Every verb the caption tells is one we know and none is the asked act; a verb
                 # we do not know may be the same act in words the families lack.
@@ -280,7 +282,23 @@ def _read(focus: str, caption: str) -> Reading:
                 )
                 return Reading(None, other)
             out[asked.verb_at : asked.verb_at + max(asked.verb_words, 1)] = [match]
-    return _restated(asked, asked_words, out, _puts_or_does(asked.verb) and only_as_place(named, caption))
+    _drop_result(out, asked.verb_at + max(asked.verb_words, 1), caption)
+    if asked.thing_at == len(out) - 2:
+        _drop_result(out, asked.thing_at + 1, caption)  # "wipe the counter clean"
+    as_place = asked.verb not in FILLS and _puts_or_does(asked.verb) and only_as_place(named, caption)
+    return _restated(asked, asked_words, out, as_place)
+
+
+# What an act leaves its thing as, said after the verb: "cut open a bag" is cutting the bag.
+_RESULTS = frozenset({"open", "apart", "loose", "free", "shut", "closed", "clean", "dry", "flat", "even"})
+
+
+def _drop_result(out: list[str], at: int, caption: str) -> None:
+    """Drop the word at `at` when it says what the act left its thing as and the caption does not
+    say it: "cuts nylon bag" tells "cut open a plastic bag"."""
+    if 0 < at < len(out) and out[at].lower() in _RESULTS:
+        if out[at].lower() not in (w.lower() for w in tokens(caption)):
+            out[at] = ""
 
 
 def _in_its_clauses(verbs: list[tuple[int, str]], words: list[str], named: str) -> list[tuple[int, str]]:

@@ -9,6 +9,7 @@ import re
 from edge_assist.answers.focus import verb_base
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
+from edge_assist.text.action_families import BROAD, same_act
 from edge_assist.text.kinds_of_things import covers, same_thing
 
 # Where a caption puts its thing: "to the dish", "into a bowl", "onto the warm toast".
@@ -90,3 +91,32 @@ def only_as_place(named: str, caption: str) -> bool:
 def _on_a_place(before: str) -> bool:
     m = _PLACE_BEFORE.search(before)
     return m is not None and (m.group(1) is None or verb_base(m.group(1)) is None)
+
+
+# Acts whose thing is the vessel something goes into: "refill the piping bag" is told by "collects
+# dough in the piping bag", "load the dishwasher" by "puts plates into the dishwasher".
+FILLS = frozenset({"fill", "refill", "load", "reload", "restock", "stock"})
+# The words before a vessel something goes into: "in the piping", "into a".
+_INTO_BEFORE = re.compile(
+    r"\b(?:in|into|inside)\s+(?:the|a|an|my|your|its|their)?\s*(?:[a-z-]+\s+){0,2}$", re.I
+)
+
+
+def filled_by(verb: str, named: str, words: list[str], verbs: list[tuple[int, str]]) -> str | None:
+    """The caption's word that fills `named` when `verb` fills a vessel: a putting or taking verb
+    of the clause whose thing goes in(to) it ("collects dough in the piping bag"); None otherwise."""
+    if verb not in FILLS:
+        return None
+    low = [w.lower() for w in words]
+    for at in (i for i, w in enumerate(low) if w == named.lower()):
+        if not _INTO_BEFORE.search(" ".join(low[:at]) + " "):
+            continue
+        before = [(i, t) for i, t in verbs if i < at]
+        if before and adds_or_takes(before[-1][1]):
+            return words[before[-1][0]]
+    return None
+
+
+def adds_or_takes(verb: str) -> bool:
+    """A way of putting a thing somewhere, or of taking it (gathering dough into a bag)."""
+    return same_act(verb, "add") or same_act(verb, "take") or BROAD.get(verb) == BROAD["add"]

@@ -31,7 +31,9 @@ def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") 
     words = WORDS_OF.findall(caption)  # "microwave-safe" names the microwave, "mug's" the mug
     if thing.lower() in _ANY_FOOD and general:
         food = (w for w in words if singular(w.lower()) in _FOOD_WORDS or lexical_kind(w.lower()) == MATERIAL)
-        return next(food, None)
+        found = next(food, None)
+        if found is not None:
+            return found  # else "sort out some stuff" is told by "organizes items", below
     for i, w in enumerate(words):
         s = singular(w.lower())
         if same_thing(thing, s) or (general and covers(thing, s) and (not look or covers(look, s))):

@@ -33,7 +33,13 @@ _YESNO = re.compile(r"^(did|do|have|has|had|was|were|am)\s+(i|you)\b", re.I)
 # A question that opens with its helping verb asks yes or no of whatever its subject is: "was the
 # pan hot when the mushrooms went in?", "has it been plated up?", "did the pan get some salt?".
 _AUX_FIRST = re.compile(r"^(?:did|do|does|have|has|had|was|were|is|are|am)\s+(?=\S)", re.I)
-_AFTER = re.compile(r"\b(?:right |just |straight |immediately )?after\b\s*(.*)$", re.I)
+# "once" and "as soon as" before a clause say "after" too: "what did I do once the dish was on the
+# table?" asks for the act after that moment, not for the moment itself
+_AFTER = re.compile(
+    r"\b(?:(?:right |just |straight |immediately )?after|as soon as"
+    r"|once(?=\s+(?:the|i|you|it|my|that|this|those|these|all|everything|they|we|he|she|both)\b))\b\s*(.*)$",
+    re.I,
+)
 _BEFORE = re.compile(r"\b(?:right |just |straight |immediately )?before\b\s*(.*)$", re.I)
 _LEAD = re.compile(r"^(?:when|what time|what|where|which|who|how (?:much|many|long|often)|how)\b\s*", re.I)
 _AUX = re.compile(r"\b(?:did|do|does|have|has|had|was|were|am|is|are)\s+(?:i|you|we)\b\s*", re.I)
@@ -85,9 +91,15 @@ _ANY_TIME = re.compile(
 )
 
 
+_THE_TIME_I = re.compile(r"^(?:was|is)\s+the\s+(?:first|last)\s+time\s+(?:that\s+)?(?:i|you)\s+(?=\S)", re.I)
+
+
 def question_focus(question: str) -> str:
     """The part of a question that names the moment to look up ("cut the English muffin")."""
-    focus = re.sub(r"^finally\s+(?=\S)", "", _question_focus(question), flags=re.I)
+    # "when did I last refill it?": which time is the question's to say, the act is what is looked up
+    focus = re.sub(r"^(?:finally|last|first|initially)\s+(?=\S)", "", _question_focus(question), flags=re.I)
+    # "when was the last time I stirred it?" looks up the stirring
+    focus = _THE_TIME_I.sub("", focus)
     focus = _WHICH_TIME.sub("", focus) or focus
     focus = _ANY_TIME.sub("", focus) or focus
     return _STARTED.sub(r"\1", focus) or focus

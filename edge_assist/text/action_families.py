@@ -78,6 +78,8 @@ GROUPS = _groups(
         "flatten": "flatten roll press",
         "shape": "shape form mould mold",
         "eat": "eat taste drink sample try",
+        # a thing handed over to someone: "handed the plate to him" is "gives plate to man"
+        "give": "give hand pass offer",
     }
 )
 

@@ -100,7 +100,9 @@ _SAME = [
     mince ground-beef minced-beef ground-meat minced-meat|heavy-cream double-cream whipping-cream|
     parchment parchment-paper baking-paper greaseproof-paper|baking-sheet baking-tray oven-tray sheet-pan|
     tea-towel dish-towel dishcloth dish-cloth|rutabaga swede|snow-pea mangetout|tomato-paste tomato-puree|
-    chilli-flakes chili-flakes red-pepper-flakes|molasses treacle|romaine cos|broiler grill""".split("|")
+    chilli-flakes chili-flakes red-pepper-flakes|molasses treacle|romaine cos|broiler grill|
+    man guy fellow gentleman bloke chap|woman lady|item stuff thing object belonging|
+    money cash payment""".split("|")
 ]
 _SAME_OF = {name: group for group in _SAME for name in group}
 

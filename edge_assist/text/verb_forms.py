@@ -112,7 +112,7 @@ def base_of_third_person(word: str) -> str:
         ("ches", "ch"),
         ("sses", "ss"),
         ("xes", "x"),
-        ("zes", "z"),
+        ("zzes", "zz"),  # "buzzes"; "organizes", "freezes" and "squeezes" lose only their -s
         ("oes", "o"),
     ):
         if w.endswith(suffix):

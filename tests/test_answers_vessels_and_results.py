@@ -1,0 +1,58 @@
+"""Questions about a vessel filled, a thing left open, general words and "once": a piping bag is
+refilled by collecting dough in it, "cut open a bag" is cutting it, "some stuff" is the items a
+captioner saw, and "what did I do once X?" asks for what came after X."""
+
+from __future__ import annotations
+
+from edge_assist.answers import meaning
+from edge_assist.reasoning.answer_text import question_focus, question_kind
+from edge_assist.text.verb_forms import base_of_third_person
+
+COLLECTS = "The person collects jalebi dough in the piping bag."
+MOLDS = "The person molds the jalebi dough into desired shape with a piping bag."
+
+
+def test_a_vessel_is_refilled_by_putting_something_in_it() -> None:
+    for focus in ("top up the piping bag", "refill the piping bag", "filling the bag"):
+        reading = meaning.read(focus, COLLECTS)
+        assert reading.restated is not None and "collects" in reading.restated
+        assert not reading.as_place
+    # shaping dough with the bag puts nothing in it
+    assert meaning.read("refill the piping bag", MOLDS).restated is None
+    assert meaning.tells_asked_act("load the dishwasher", "I put the plates in the dishwasher")
+    # the bag named as a place is no filling of the bowl the dough came from
+    assert meaning.read("refill the bowl", COLLECTS).restated is None
+
+
+def test_what_an_act_leaves_its_thing_as_need_not_be_said() -> None:
+    assert meaning.read("cut open a plastic bag", "The person cuts nylon bag.").restated == "cut a bag"
+    said = meaning.read("cut open the bag", "The person cuts the bag open.")
+    assert said.restated is None or "open" in said.restated
+
+
+def test_general_words_for_things_and_people() -> None:
+    reading = meaning.read("sort some stuff out", "The person organizes items.")
+    assert reading.restated is not None and "items" in reading.restated
+    assert meaning.read("hand the plate to the guy", "The person gives plate to man.").restated is not None
+    # another thing is still another thing
+    assert meaning.read("sort the spoons", "The person organizes items.").restated is None
+
+
+def test_a_verb_in_z_keeps_its_e() -> None:
+    words = ["organizes", "freezes", "squeezes", "buzzes", "mixes", "fixes"]
+    assert [base_of_third_person(w) for w in words] == ["organize", "freeze", "squeeze", "buzz", "mix", "fix"]
+    assert meaning.tells("squeeze", "The person squeezes lemon into the bowl.")
+
+
+def test_once_and_as_soon_as_ask_for_what_came_after() -> None:
+    q = "What did I do once the veggie dish was on the table?"
+    assert question_kind(q) == "after" and question_focus(q) == "the veggie dish was on the table"
+    assert question_kind("What did I do as soon as I got home?") == "after"
+    # "once" alone is one time, not a moment after
+    assert question_kind("What did I only add once?") == "what"
+
+
+def test_which_time_words_are_not_part_of_the_act() -> None:
+    assert question_focus("When did I last refill the piping bag?") == "refill the piping bag"
+    assert question_focus("When did I first add salt?") == "add salt"
+    assert question_focus("When was the last time I stirred the soup?") == "stirred the soup"
