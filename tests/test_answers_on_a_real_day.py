@@ -184,3 +184,41 @@ def test_what_i_saw_most_names_a_new_thing_with_each_activity() -> None:
         "adds sauce to the noodles.",
         "The person cuts the cabbage.",
     ]
+
+
+def test_a_length_asked_in_words_no_list_holds_is_the_found_act_s_stretch(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "fussing" is no act the quantity parser knows; the moment found by meaning gives the act
+    said = _ask(stream, tmp_path, "how long was I fussing with the egg in the skillet?", capsys)
+    assert said.startswith("About 10 seconds, from 5:20 to 5:30"), said
+
+
+def test_the_found_act_is_its_clause_and_its_things_not_the_narrator() -> None:
+    from edge_assist.answers import run_length
+    from edge_assist.answers.quantity_question import which_time
+
+    said = "The person cleans fish, then mixes fish in garlic sauce."
+    assert (
+        run_length.chosen_clause(said, "working the fish into the garlic sauce")
+        == "mixes fish in garlic sauce."
+    )
+    clips = [
+        CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, text)
+        for i, text in enumerate(
+            [
+                "The person cleans fish.",
+                said,
+                "The person mixes fish in garlic sauce.",
+                "The person mixes rice.",
+            ]
+        )
+    ]
+    act = run_length._act("The person mixes fish in garlic sauce.")
+    found = stretches(clips, lambda clause: run_length._same(run_length._act(clause), act))
+    assert [(s.t0, s.t1) for s in found] == [(10.0, 30.0)]
+    assert run_length.asks_length("how long was I at it?") and not run_length.asks_length(
+        "how long ago was that?"
+    )
+    assert which_time("how long did I spend pressing the dough flat near the end?") == "last"
+    assert which_time("how long was I kneading near the beginning?") == "first"

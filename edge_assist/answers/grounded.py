@@ -31,6 +31,7 @@ from edge_assist.answers import (
     order,
     order_from_clips,
     quantity_question,
+    run_length,
 )
 from edge_assist.answers import support as answer_support
 from edge_assist.answers.answer_record import GroundedAnswer
@@ -248,14 +249,23 @@ class GroundedAnswerer:
                 text = said or text
             timings["total"] = time.perf_counter() - started
             return GroundedAnswer(text, kind, None, chosen, None, found, timings, trace)
-        # with options to choose from, the option says what was used; the sentence only why
-        composed = answer_text.compose(
-            "what" if choices and kind == "with" else kind, moment.text, moment.t0, moment.note
-        )
+        composed, moment = await self._composed(question, focus, kind, moment, bool(choices), before_t)
         trace["composed"] = composed
         text, option = await self._said(question, composed, moment, choices, timings, trace)
         timings["total"] = time.perf_counter() - started
         return GroundedAnswer(text, kind, moment, chosen, option, found, timings, trace)
+
+    async def _composed(
+        self, question: str, focus: str, kind: str, moment: Moment, choices: bool, before_t: float
+    ) -> tuple[str, Moment]:
+        """The answer told from `moment`, and the moment it rests on."""
+        if kind == "howmuch" and not moment.note:
+            span = await run_length.told(self.recall, self.clock, question, focus, moment, before_t)
+            if span is not None:  # "how long": the act's stretch, not one clip
+                return span[0], Moment.of_clip(span[1], moment.score)
+        # with options to choose from, the option says what was used; the sentence only why
+        kind = "what" if choices and kind == "with" else kind
+        return answer_text.compose(kind, moment.text, moment.t0, moment.note), moment
 
     async def _earned(
         self,

@@ -1,0 +1,69 @@
+"""How long an act went on, when the act was found by meaning, not by the quantity parser's words.
+
+"How long was I working the fish into the garlic sauce?" names its act in words no list holds;
+the answer gate still finds "The person mixes fish in garlic sauce." So the length is read from
+the chosen moment's own act: the clips around it that tell the same act (the same verb about
+the same things) make its stretches (answers/activity_span.py), and the question says which one
+("the first time", "near the end") or that they add up.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from edge_assist.answers import activity_span, quantity_question
+from edge_assist.answers.meaning import caption_verbs
+from edge_assist.clock import Clock
+from edge_assist.reasoning import answer_text
+from edge_assist.retrieval.api import CaptionRecord, Moment
+from edge_assist.retrieval.recall import Recall
+
+_AGO = re.compile(r"^\s*how\s+long\s+ago\b", re.I)
+
+
+def asks_length(question: str) -> bool:
+    """ "How long was I at ...?", not "how long ago ...?" nor an amount."""
+    q = quantity_question.parse(question)
+    return q is not None and q.dims == ("time",) and not _AGO.match(question)
+
+
+def _act(clause: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A clause's verbs (base forms) and its other content words, after its subject ("The person")."""
+    verbs = caption_verbs(clause)
+    words = clause.split()
+    at = {i for i, _ in verbs}
+    first = min(at, default=0)
+    rest = " ".join(w for i, w in enumerate(words) if i not in at and i >= first)
+    return frozenset(v for _, v in verbs), frozenset(answer_text.content_words(rest))
+
+
+def _same(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], frozenset[str]]) -> bool:
+    return bool(a[0] & b[0]) and a[1] == b[1]
+
+
+def chosen_clause(caption: str, focus: str) -> str:
+    """The clause of `caption` that tells most of the focus's words."""
+    asked = answer_text.content_words(focus)
+    parts = activity_span.clauses(caption) or [caption]
+    return max(parts, key=lambda p: len(asked & answer_text.content_words(p)))
+
+
+async def told(
+    recall: Recall, clock: Clock, question: str, focus: str, moment: Moment, before_t: float
+) -> tuple[str, CaptionRecord] | None:
+    """The length of the chosen moment's act as said ("About 1 minute 20 seconds, from ...") and
+    the clip it rests on; None when the question asks no length or the moment tells no act."""
+    if not asks_length(question):
+        return None
+    act = _act(chosen_clause(moment.text, focus))
+    if not act[0]:
+        return None
+    clips, _ = await clock.run_blocking(recall.clips_in_period, moment.session_id, -math.inf, before_t)
+    clips = [c for c in clips if c.t1 <= before_t + 1e-6]
+    found = activity_span.stretches(clips, lambda clause: _same(_act(clause), act))
+    if not found:
+        return None
+    # as the quantity parser's lengths are told: the time asked, or every stretch added up
+    which = quantity_question.which_time(question)
+    return activity_span.told(found, which, lambda c: answer_text.tell(c.text, c.t0))
