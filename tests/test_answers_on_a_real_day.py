@@ -222,3 +222,11 @@ def test_the_found_act_is_its_clause_and_its_things_not_the_narrator() -> None:
     )
     assert which_time("how long did I spend pressing the dough flat near the end?") == "last"
     assert which_time("how long was I kneading near the beginning?") == "first"
+
+
+def test_a_yes_is_told_with_the_first_time_of_the_act(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # stirred at 0:30 and again from 3:30: a person recalls the first time, whichever ranks higher
+    said = _ask(stream, tmp_path, "did I stir the potatoes?", capsys)
+    assert said.startswith("Yes. At 0:30 you added diced potato to pan, then stirred diced potato"), said

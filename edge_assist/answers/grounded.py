@@ -92,7 +92,10 @@ class GroundedAnswerer:
             # of "cut out doughs" after "cut the dough up"
             return [p[m] >= threshold and meaning.tells_asked_act(focus, m.text) for m in near]
 
-        if kind in ("when", "yesno") and quantity_question.which_time(question) == "first":
+        which = quantity_question.which_time(question)
+        if kind == "yesno" and which == "all":
+            chosen = await run_length.first_time(self.recall, self.clock, focus, chosen)
+        if kind in ("when", "yesno") and which == "first":
             chosen = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs)
         if kind not in ("after", "before"):
             return chosen, chosen

@@ -67,3 +67,17 @@ async def told(
     # as the quantity parser's lengths are told: the time asked, or every stretch added up
     which = quantity_question.which_time(question)
     return activity_span.told(found, which, lambda c: answer_text.tell(c.text, c.t0))
+
+
+async def first_time(recall: Recall, clock: Clock, focus: str, moment: Moment) -> Moment:
+    """The earliest clip of the session that tells the chosen moment's act (its clause's verb about
+    the same things), or `moment` itself: "did I wash my hands at any point?" is answered by the
+    first time, as a person recalls it, not by whichever of the times ranked highest."""
+    act = _act(chosen_clause(moment.text, focus))
+    if not act[0] or moment.note:
+        return moment
+    clips, _ = await clock.run_blocking(recall.clips_in_period, moment.session_id, -math.inf, moment.t0)
+    for c in sorted(clips, key=lambda c: (c.t0, c.clip_index)):
+        if c.t0 < moment.t0 and any(_same(_act(x), act) for x in activity_span.clauses(c.text)):
+            return Moment.of_clip(c, moment.score)
+    return moment
