@@ -56,3 +56,11 @@ def test_which_time_words_are_not_part_of_the_act() -> None:
     assert question_focus("When did I last refill the piping bag?") == "refill the piping bag"
     assert question_focus("When did I first add salt?") == "add salt"
     assert question_focus("When was the last time I stirred the soup?") == "stirred the soup"
+
+
+def test_a_thing_carried_somewhere_is_put_there() -> None:
+    placed = "The person places dished tofu on dining table."
+    reading = meaning.read("take the tofu over to the table", placed)
+    assert reading.restated is not None and reading.restated.startswith("places the tofu")
+    # taking it, with no place to take it to, is another act
+    assert meaning.read("take the tofu", placed).restated is None

@@ -44,6 +44,20 @@ PLACES = frozenset(
 )
 
 
+# Verbs that move a thing somewhere else when a destination is said: "take the tofu over to the
+# table" puts it on the table.
+_CARRIES = frozenset({"take", "bring", "carry", "walk", "move"})
+
+
+def moves_to(words: list[str], verb: str, *, carried: bool = False) -> bool:
+    """Whether the focus's verb (`words[0]`, base form `verb`) only places its thing: a verb of
+    placing, or with `carried` only one of carrying said with where to ("take the tofu over to
+    the table")."""
+    if verb in PLACES - {"put"} and not carried:
+        return True
+    return verb in _CARRIES and "to" in (w.lower() for w in words[2:])
+
+
 def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str], caption: str) -> str | None:
     """The caption's own word for the asked act, or None when none of its verbs tells it."""
     # the caption's own word ("scattered"): its word vector is the one the gate compares

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from edge_assist.answers import appliances, thing_words
-from edge_assist.answers.act_said_as import PLACES, adds, said_as
+from edge_assist.answers.act_said_as import PLACES, adds, moves_to, said_as
 from edge_assist.answers.contents import as_told
 from edge_assist.answers.focus import (
     DETERMINERS,
@@ -193,17 +193,17 @@ def read(focus: str, caption: str) -> Reading:
         told, named = read(bare, caption), all(thing_in(t, caption) for t in things(bare))
         return told if told.restated or told.other_act or not named else Reading(bare, False, told.as_place)
     said = implied(focus)
-    if said == focus:
-        return _read(focus, caption)
     own = _read(focus, caption)  # "grease the cup" for "Coat the cup with cooking spray"
     if own.restated is not None:
         return own
     words = tokens(focus)
-    if words and (verb_base(words[0]) or words[0].lower()) in PLACES - {"put"}:
+    if words and moves_to(words, verb_base(words[0]) or words[0].lower(), carried=said == focus):
         # "throw the onions in the blender" is putting them there, as "adds onions to blender" tells
         as_put = _read(" ".join(["put", *words[1:]]), caption)
         if as_put.restated is not None:
             return as_put
+    if said == focus:
+        return own
     put_on = _read(said, caption)
     if put_on.restated is None and thing_in(parse(said).thing, caption) is None:
         # "did I pepper the tuna?" of "unsealing a can of tuna": no pepper, another act on the tuna
