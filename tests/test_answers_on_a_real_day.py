@@ -214,8 +214,8 @@ def test_the_found_act_is_its_clause_and_its_things_not_the_narrator() -> None:
             ]
         )
     ]
-    act = run_length._act("The person mixes fish in garlic sauce.")
-    found = stretches(clips, lambda clause: run_length._same(run_length._act(clause), act))
+    act = run_length.act_of("The person mixes fish in garlic sauce.")
+    found = stretches(clips, lambda clause: run_length.alike(run_length.act_of(clause), act))
     assert [(s.t0, s.t1) for s in found] == [(10.0, 30.0)]
     assert run_length.asks_length("how long was I at it?") and not run_length.asks_length(
         "how long ago was that?"
@@ -230,3 +230,32 @@ def test_a_yes_is_told_with_the_first_time_of_the_act(
     # stirred at 0:30 and again from 3:30: a person recalls the first time, whichever ranks higher
     said = _ask(stream, tmp_path, "did I stir the potatoes?", capsys)
     assert said.startswith("Yes. At 0:30 you added diced potato to pan, then stirred diced potato"), said
+
+
+def test_and_after_that_is_past_the_stretch_of_the_act_told(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "when did I heat the meat?", capsys)
+    assert "heated meat" in said, said
+    # eleven clips heat the meat: the next act is the hand washing at the stretch's end
+    said = _ask(stream, tmp_path, "and after that?", capsys, "--continue")
+    assert said.startswith("Right after that: at 3:10 you heated meat on a skillet, then washed hands"), said
+
+
+def test_a_pronoun_after_a_what_next_answer_is_that_answer_s_thing() -> None:
+    from edge_assist.answers.conversation import FollowUp, Turn
+    from edge_assist.answers.follow_ups import _pointed
+    from edge_assist.retrieval.api import Moment
+
+    juice = Moment("s", 10, 2510.0, 2520.0, "The person presses out juice from lime.", 0.8)
+    after = Turn("what did I do right after cutting up the carrot?", "what did I do right after cutting up the carrot?",
+                 "Right after that: ...", 0.0, "s", None, juice)  # fmt: skip
+    asked = _pointed("and did I salt it?", FollowUp("pointer", "did I salt it?"), after)
+    assert asked.question == "did I salt the lime?"
+    # an answer to "when" tells the question's own act: "it" is still the question's thing
+    cut = Moment("s", 8, 2490.0, 2500.0, "The person cuts carrot.", 0.8)
+    when = Turn("when did I cut the carrot?", "when did I cut the carrot?", "At ...", 0.0, "s", None, cut)
+    assert (
+        _pointed("did I salt it?", FollowUp("pointer", "did I salt it?"), when).question
+        == "did I salt the carrot?"
+    )

@@ -21,7 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import activity_span, follow_up_kinds, meaning, places, quantity_question
+from edge_assist.answers import activity_span, follow_up_kinds, meaning, places, quantity_question, run_length
 from edge_assist.answers.answered import Answer
 from edge_assist.answers.contradicted import tool_named
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
@@ -102,12 +102,24 @@ def with_object(question: str, obj: str) -> str | None:
 
 def _pointed(question: str, follow: FollowUp, last: Turn) -> Resolved:
     """ "and when did they go in the pan?": the question asked of the last question's thing."""
-    thing = _last_thing(last.resolved)
+    thing = _answered_thing(last) or _last_thing(last.resolved)
     if not thing:
         return Resolved(question, follow, ABOUT_WHAT, outcome="no thing in the last question", keep=False)
     again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
     again = re.sub(r"\bi\b", "I", again)
     return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
+
+
+def _answered_thing(last: Turn) -> str:
+    """The thing of the act the last answer told, when that act was new to the conversation:
+    "and did I salt it?" after "what did I do right after cutting the carrot?" ("you pressed out
+    juice from lime") asks about the lime, not the carrot. Other answers tell the question's own act."""
+    kind = answer_text.question_kind(last.resolved)
+    if last.moment is None or kind not in ("after", "before"):
+        return ""
+    told = activity_span.clauses(last.moment.text) or [last.moment.text]
+    said = meaning.things(told[-1] if kind == "after" else told[0])
+    return said[0] if said else ""
 
 
 def _of_time(follow: FollowUp, last: Turn) -> Resolved:
@@ -289,7 +301,7 @@ async def resolve(
         return Resolved(frame, follow, NOTHING_TO_LEAN_ON, outcome="the last answer rests on no moment")
     if follow.kind in ("after", "before"):
         step = 1 if follow.kind == "after" else -1
-        near = await recall.neighbour(clock, m, step=step, before_t=before_t)
+        near = await run_length.past_run(recall, clock, m, step=step, before_t=before_t)
         if near is None:
             text = answer_text.NOTHING_AFTER if step == 1 else answer_text.NOTHING_BEFORE
             # Not kept: "how long ago?" next still means the last moment told.

@@ -28,7 +28,7 @@ def asks_length(question: str) -> bool:
     return q is not None and q.dims == ("time",) and not _AGO.match(question)
 
 
-def _act(clause: str) -> tuple[frozenset[str], frozenset[str]]:
+def act_of(clause: str) -> tuple[frozenset[str], frozenset[str]]:
     """A clause's verbs (base forms) and its other content words, after its subject ("The person")."""
     verbs = caption_verbs(clause)
     words = clause.split()
@@ -38,7 +38,7 @@ def _act(clause: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(v for _, v in verbs), frozenset(answer_text.content_words(rest))
 
 
-def _same(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], frozenset[str]]) -> bool:
+def alike(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], frozenset[str]]) -> bool:
     return bool(a[0] & b[0]) and a[1] == b[1]
 
 
@@ -56,12 +56,12 @@ async def told(
     the clip it rests on; None when the question asks no length or the moment tells no act."""
     if not asks_length(question):
         return None
-    act = _act(chosen_clause(moment.text, focus))
+    act = act_of(chosen_clause(moment.text, focus))
     if not act[0]:
         return None
     clips, _ = await clock.run_blocking(recall.clips_in_period, moment.session_id, -math.inf, before_t)
     clips = [c for c in clips if c.t1 <= before_t + 1e-6]
-    found = activity_span.stretches(clips, lambda clause: _same(_act(clause), act))
+    found = activity_span.stretches(clips, lambda clause: alike(act_of(clause), act))
     if not found:
         return None
     # as the quantity parser's lengths are told: the time asked, or every stretch added up
@@ -73,11 +73,30 @@ async def first_time(recall: Recall, clock: Clock, focus: str, moment: Moment) -
     """The earliest clip of the session that tells the chosen moment's act (its clause's verb about
     the same things), or `moment` itself: "did I wash my hands at any point?" is answered by the
     first time, as a person recalls it, not by whichever of the times ranked highest."""
-    act = _act(chosen_clause(moment.text, focus))
+    act = act_of(chosen_clause(moment.text, focus))
     if not act[0] or moment.note:
         return moment
     clips, _ = await clock.run_blocking(recall.clips_in_period, moment.session_id, -math.inf, moment.t0)
     for c in sorted(clips, key=lambda c: (c.t0, c.clip_index)):
-        if c.t0 < moment.t0 and any(_same(_act(x), act) for x in activity_span.clauses(c.text)):
+        if c.t0 < moment.t0 and any(alike(act_of(x), act) for x in activity_span.clauses(c.text)):
             return Moment.of_clip(c, moment.score)
     return moment
+
+
+# How far a "what next?" looks past the moment for another act: a few minutes of 10-s clips.
+_PAST_RUN = 30
+
+
+async def past_run(
+    recall: Recall, clock: Clock, moment: Moment, *, step: int, before_t: float
+) -> Moment | None:
+    """The first clip after (`step` 1) or before (-1) `moment` that tells an act of its own, not
+    only `moment`'s act again: "and after that?" on a day cut into 10-s clips asks what came
+    after the stretch, not for its next clip. The next clip when none of the nearby ones does."""
+    near = await recall.neighbours(clock, moment, step=step, count=_PAST_RUN, before_t=before_t)
+    own = {act_of(c) for c in activity_span.clauses(moment.text) or [moment.text]}
+    for m in near:
+        told = activity_span.clauses(m.text) or [m.text]
+        if not all(any(alike(act_of(c), a) for a in own) for c in told):
+            return m
+    return near[0] if near else None
