@@ -248,8 +248,8 @@ def test_a_pronoun_after_a_what_next_answer_is_that_answer_s_thing() -> None:
     from edge_assist.retrieval.api import Moment
 
     juice = Moment("s", 10, 2510.0, 2520.0, "The person presses out juice from lime.", 0.8)
-    after = Turn("what did I do right after cutting up the carrot?", "what did I do right after cutting up the carrot?",
-                 "Right after that: ...", 0.0, "s", None, juice)  # fmt: skip
+    q = "what did I do right after cutting up the carrot?"
+    after = Turn(q, q, "Right after that: ...", 0.0, "s", None, juice)
     asked = _pointed("and did I salt it?", FollowUp("pointer", "did I salt it?"), after)
     assert asked.question == "did I salt the lime?"
     # an answer to "when" tells the question's own act: "it" is still the question's thing
