@@ -64,3 +64,14 @@ def test_a_thing_carried_somewhere_is_put_there() -> None:
     assert reading.restated is not None and reading.restated.startswith("places the tofu")
     # taking it, with no place to take it to, is another act
     assert meaning.read("take the tofu", placed).restated is None
+
+
+def test_a_length_bounded_by_a_refill_ends_where_the_vessel_is_filled() -> None:
+    from edge_assist.answers.quantity_question import bounded, parse
+    from edge_assist.memory.api import CaptionRecord
+
+    q = parse("How long was I piping before I first had to refill the bag?")
+    assert q is not None and q.bound == ("before", "refill") and q.bound_words == "refill the bag"
+    texts = ["The person pipes pastry mix into a pattern."] * 3 + [COLLECTS] + [MOLDS]
+    clips = [CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, t) for i, t in enumerate(texts)]
+    assert [c.clip_index for c in bounded(q, clips)] == [0, 1, 2]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers.meaning import caption_verbs, verb_base
+from edge_assist.answers.focus import parse as parse_focus
+from edge_assist.answers.meaning import caption_verbs, read, verb_base
 from edge_assist.answers.thing_naming import thing_in
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord
@@ -67,6 +68,7 @@ class QuantityQuestion:
     bound_thing: str = ""  # the thing whose going in bounds it ("once the eggs were in the pan")
     place: str = ""  # the vessel it went into ("pan" of "how much salt did I put in the pan")
     in_units: bool = False  # counted in a unit ("how many pieces", "how many cups of water")
+    bound_words: str = ""  # the bounding act as said ("refill the bag"), matched by meaning too
 
 
 def which_time(question: str) -> str:
@@ -148,13 +150,17 @@ def parse(question: str) -> QuantityQuestion | None:
         singular(bound_thing) if bound_thing else "",
         singular(place),
         unit in UNITS,
+        bound_act(question) if bound[1] else "",
     )
 
 
 _INTO_VESSEL = re.compile(r"\b(?:in|into|to|onto|on)\s+(?:the|a|my|your)\s+([a-z]+)")
 
 
-_BOUND = re.compile(r"\b(before|after)\s+(?:i|you|we)\s+(\w+)")
+# "before I flipped them", "before I first had to refill the bag": the bounding act and its words
+_BOUND = re.compile(
+    r"\b(before|after)\s+(?:i|you|we)\s+(?:(?:had|have|got|needed|started|began)\s+to\s+)?(\w+)((?:\s+[a-z']+){0,4})"
+)
 _WENT_IN = re.compile(
     r"\b(before|after|once)\s+(?:the\s+|my\s+)?([a-z]+)\s+(?:was|were|went|had\s+gone|got)\s+(?:in|into|on)\b"
 )
@@ -192,6 +198,14 @@ def _bound(tail: str) -> tuple[str, str]:
     return (m.group(1), base) if m and base else ("", "")
 
 
+def bound_act(question: str) -> str:
+    """The words of the bounding act, verb first: "refill the bag" of "... before I first had to
+    refill the bag?"; "" when the question has no such clause."""
+    q = " ".join(question.lower().replace("’", "'").split()).strip(" ?.!")
+    m = _BOUND.search(_FIRST.sub(" ", q))
+    return f"{m.group(2)}{m.group(3)}".strip() if m and verb_base(m.group(2)) else ""
+
+
 def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionRecord]:
     """The clips before (or after) the first that tells the bounding act; all when none tells it."""
     word, verb = q.bound
@@ -200,12 +214,20 @@ def bounded(q: QuantityQuestion, clips: list[CaptionRecord]) -> list[CaptionReco
     if q.bound_thing:
         at = next((c for c in clips if _puts_in(c.text, q.bound_thing)), None)
     else:
-        at = next(
-            (c for c in clips if verb in {verb_base(w) for w in re.findall(r"[a-z]+", c.text.lower())}), None
-        )
+        at = next((c for c in clips if _tells_bound(q, c.text)), None)
     if at is None:
         return clips
     return [c for c in clips if (c.t0 < at.t0 if word == "before" else c.t0 > at.t0)]
+
+
+def _tells_bound(q: QuantityQuestion, text: str) -> bool:
+    """Whether a caption tells the bounding act: its verb in any form, or the act said with its
+    thing in the caption's own words ("collects dough in the piping bag" refills the bag)."""
+    if q.bound[1] in {verb_base(w) for w in re.findall(r"[a-z]+", text.lower())}:
+        return True
+    if not q.bound_words or not parse_focus(q.bound_words).thing:
+        return False
+    return read(q.bound_words, text).restated is not None
 
 
 def _puts_in(text: str, thing: str) -> bool:
