@@ -158,6 +158,9 @@ def test_what_i_was_making_with_no_task_known_is_what_memory_shows_most(
     ("question", "is_task"),
     [
         ("what was i baking?", True),
+        ("what was i getting ready in the kitchen?", True),
+        ("what was i whipping up for dinner?", True),
+        ("what was i getting ready for?", False),
         ("what were we cooking today?", True),
         ("so what am i making here?", True),
         ("what was i baking at ten minutes in?", False),  # a time named: what was done then

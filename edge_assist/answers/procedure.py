@@ -53,7 +53,9 @@ _TASK_FORM = re.compile(
     r"|working\s+on|putting\s+together))?(?:\s+(?:here|now|today|again|right\s+now))?[?.!]*$"
     # "what was I baking?", "what were we cooking today?": what was made, no noun for it
     r"|^(?:so\s+|and\s+|remind\s+me\s+)?what\s+(?:am|was|were|are)\s+(?:i|we)\s+(?:making|cooking|baking"
-    r"|preparing|frying|fixing)(?:\s+(?:here|now|today|again|right\s+now|earlier))?[?.!]*$"
+    r"|preparing|frying|fixing|getting\s+ready|whipping\s+up|rustling\s+up|putting\s+together)"
+    r"(?:\s+(?:here|now|today|again|right\s+now|earlier|in\s+the\s+kitchen"
+    r"|for\s+(?:breakfast|lunch|dinner|supper|tea)))?[?.!]*$"
 )
 # "which pattern am I knitting now?", "what am I fixing on the car right now?", "remind me what job
 # I'm on right now": which task is under way, asked of the present by what the wearer is doing.
