@@ -75,3 +75,9 @@ def test_a_length_bounded_by_a_refill_ends_where_the_vessel_is_filled() -> None:
     texts = ["The person pipes pastry mix into a pattern."] * 3 + [COLLECTS] + [MOLDS]
     clips = [CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, t) for i, t in enumerate(texts)]
     assert [c.clip_index for c in bounded(q, clips)] == [0, 1, 2]
+
+
+def test_a_kitchen_surface_is_the_counter() -> None:
+    reading = meaning.read("brush down the counter", "The person brushes kitchen surface.")
+    assert reading.restated is not None and "surface" in reading.restated
+    assert meaning.read("brush down the counter", "The person brushes the pan surface.").restated is None
