@@ -81,3 +81,14 @@ def test_a_kitchen_surface_is_the_counter() -> None:
     reading = meaning.read("brush down the counter", "The person brushes kitchen surface.")
     assert reading.restated is not None and "surface" in reading.restated
     assert meaning.read("brush down the counter", "The person brushes the pan surface.").restated is None
+
+
+def test_how_long_i_was_at_it_with_a_thing_is_its_stretch() -> None:
+    from edge_assist.answers import quantities
+    from edge_assist.answers.quantity_question import parse
+    from edge_assist.memory.api import CaptionRecord
+
+    q = parse("How long was I at it with the jalebi altogether?")
+    clips = [CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, MOLDS) for i in range(5)]
+    span = quantities._span(q, clips) if q is not None else None
+    assert span is not None and span[0].startswith("About 50 seconds, from 0:00 to 0:50")

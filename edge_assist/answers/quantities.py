@@ -267,7 +267,7 @@ def _span(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[str, Caption
     the act (and name its thing, when one is asked), measured. None without an act to look for."""
     # "how long was I on the phone?", "... at the sink?": where the wearer was, told by the clips
     # that name it; a thing with no act otherwise ("how long was the chicken in?") is not measured
-    where = re.match(r"(?:on|at)\s", q.said_thing) is not None
+    where = re.match(r"(?:on|at)\b", q.said_thing) is not None  # "at it with the jalebi": busy with it
     if (not q.action and not where) or q.times:
         return None
 

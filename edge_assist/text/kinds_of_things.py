@@ -91,7 +91,8 @@ _SAME = [
     broth stock bouillon|
     powdered-sugar icing-sugar confectioners-sugar|baking-soda bicarbonate|
     cellphone phone smartphone|plate dish|bowl basin|cup mug|pan skillet frypan frying-pan tawa|
-    pot saucepan|stalk stem|frosting icing|beet beetroot|counter worktop countertop work-surface kitchen-surface|jug pitcher|
+    pot saucepan|stalk stem|frosting icing|beet beetroot|jug pitcher|
+    counter worktop countertop work-surface kitchen-surface|
     sieve strainer colander|paper-towel kitchen-roll|oven-mitt oven-glove|
     tomato-sauce marinara passata pizza-sauce|
     hot-sauce sriracha siracha tabasco chilli-sauce chili-sauce|baking-powder|chilli-powder chili-powder|
