@@ -92,3 +92,30 @@ def test_how_long_i_was_at_it_with_a_thing_is_its_stretch() -> None:
     clips = [CaptionRecord("s", i, 10.0 * i, 10.0 * i + 10.0, MOLDS) for i in range(5)]
     span = quantities._span(q, clips) if q is not None else None
     assert span is not None and span[0].startswith("About 50 seconds, from 0:00 to 0:50")
+
+
+def test_follow_ups_that_ask_another_time_or_point_to_a_place() -> None:
+    from edge_assist.answers.conversation import FollowUp, Turn, follow_up
+    from edge_assist.answers.follow_up_kinds import from_kind
+    from edge_assist.answers.follow_ups import _of_time, _pointed
+    from edge_assist.answers.run_length import chosen_clause
+    from edge_assist.retrieval.api import Moment
+
+    assert follow_up("When was the last time?") == FollowUp("occurrence", "last")
+    hands = Turn("Did I wash my hands?", "Did I wash my hands?", "Yes. ...", 0.0, "s")
+    assert (
+        _of_time(FollowUp("occurrence", "last"), hands, when=True).question
+        == "when did I wash my hands the last time?"
+    )
+    # the model's "after" stands only when the words say a time next to the last one
+    assert from_kind("after", "and then?", "") == FollowUp("after")
+    assert from_kind("after", "what did I sort out in there?", "") is None
+    fridge = Moment("s", 1, 2600.0, 2610.0, "The person organizes a bowl in the fridge.", 0.5)
+    at = Turn("When was I at the fridge?", "When was I at the fridge?", "At ...", 0.0, "s", None, fridge)
+    asked = _pointed(
+        "what did I sort out in there?", FollowUp("pointer", "what did I sort out in there?"), at
+    )
+    assert asked.question == "what did I sort out in the fridge?"
+    # the clause that tells the asked act is the one measured, not the one with most words
+    both = "The person washes the chopping board with water, then dries the chopping board with towel."
+    assert chosen_clause(both, "dry the chopping board after") == "dries the chopping board with towel."

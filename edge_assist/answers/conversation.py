@@ -145,7 +145,7 @@ class FollowUp:
 # "and the last one?", "what about the second time?": the last question of another time the act
 # was done
 _OCCURRENCE = re.compile(
-    r"^(?:and\s+)?(?:(?:what|how)\s+about\s+)?(?:on\s+|for\s+)?(?:the\s+|my\s+)?"
+    r"^(?:and\s+)?(?:(?:what|how)\s+about\s+|when\s+(?:was|is)\s+)?(?:on\s+|for\s+)?(?:the\s+|my\s+)?"
     r"(?:(first|second|last|final|latest|most\s+recent)\s+(?:one|time|round|go|batch)|(other)\s+(?:time|round|go|batch))$"
 )
 # Which time each word of `_OCCURRENCE` names; "other" is the one the last question did not ask.

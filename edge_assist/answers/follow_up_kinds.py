@@ -49,6 +49,11 @@ _OWN_THING = re.compile(
     r"\s+(?:did|do|does|have|has|had|was|were|went|go|got|is|are)\b"
 )
 _POINTS = re.compile(r"\b(?:it|they|them)\b")
+_NEXT_TO = {
+    "after": re.compile(r"\b(?:after|next|then|later|afterwards?|following|followed|since|once)\b"),
+    "before": re.compile(r"\b(?:before|prior|earlier|previous(?:ly)?|preceding|first|until|till)\b"),
+}
+_ANY = re.compile("")
 # How long a question may be and still lean on the last one's thing by a pronoun alone.
 _SHORT_WORDS = 5
 _WENT = re.compile(
@@ -95,7 +100,9 @@ def from_kind(kind: str, question: str, last_question: str) -> FollowUp | None:
     kind needs."""
     q = _plain(question)
     if kind in ("after", "before", "ago"):
-        return FollowUp(kind)
+        # the model's reading stands when the words say a time next to the last one: "and then?",
+        # "prior to that?"; "what did I sort out in there?" asks no neighbour
+        return FollowUp(kind) if _NEXT_TO.get(kind, _ANY).search(question.lower()) else None
     if kind == "where":
         return FollowUp("where", "went" if _WENT.search(q) else "")
     if kind == "amount":
@@ -121,7 +128,16 @@ def by_meaning(question: str, kinds: QuestionKinds, last_question: str) -> Follo
     last question was `last_question`; None when it reads none. Blocking (encodes once)."""
     reading = kinds.read(question, in_conversation=True, among=FOLLOW_UPS)
     read = from_kind(reading.kind, question, last_question) if reading.kind in FOLLOW_UPS else None
-    return read or _short_pointer(question)
+    return read or _short_pointer(question) or _there(question)
+
+
+# "what did I sort out in there?": the place the last question was about
+THERE = re.compile(r"\b(in|into|from|out\s+of|on)\s+there\b")
+
+
+def _there(question: str) -> FollowUp | None:
+    q = _PAD.sub("", " ".join(question.lower().replace("’", "'").split()).strip(" ?.!"))
+    return FollowUp("pointer", q + "?") if THERE.search(q) else None
 
 
 def _short_pointer(question: str) -> FollowUp | None:

@@ -102,12 +102,28 @@ def with_object(question: str, obj: str) -> str | None:
 
 def _pointed(question: str, follow: FollowUp, last: Turn) -> Resolved:
     """ "and when did they go in the pan?": the question asked of the last question's thing."""
-    thing = _answered_thing(last) or _last_thing(last.resolved)
+    there = follow_up_kinds.THERE.search(follow.obj) is not None
+    thing = _last_place(last) if there else _answered_thing(last) or _last_thing(last.resolved)
     if not thing:
         return Resolved(question, follow, ABOUT_WHAT, outcome="no thing in the last question", keep=False)
-    again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
+    if there:
+        again = follow_up_kinds.THERE.sub(rf"\1 the {thing}", follow.obj, count=1)
+    else:
+        again = re.sub(r"\b(?:it|they|them)\b", f"the {thing}", follow.obj, count=1)
     again = re.sub(r"\bi\b", "I", again)
     return Resolved(again, follow, outcome=f"asked about {thing}, the last question's thing")
+
+
+_PLACE = re.compile(r"\b(?:at|in|into|to|by|near|on|inside)\s+(?:the|my|a)\s+([a-z][a-z-]+)", re.I)
+
+
+def _last_place(last: Turn) -> str:
+    """Where "in there" points: the place the last question named ("when was I at the fridge?"),
+    else the one its answer's moment names."""
+    for text in (last.resolved, last.moment.text if last.moment is not None else ""):
+        if m := _PLACE.search(text):
+            return m.group(1).lower()
+    return ""
 
 
 def _answered_thing(last: Turn) -> str:
@@ -122,12 +138,15 @@ def _answered_thing(last: Turn) -> str:
     return said[0] if said else ""
 
 
-def _of_time(follow: FollowUp, last: Turn) -> Resolved:
+def _of_time(follow: FollowUp, last: Turn, *, when: bool = False) -> Resolved:
     """ "and the last one?": the last question, of that time of its act."""
     which = follow.obj
     if which == "other":  # "and the other time?" after "the first time" is the last one
         which = "last" if re.search(r"\b(?:first|1st)\b", last.resolved, re.I) else "first"
     asked = _WHICH_TIME.sub("", last.resolved.rstrip("?.! ")).rstrip(" ,")
+    if when and answer_text.question_kind(asked) == "yesno":
+        # "did I wash my hands?", then "when was the last time?": when, not whether
+        asked = re.sub(r"^(?:did|have|had)\s+(?=i\b)", "when did ", asked, flags=re.I)
     said = " ".join(f"{asked} the {which} time?".split())
     return Resolved(said, follow, outcome=f"the last question, of the {which} time")
 
@@ -290,7 +309,7 @@ async def resolve(
     if follow.kind == "pointer":
         return _pointed(question, follow, last)
     if follow.kind == "occurrence":
-        return _of_time(follow, last)
+        return _of_time(follow, last, when=question.lstrip().lower().startswith(("when", "and when")))
     if follow.kind == "object":
         return _about_object(question, follow, last)
     m = last.moment

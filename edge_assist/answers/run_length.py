@@ -13,7 +13,8 @@ import math
 import re
 
 from edge_assist.answers import activity_span, quantity_question
-from edge_assist.answers.meaning import caption_verbs
+from edge_assist.answers.focus import parse
+from edge_assist.answers.meaning import caption_verbs, tells
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -43,10 +44,17 @@ def alike(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], fro
 
 
 def chosen_clause(caption: str, focus: str) -> str:
-    """The clause of `caption` that tells most of the focus's words."""
+    """The clause of `caption` that tells the focus's act by a verb of its own, else the one that
+    tells most of its words: "dry the board" is the second clause of "washes the board with water,
+    then dries the board with towel"."""
     asked = answer_text.content_words(focus)
+    verb = parse(focus).verb
     parts = activity_span.clauses(caption) or [caption]
-    return max(parts, key=lambda p: len(asked & answer_text.content_words(p)))
+
+    def rank(clause: str) -> tuple[bool, int]:
+        return bool(verb) and tells(verb, clause), len(asked & answer_text.content_words(clause))
+
+    return max(parts, key=rank)
 
 
 async def told(
