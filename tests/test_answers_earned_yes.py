@@ -67,7 +67,8 @@ def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixt
         ("did any tomatoes go in the sauce?", "No: "),
         ("when did I add the tomatoes?", "I don't remember"),
         # the thing named by the moment: a Yes as before
-        ("did I add soy sauce to the vegetables?", "Yes. At 2:20 you added soy sauce"),
+        # the first clip that tells it: "..., then adds soy sauce to the vegetables"
+        ("did I add soy sauce to the vegetables?", "Yes. At 2:10 you stirred the vegetables in the pan"),
         ("did I salt the veggies?", "Yes. At 1:40 you added table salt to the vegetables"),
     ],
 )
