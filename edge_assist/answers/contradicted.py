@@ -17,7 +17,15 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_assist.answers import appliances, contents, cut_size, meaning, thing_naming, varieties
+from edge_assist.answers import (
+    appliances,
+    contents,
+    cooking_method,
+    cut_size,
+    meaning,
+    thing_naming,
+    varieties,
+)
 from edge_assist.answers.backing import backing
 from edge_assist.answers.negated import negated_no
 from edge_assist.answers.support import AnswerGate
@@ -148,6 +156,7 @@ def difference(focus: str, caption: str) -> Difference | None:
             or varieties.variety_difference(focus, _thing(focus), caption)
             or cut_size.size_difference(focus, caption)
             or appliances.appliance_difference(focus, caption)
+            or cooking_method.method_difference(focus, caption)
             or varieties.sibling_difference(_thing(focus), caption)
             or side_difference(focus, caption)
         )
@@ -172,6 +181,8 @@ def _told_as_asked(d: Difference, focus: str, caption: str) -> bool:
         return appliances.tells_asked(focus, caption)
     if d.kind == "size":
         return cut_size.says_size(caption, d.expected)
+    if d.kind == "method":
+        return cooking_method.tells_asked(focus, caption)
     if d.kind in ("side", "state"):
         return side_difference(focus, caption) is None and d.expected in _words(caption)
     if d.kind == "kind":

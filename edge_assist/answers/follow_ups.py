@@ -243,14 +243,12 @@ async def _ago(turn: Turn, m: Moment, before_t: float, recall: Recall, clock: Cl
     return f"About {age(max(0.0, now - m.t0))} ago, at {stream_clock(m.t0)}."
 
 
-_HOW_LONG_AGO = re.compile(r"^\W*(?:(?:and|so|um|uh|hey|okay|ok)\W+)*how\s+long\s+ago\b", re.IGNORECASE)
-
-
 async def told_ago(question: str, ans: Answer, before_t: float, recall: Recall, clock: Clock) -> str:
     """ "How long ago did I put the rice on?", answered as "when did I ...", said with the time
-    since: "About 9 minutes ago: at 14:30 you put the rice on." Other answers stay as they are."""
+    since the act began (the first clip of its run): "About 9 minutes ago: at 14:30 you put the
+    rice on." Other answers stay as they are."""
     text, m = ans.text, ans.moment
-    if m is None or m.note or not _HOW_LONG_AGO.match(question):
+    if m is None or m.note or not run_length.asks_ago(question):
         return text
     if not text.startswith("At ") or " ago" in text:
         return text
@@ -259,7 +257,11 @@ async def told_ago(question: str, ans: Answer, before_t: float, recall: Recall, 
         # Asked "now" of a store: now is as far as memory of that session goes.
         later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
         now = max((c.t1 for c in later), default=m.t1)
-    return f"About {age(max(0.0, now - m.t0))} ago: {text[0].lower()}{text[1:]}"
+    first = await run_length.run_start(recall, clock, str(ans.trace.get("focus", question)), m, now)
+    if first is not None and first.t0 < m.t0:
+        text = answer_text.tell(first.text, first.t0)
+    t0 = m.t0 if first is None else min(m.t0, first.t0)
+    return f"About {age(max(0.0, now - t0))} ago: {text[0].lower()}{text[1:]}"
 
 
 async def _read(

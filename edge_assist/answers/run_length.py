@@ -20,13 +20,18 @@ from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 
-_AGO = re.compile(r"^\s*how\s+long\s+ago\b", re.I)
+_AGO = re.compile(r"^\W*(?:(?:and|so|um|uh|hey|okay|ok)\W+)*how\s+long\s+ago\b", re.I)
+
+
+def asks_ago(question: str) -> bool:
+    """ "How long ago did I ...?": a time since, not a length."""
+    return bool(_AGO.match(question))
 
 
 def asks_length(question: str) -> bool:
     """ "How long was I at ...?", not "how long ago ...?" nor an amount."""
     q = quantity_question.parse(question)
-    return q is not None and q.dims == ("time",) and not _AGO.match(question)
+    return q is not None and q.dims == ("time",) and not asks_ago(question)
 
 
 def act_of(clause: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -75,6 +80,24 @@ async def told(
     # as the quantity parser's lengths are told: the time asked, or every stretch added up
     which = quantity_question.which_time(question)
     return activity_span.told(found, which, lambda c: answer_text.tell(c.text, c.t0))
+
+
+async def run_start(
+    recall: Recall, clock: Clock, focus: str, moment: Moment, before_t: float
+) -> CaptionRecord | None:
+    """The first clip of the run of clips in a row that tell the chosen moment's act: "how long ago
+    did I put the steak on?" over four clips of "sets steak in preheated pan" is measured from the
+    first, when it went on. None when the moment tells no act or is not in such a run."""
+    act = act_of(chosen_clause(moment.text, focus))
+    if not act[0] or moment.note:
+        return None
+    clips, _ = await clock.run_blocking(recall.clips_in_period, moment.session_id, -math.inf, moment.t1)
+    found = activity_span.stretches(
+        [c for c in clips if c.t1 <= min(before_t, moment.t1) + 1e-6],
+        lambda clause: alike(act_of(clause), act),
+    )
+    at = next((s for s in found if s.t0 <= moment.t0 <= s.t1), None)
+    return None if at is None else at.clips[0]
 
 
 async def first_time(recall: Recall, clock: Clock, focus: str, moment: Moment) -> Moment:

@@ -82,6 +82,12 @@ _STARTED = re.compile(
 )
 
 
+_STARTED_ON = re.compile(
+    r"^((?:\w+\s+)?)(?:start|started|starting|begin|began|begun)\s+(?:(?:on|with)\s+)?(?=(?:the|my|some|a)\b)",
+    re.I,
+)
+
+
 # "kneading this time", "stir it the first time": which time is the question's to say
 # (answers/quantity_question.which_time); the act is what is looked up
 _WHICH_TIME = re.compile(r"\s+(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)$", re.I)
@@ -102,7 +108,9 @@ def question_focus(question: str) -> str:
     focus = _THE_TIME_I.sub("", focus)
     focus = _WHICH_TIME.sub("", focus) or focus
     focus = _ANY_TIME.sub("", focus) or focus
-    return _STARTED.sub(r"\1", focus) or focus
+    focus = _STARTED.sub(r"\1", focus) or focus
+    # "when did I start (on) the onion?": anything done to it, from its first moment
+    return _STARTED_ON.sub(r"\1do ", focus)
 
 
 def _question_focus(question: str) -> str:
@@ -119,6 +127,8 @@ def _question_focus(question: str) -> str:
         return re.sub(r"^(?:ever|already|actually|really|just)\s+", "", rest, flags=re.I) or q
     rest = " ".join(_AUX.sub(" ", _LEAD.sub("", q)).split())
     rest = re.sub(r"\s+with$", "", rest, flags=re.I)
+    if q.lower().startswith("how long"):
+        rest = re.sub(r"\s+for$", "", rest, flags=re.I)  # "how long was I studying for?"
     return rest or q
 
 

@@ -110,6 +110,22 @@ def _ate_or_drank(m: re.Match[str]) -> str:
     return f"{ ({'eat': 'eaten', 'drink': 'drunk'}[act] if done else act) } something"
 
 
+# Getting an activity going is starting it: "when did I get going on my studying?", "got started
+# on the dishes", "before I got on with the onions".
+_GET_GOING = re.compile(
+    r"\b(?:get|gets|got|getting|gotten)\s+(?:going|started|cracking|stuck\s+in)\s+(?:on|with)\s+(?:my\s+)?"
+    r"|\b(?:get|gets|got|getting|gotten)\s+on\s+with\s+(?:my\s+)?",
+    re.I,
+)
+
+
+_AFTER_AUX = re.compile(r"\b(?:did|do|does|to|will|can)\s+(?:i|you|we)\s+$|\bto\s+$", re.I)
+
+
+def _started(m: re.Match[str]) -> str:
+    return "start " if _AFTER_AUX.search(m.string[: m.start()]) else "started "
+
+
 def unframed(question: str) -> str | None:
     """The plain "did I ..." a framed yes/no question asks, or None when it has no such frame."""
     q = " ".join(question.split())
@@ -122,6 +138,7 @@ def unframed(question: str) -> str | None:
     said = _WERE_WE.sub("was I", _WE.sub(lambda m: f"{m.group(1)}{m.group(2)} I", said))
     said = _FOR_MYSELF.sub(r"\1 ", _HAVE_TO.sub(_ate_or_drank, said))
     said = _ONCE.sub("after I ", _DONE.sub("after I finally ", said))
+    said = _GET_GOING.sub(_started, said)
     asked = _asked(said)
     if asked is not None:
         return f"{asked}{end}"
