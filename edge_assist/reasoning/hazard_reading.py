@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def normalise(text: str) -> str:
     return " ".join(FRAMING.sub(" ", t).split())
 
 
+Match = tuple[str, int, int]  # a concept read at a span of the normalised text
+
 # A reading said not to be there ("not locked", "no lid on", "without the guard", "doesn't walk
 # away") is not there; a guard said absent, or taken away after it is named ("the guard
 # removed", "gloves off"), is an exposure instead (ABSENT).
@@ -101,12 +104,12 @@ ABSENT = {"guarded": "unprotected", "stopped": "active", "present": "unattended"
 SAYS_ABSENCE = frozenset({"unprotected"})
 
 
-def _affirmed(text: str, match: re.Match[str]) -> bool:
-    return NEGATION.search(text[max(0, match.start() - 40) : match.start()]) is None
+def _affirmed(text: str, start: int) -> bool:
+    return NEGATION.search(text[max(0, start - 40) : start]) is None
 
 
-def _taken_away(text: str, match: re.Match[str]) -> bool:
-    return TAKEN_AWAY.match(text[match.end() : match.end() + 40]) is not None
+def _taken_away(text: str, end: int) -> bool:
+    return TAKEN_AWAY.match(text[end : end + 40]) is not None
 
 
 @dataclass(frozen=True)
@@ -163,30 +166,43 @@ class Lexicon:
             )
         return cls(concepts, kinds, intensity, say)
 
-    def read(self, text: str) -> Reading:
+    def matches(self, t: str) -> dict[str, list[Match]]:
+        """Every lexicon term found in normalised text `t`, per role: (concept, start, end)."""
+        return {
+            role: [(n, m.start(), m.end()) for n, pat in self.concepts.get(role, {}).items() for m in pat.finditer(t)]
+            for role in ROLES
+        }
+
+    def read(self, text: str, extra: Callable[[str, dict[str, list[Match]]], dict[str, list[Match]]] | None = None) -> Reading:
+        """The reading of a caption. `extra`, given the normalised text and the lexicon's matches,
+        returns more matches (words read as a concept by other means) that are read as if they
+        were lexicon terms at their place: negation, nearness and absent guards apply to them."""
         t = normalise(text)
-        source_at = [
-            (m.start(), m.end()) for pat in self.concepts["source"].values() for m in pat.finditer(t)
-        ]
-        sources = frozenset(n for n, pat in self.concepts["source"].items() if pat.search(t))
+        found = self.matches(t)
+        if extra is not None:
+            for role, more in extra(t, found).items():
+                found[role] = found[role] + more
+        return self._reading(t, found)
+
+    def _reading(self, t: str, found: dict[str, list[Match]]) -> Reading:
+        source_at = [(a, b) for _, a, b in found["source"]]
+        sources = frozenset(n for n, _, _ in found["source"])
         exposures: set[str] = set()
         related_at: list[tuple[int, int]] = []
-        for n, pat in self.concepts["exposure"].items():
-            for m in pat.finditer(t):
-                if n in SAYS_ABSENCE or _affirmed(t, m):
-                    exposures.add(n)
-                    if n in RELATIONS or n == "body":
-                        related_at.append((m.start(), m.end()))
+        for n, a, b in found["exposure"]:
+            if n in SAYS_ABSENCE or _affirmed(t, a):
+                exposures.add(n)
+                if n in RELATIONS or n == "body":
+                    related_at.append((a, b))
         guards = set()
         guard_at = []
-        for n, pat in self.concepts.get("guard", {}).items():
-            for m in pat.finditer(t):
-                if _affirmed(t, m) and not (n == "guarded" and _taken_away(t, m)):
-                    guards.add(n)
-                    guard_at.append((m.start(), m.end()))
-                elif n in ABSENT:
-                    exposures.add(ABSENT[n])
-                    related_at.append((m.start(), m.end()))
+        for n, a, b in found["guard"]:
+            if _affirmed(t, a) and not (n == "guarded" and _taken_away(t, b)):
+                guards.add(n)
+                guard_at.append((a, b))
+            elif n in ABSENT:
+                exposures.add(ABSENT[n])
+                related_at.append((a, b))
         intensity = max((i for i, pat in enumerate(self.intensity, start=1) if pat.search(t)), default=0)
         return Reading(
             sources,
