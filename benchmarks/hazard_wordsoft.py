@@ -183,8 +183,13 @@ def fit_protocol(mode: str, tau: float, word_l2: float) -> None:
     checked = {s: [{**r, "file": s} for r in hf.rows(s)] for s in ("val", "dev", "dev2")}
     everything = tr + [r for s in checked.values() for r in s]
     vecs = np.asarray(enc.encode([r["text"] for r in everything]), dtype=np.float32)
-    ws = WordSoft(lex, [r["text"] for r in everything], np.array([r["file"] for r in everything]),
-                  np.array([r["kind"] for r in everything]), enc)
+    ws = WordSoft(
+        lex,
+        [r["text"] for r in everything],
+        np.array([r["file"] for r in everything]),
+        np.array([r["kind"] for r in everything]),
+        enc,
+    )
     outside = ws.of_files(checked)
     n = len(tr)
 
@@ -209,22 +214,29 @@ def fit_protocol(mode: str, tau: float, word_l2: float) -> None:
         ranges[s] = np.arange(pos, pos + len(rs))
         pos += len(rs)
     X = {s: design(idx, all_tr, outside, False) for s, idx in ranges.items()}
-    folds = hf.kind_folds(tr)
     pooled = [r["label"] for r in tr + checked["val"]]
     for l2 in hf.L2_GRID:
-        m = fit_ms(Xtr, y[:n], l2)
-        cv = np.zeros(n)
-        for f in range(hf.FOLDS):
-            a, b = np.where(folds != f)[0], np.where(folds == f)[0]
-            lo = outside | ws.of_kinds({tr[i]["kind"] for i in b} - {"none"})
-            mf = fit_ms(design(a, a, lo, True), y[a], l2)
-            cv[b] = hf.predict(mf, design(b, a, lo, False))
+        m, cv = fit_ms(Xtr, y[:n], l2), kind_cv(design, tr, y, ws, outside, l2)
         p = {s: hf.predict(m, X[s]) for s in X}
         thr = hf.choose_threshold(np.concatenate([cv, p["val"]]), pooled)
         print(f"mode {mode or 'shipped'} tau {tau:g} word l2 {word_l2:g} | l2 {l2:g}, threshold {thr:.3f}")
         print(count("  CV", cv, tr, thr))
         for s in X:
             print(count(f"  {s}", p[s], checked[s], thr))
+
+
+def kind_cv(design, tr: list[dict], y: np.ndarray, ws: WordSoft, outside: frozenset[str], l2: float):
+    """Out-of-fold probabilities with whole kinds held out, the word probes too fitted without
+    the fold's kinds."""
+    from benchmarks import hazard_fit as hf
+
+    folds, cv = hf.kind_folds(tr), np.zeros(len(tr))
+    for f in range(hf.FOLDS):
+        a, b = np.where(folds != f)[0], np.where(folds == f)[0]
+        lo = outside | ws.of_kinds({tr[i]["kind"] for i in b} - {"none"})
+        mf = fit_ms(design(a, a, lo, True), y[a], l2)
+        cv[b] = hf.predict(mf, design(b, a, lo, False))
+    return cv
 
 
 def fit_ms(X: np.ndarray, y: np.ndarray, l2: float):
@@ -241,8 +253,13 @@ def fit_ms(X: np.ndarray, y: np.ndarray, l2: float):
 def count(name: str, p: np.ndarray, rs: list[dict], thr: float) -> str:
     lab = np.array([r["label"] for r in rs])
     f = p >= thr
-    return name + " " + "  ".join(
-        f"{k} {int(f[lab == k].sum())}/{int((lab == k).sum())}" for k in ("hazard", "near_miss", "ordinary")
+    return (
+        name
+        + " "
+        + "  ".join(
+            f"{k} {int(f[lab == k].sum())}/{int((lab == k).sum())}"
+            for k in ("hazard", "near_miss", "ordinary")
+        )
     )
 
 

@@ -19,7 +19,10 @@ The `soft` variants are measured here and not shipped: linear probes from the te
 to each lexicon concept (and to the hazard label), so that a source or relation worded unlike
 any lexicon term could count for a little. The `llm_*` variants add one feature, a small language
 model's zero-shot yes/no log-odds for the caption (`benchmarks/hazard_llm.py`, which caches the
-scores under /tmp/hazllm; `--llm-prompt` picks its question).
+scores under /tmp/hazllm; `--llm-prompt` picks its question). The `wordsoft` variants read an
+unmatched word as a lexicon concept when per-word probes on its contextual vector say so
+(`benchmarks/hazard_wordsoft.py`; `--tau`, `--word-l2`; results in
+benchmarks/results/hazards/word_soft_lexicon.md).
 """
 
 from __future__ import annotations
@@ -63,7 +66,11 @@ class Pool:
             from benchmarks.hazard_wordsoft import WordSoft
 
             self._words = WordSoft(
-                Lexicon.load(), [r["text"] for r in self.rows], self.file, self.kind, load_text_encoder(Config())
+                Lexicon.load(),
+                [r["text"] for r in self.rows],
+                self.file,
+                self.kind,
+                load_text_encoder(Config()),
             )
         return self._words
 
@@ -226,7 +233,12 @@ def report(pool: Pool, res: dict[str, tuple[np.ndarray, float]]) -> tuple[str, f
             for k in ("hazard", "near_miss", "ordinary")
         }
         if f not in ("dev", "dev2"):
-            tune = [tune[0] + c["hazard"][0], tune[1] + c["hazard"][1], tune[2] + c["near_miss"][0], tune[3] + c["near_miss"][1]]
+            tune = [
+                tune[0] + c["hazard"][0],
+                tune[1] + c["hazard"][1],
+                tune[2] + c["near_miss"][0],
+                tune[3] + c["near_miss"][1],
+            ]
         for acc, k in ((hz, "hazard"), (nm, "near_miss"), (od, "ordinary")):
             acc[0] += c[k][0]
             acc[1] += c[k][1]

@@ -169,11 +169,17 @@ class Lexicon:
     def matches(self, t: str) -> dict[str, list[Match]]:
         """Every lexicon term found in normalised text `t`, per role: (concept, start, end)."""
         return {
-            role: [(n, m.start(), m.end()) for n, pat in self.concepts.get(role, {}).items() for m in pat.finditer(t)]
+            role: [
+                (n, m.start(), m.end())
+                for n, pat in self.concepts.get(role, {}).items()
+                for m in pat.finditer(t)
+            ]
             for role in ROLES
         }
 
-    def read(self, text: str, extra: Callable[[str, dict[str, list[Match]]], dict[str, list[Match]]] | None = None) -> Reading:
+    def read(
+        self, text: str, extra: Callable[[str, dict[str, list[Match]]], dict[str, list[Match]]] | None = None
+    ) -> Reading:
         """The reading of a caption. `extra`, given the normalised text and the lexicon's matches,
         returns more matches (words read as a concept by other means) that are read as if they
         were lexicon terms at their place: negation, nearness and absent guards apply to them."""
