@@ -279,7 +279,7 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     if clip_key(a) == clip_key(b):
         return None  # one moment for both: a step that says "before" itself ("drain before removing")
     if len(_orders(firsts, seconds)) > 1:
-        return None
+        return _against_first(asked, one, firsts, seconds)
     early, late = sorted((a, b), key=lambda m: m.t0)
     if asked.word == "first":
         return first_then(early, late), [a, b]
@@ -294,6 +294,26 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     if not holds and len(_orders(one.plausible, other.plausible)) > 1:
         return None
     return holds_then(holds, early, late), [a, b]
+
+
+def _against_first(
+    asked: Ordered, one: Found, firsts: list[Moment], seconds: list[Moment]
+) -> tuple[str, list[Moment]] | None:
+    """ "Did I grease the cup before the egg went in?" with the egg told twice (tipped into the cup
+    at 0:00, later placed on the lettuce): whether the first act was done by the time the other
+    was first done. A time of it before that is a Yes; a "No" needs every moment that may tell
+    it, offered or not, to come after. Only "before" is read so: "after" one of several times
+    says nothing of which."""
+    if asked.word != "before" or asked.second_which:
+        return None
+    a, b = min(firsts, key=lambda m: m.t0), min(seconds, key=lambda m: m.t0)
+    if clip_key(a) == clip_key(b):
+        return None
+    if a.t0 < b.t0:
+        return holds_then(True, a, b), [a, b]
+    if any(m.t0 <= b.t0 for m in one.plausible):
+        return None
+    return holds_then(False, b, a), [a, b]
 
 
 def first_then(early: Moment, late: Moment) -> str:
