@@ -27,8 +27,31 @@ async def test_an_order_no_needs_every_moment_of_both_acts_to_agree() -> None:
     assert (told := await order.answer(order.Ordered("add the pepper", "before", "add the salt"), find))
     assert told[0].startswith("Yes: at 1:40")
     weak["add the salt"] = []
-    found["add the salt"] = [salt_late, salt_early]  # salt went in twice: no No, no guess
+    found["add the salt"] = [salt_late, salt_early]  # salt went in twice, once before the pepper
+    assert (told := await order.answer(asked, find)) and told[0].startswith("Yes: at 0:20")
+
+
+async def test_before_an_act_told_twice_is_before_its_first_time() -> None:
+    """ "Did I grease the cup before the egg went in?": the egg tipped in at 0:00 and placed on the
+    lettuce at 5:55 is asked against its first time; the oil at 2:17 came after it."""
+    egg_in = Moment("s", 0, 0.0, 31.0, "I tipped one egg in the dish.", 0.6)
+    egg_out = Moment("s", 10, 355.0, 377.0, "From the mug under the lettuce, I'm placing the egg.", 0.6)
+    oil = Moment("s", 3, 137.0, 147.0, "I put some cooking oil in a six - oz. ramekin mug.", 0.5)
+    found = {"add fat to the cup": [oil], "add the egg": [egg_out, egg_in]}
+    weak: dict[str, list[Moment]] = {"add fat to the cup": [], "add the egg": []}
+
+    async def find(focus: str) -> order.Found:
+        return order.Found(found[focus], found[focus] + weak[focus])
+
+    asked = order.Ordered("add fat to the cup", "before", "add the egg")
+    told = await order.answer(asked, find)
+    assert told is not None and told[0].startswith("No: at 0:00 you tipped one egg in the dish, then at 2:17")
+    # a weaker moment that may be the greasing, before the egg: no "No"
+    weak["add fat to the cup"] = [Moment("s", 0, 0.0, 20.0, "I wipe the cup with an oiled towel.", 0.2)]
     assert await order.answer(asked, find) is None
+    # "after" one of two times says nothing of which: no answer
+    weak["add fat to the cup"] = []
+    assert await order.answer(order.Ordered("add fat to the cup", "after", "add the egg"), find) is None
 
 
 def test_a_moment_telling_only_other_acts_tells_no_act_of_an_order() -> None:
