@@ -27,7 +27,8 @@ def test_a_method_is_told_by_its_verb_or_the_medium_the_thing_went_into() -> Non
     assert d is not None and d.observed == "in boiling water"
     assert cooking_method.method_difference("fry the potatoes", fried) is None  # as asked
     # both done: the potatoes were boiled, then fried
-    assert cooking_method.method_difference("boil the potatoes", "boils potatoes, then fries potatoes") is None
+    both = "The person boils potatoes, then fries potatoes."
+    assert cooking_method.method_difference("boil the potatoes", both) is None
     # the moment names another thing, or no method: nothing to contradict
     assert cooking_method.method_difference("boil the eggs", fried) is None
     assert cooking_method.method_difference("boil the gourd", "The person slices the gourd.") is None
