@@ -134,11 +134,12 @@ def test_tasks_other_than_recipes_are_told_with_their_own_verb() -> None:
             done("inner-tube", "Change a bicycle inner tube", "repair", 9),
             done("coffee", "Coffee", "recipe", 10),
             done("ramen", "Ramen", "recipe", 11),
-            done("garage", "Tidy the garage", "chore", 12),
+            done("garage", "Declutter the garage", "chore", 12),
         ],
         80,
     )
+    # a title whose first word is no verb we know is named as written
     assert said == (
         "This morning you changed a bicycle inner tube (at 09:00), made coffee (at 10:00), "
-        'ramen (at 11:00) and worked on "Tidy the garage" (at 12:00).'
+        'ramen (at 11:00) and worked on "Declutter the garage" (at 12:00).'
     )
