@@ -80,6 +80,12 @@ GROUPS = _groups(
         "eat": "eat taste drink sample try",
         # a thing handed over to someone: "handed the plate to him" is "gives plate to man"
         "give": "give hand pass offer",
+        # a day at home, away from the counter: "before I studied" is the studying
+        "study": "study revise",
+        "talk": "talk chat call phone",
+        "play": "play",
+        "browse": "browse scroll",
+        "vacuum": "vacuum hoover",
     }
 )
 
