@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.cli import main
-from tests.clip_level import CLIP_LEVEL_ARGS
+from tests.clip_level import ask_recording as _ask
 
 CAPTIONS = [
     "The person is adding vegetables in the pan, then is washing the wooden spoon.",
@@ -51,13 +50,6 @@ def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
-
-
-def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str]) -> str:
-    capsys.readouterr()
-    args = ["ask", question, "--recording", str(stream), "--json", "--set", f"general.data_dir={data_dir}"]
-    assert main([*args, *CLIP_LEVEL_ARGS]) == 0
-    return str(json.loads(capsys.readouterr().out)["answer"])
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,10 @@ import pytest
 
 from edge_assist.answers import cooking_method
 from edge_assist.answers.run_length import asks_ago, asks_length
-from edge_assist.cli import main
 from edge_assist.evaluation.goalstep import build
 from edge_assist.reasoning.answer_text import question_focus
 from edge_assist.text.framed_questions import unframed
-from tests.clip_level import CLIP_LEVEL_ARGS
+from tests.clip_level import ask_recording as _ask
 
 DATA = Path(__file__).parent / "data" / "ego4d-goalstep"
 
@@ -41,13 +40,6 @@ def _stream(path: Path, captions: list[str]) -> Path:
     lines += [json.dumps({"t0": 10.0 * i, "t1": 10.0 * i + 10, "text": c}) for i, c in enumerate(captions)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
-
-
-def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str]) -> str:
-    capsys.readouterr()
-    args = ["ask", question, "--recording", str(stream), "--json", "--set", f"general.data_dir={data_dir}"]
-    assert main([*args, *CLIP_LEVEL_ARGS]) == 0
-    return str(json.loads(capsys.readouterr().out)["answer"])
 
 
 def test_potatoes_put_in_oil_were_not_boiled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

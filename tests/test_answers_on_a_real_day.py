@@ -4,18 +4,16 @@ and what the wearer was making when no task the library knows is under way."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from edge_assist.answers.activity_span import clauses, stretches
 from edge_assist.answers.what_i_saw import mostly
-from edge_assist.cli import main
 from edge_assist.evaluation.goalstep import build
 from edge_assist.memory.api import CaptionRecord
 from edge_assist.text.stream_time import length
-from tests.clip_level import CLIP_LEVEL_ARGS
+from tests.clip_level import ask_recording as _ask
 
 DATA = Path(__file__).parent / "data" / "ego4d-goalstep"
 
@@ -25,13 +23,6 @@ def stream(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("goalstep")
     build(DATA, out)
     return next(out.glob("*/clips/*.jsonl"))
-
-
-def _ask(stream: Path, data_dir: Path, question: str, capsys: pytest.CaptureFixture[str], *more: str) -> str:
-    capsys.readouterr()
-    args = ["ask", question, "--recording", str(stream), "--json", "--set", f"general.data_dir={data_dir}"]
-    assert main([*args, *CLIP_LEVEL_ARGS, *more]) == 0
-    return str(json.loads(capsys.readouterr().out)["answer"])
 
 
 def test_a_caption_of_several_actions_is_one_clause_each() -> None:
