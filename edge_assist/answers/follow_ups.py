@@ -258,9 +258,9 @@ async def told_ago(question: str, ans: Answer, before_t: float, recall: Recall, 
         later, _ = await clock.run_blocking(recall.clips_in_period, m.session_id, m.t0, math.inf)
         now = max((c.t1 for c in later), default=m.t1)
     first = await run_length.run_start(recall, clock, str(ans.trace.get("focus", question)), m, now)
-    if first is not None and first.t0 < m.t0:
-        text = answer_text.tell(first.text, first.t0)
-    t0 = m.t0 if first is None else min(m.t0, first.t0)
+    t0 = m.t0
+    if first is not None and first.t0 < m.t0:  # the run began before the clip that ranked first
+        text, t0 = answer_text.tell(first.text, first.t0), first.t0
     return f"About {age(max(0.0, now - t0))} ago: {text[0].lower()}{text[1:]}"
 
 

@@ -232,10 +232,10 @@ def _with_verb(rest: str, first: str) -> str:
     if (m := _THING_DONE.match(rest)) and (done := meaning.verb_base(m.group(2))):
         return f"{done} the {_antecedent(m.group(1), first)}"  # "before it was chopped": the same thing
     words = rest.split()
-    if len(words) > 1 and meaning.verb_base(words[0]) in ("start", "begin") and words[1].endswith("ing"):
-        words = words[1:]  # "before I started studying": the studying, from its first moment
-    elif len(words) > 1 and meaning.verb_base(words[0]) in ("start", "begin"):
-        words = ["do", *words[1:]]  # "before I started the onions": anything done to them
+    if len(words) > 1 and meaning.verb_base(words[0]) in ("start", "begin"):
+        # "before I started studying": the studying, from its first moment; "before I started the
+        # onions": anything done to them
+        words = words[1:] if words[1].endswith("ing") else ["do", *words[1:]]
     base = meaning.verb_base(words[0]) if words and words[0] not in _NOT_VERBS else None
     if base is not None:
         return " ".join([base, *words[1:]])
