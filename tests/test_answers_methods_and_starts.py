@@ -1,5 +1,5 @@
 """A cooking method told otherwise is a "No"; "how long ago" counts from when the act began; getting
-going on something is starting it."""
+going on something is starting it; a thing thrown out is discarded."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_assist.answers import cooking_method
+from edge_assist.answers import cooking_method, meaning
 from edge_assist.answers.run_length import asks_ago, asks_length
 from edge_assist.evaluation.goalstep import build
 from edge_assist.reasoning.answer_text import question_focus
@@ -86,3 +86,9 @@ def test_how_long_ago_counts_from_when_the_act_began(
     # the end of the stream (6:30), whichever of the clips ranked first
     said = _ask(day, tmp_path, "how long ago did I heat the meat on the skillet?", capsys)
     assert said.startswith("About 5 minutes ago: at 1:20"), said
+
+
+def test_a_thing_thrown_out_is_discarded_and_a_thing_thrown_in_added() -> None:
+    assert meaning.parse("chuck out the potato peel", verb_first=True).verb == "discard"
+    assert meaning.read("chuck out the peel", "The person disposes potato peel.").restated is not None
+    assert meaning.parse("throw in the salt", verb_first=True).verb == "add"

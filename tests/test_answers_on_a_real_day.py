@@ -12,6 +12,7 @@ from edge_assist.answers.activity_span import clauses, stretches
 from edge_assist.answers.what_i_saw import mostly
 from edge_assist.evaluation.goalstep import build
 from edge_assist.memory.api import CaptionRecord
+from edge_assist.reasoning.answer_text import question_focus
 from edge_assist.text.stream_time import length
 from tests.clip_level import ask_recording as _ask
 
@@ -216,6 +217,8 @@ def test_the_found_act_is_its_clause_and_its_things_not_the_narrator() -> None:
     )
     assert which_time("how long did I spend pressing the dough flat near the end?") == "last"
     assert which_time("how long was I kneading near the beginning?") == "first"
+    assert which_time("when did I start the onion?") == "first"  # anything done to it, the earliest
+    assert question_focus("did I microwave it on full power at the end?") == "microwave it on full power"
 
 
 def test_a_yes_is_told_with_the_first_time_of_the_act(
@@ -253,3 +256,17 @@ def test_a_pronoun_after_a_what_next_answer_is_that_answer_s_thing() -> None:
         _pointed("did I salt it?", FollowUp("pointer", "did I salt it?"), when).question
         == "did I salt the carrot?"
     )
+
+
+def test_what_was_done_with_a_thing_is_every_act_on_it_in_time_order(
+    stream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = _ask(stream, tmp_path, "what did I do with the meat?", capsys)
+    acts = ("heated meat", "adjusted the meat", "flipped the meat")
+    heated, adjusted, flipped = (said.find(w) for w in acts)
+    assert said.startswith("At 1:20 you heated meat") and 0 < adjusted < flipped, said
+    assert heated == said.rfind("heated meat"), said  # eleven clips of one heating: told once
+    # asked by a pronoun after a question about the meat: the same answer
+    _ask(stream, tmp_path, "did I flip the meat?", capsys)
+    again = _ask(stream, tmp_path, "what did I do with it?", capsys, "--continue")
+    assert again.startswith("At 1:20 you heated meat"), again

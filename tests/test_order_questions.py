@@ -147,3 +147,31 @@ async def test_the_first_time_of_an_act_may_be_a_weaker_moment_whose_verb_tells_
     # an earlier moment that may tell the act but whose verb does not leaves the first time unknown
     found["zap"] = order.Found([zap2], [zap2, zap1, fill])
     assert await order.answer(order.Ordered("stir it", "after", "zap", "first"), find) is None
+
+
+def test_it_may_stand_for_either_thing_of_the_first_act() -> None:
+    import asyncio
+
+    asked = order.parse("did I add the bread into the egg before it was microwaved?")
+    assert asked is not None and (asked.second, asked.second_else) == (
+        "microwave the bread",
+        "microwave the egg",
+    )
+    # "they" is the thing said in the plural: no other reading
+    eggs = order.parse("did I mix the cilantro into the eggs before they went in the pan?")
+    assert eggs is not None and (eggs.second, eggs.second_else) == ("add the eggs", "")
+
+    zap = Moment("s", 4, 127.0, 187.0, "Now I am nuking on full power till the egg is cooked through.", 0.6)
+    bread = Moment("s", 8, 242.0, 275.0, "I'm tossing in bread chunks to the egg mix in the cup.", 0.6)
+
+    async def find(focus: str) -> order.Found:
+        hit = {"add the bread into the egg": bread, "microwave the egg": zap}.get(focus)
+        return order.Found([hit], [hit]) if hit else order.Found([], [])
+
+    said = asyncio.run(order.answer(asked, find))
+    assert said is not None and said[0].startswith("No: at 2:07 you were nuking"), said
+
+
+def test_a_thing_done_is_its_cooking_at_its_end() -> None:
+    asked = order.parse("did i chop the strawberry after the pancakes were done")
+    assert asked is not None and (asked.second, asked.second_which) == ("cook the pancakes", "last")

@@ -30,6 +30,9 @@ from edge_assist.text.terse_questions import is_tag
         ("potatoes in the oven, how long?", "how long did I bake the potatoes in the oven?"),
         ("stirred it when?", "when did I stir it?"),
         ("don't remember when the garlic went in", "when did the garlic go in"),
+        # a setting an act had, the act said by a noun or a bare verb
+        ("was the first zap on full power?", "did I zap it on full power the first time?"),
+        ("microwave on full power at the end?", "did I microwave it on full power at the end?"),
     ],
 )
 def test_a_terse_question_is_said_plain(said: str, asked: str) -> None:
@@ -48,6 +51,7 @@ def test_a_terse_question_is_said_plain(said: str, asked: str) -> None:
         "keys on the table?",  # where a thing is, not a food that went in
         "the oil in the pan hot?",  # more is said than where it went
         "any fruit on the plate?",  # asked of every fruit (text/question_voice.py)
+        "was the oven on high?",  # a thing's setting, not an act's
     ],
 )
 def test_what_is_not_terse_is_left_as_said(said: str) -> None:

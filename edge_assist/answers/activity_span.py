@@ -72,7 +72,7 @@ def stretches(clips: Sequence[CaptionRecord], tells: Callable[[str], bool]) -> l
         k = next((k for k, x in enumerate(told) if tells(x)), None)
         if k is None:
             continue
-        c = replace(c, text=told[k] if k == 0 else _with_subject(c.text, told[k]))
+        c = replace(c, text=told[k] if k == 0 else with_subject(c.text, told[k]))
         if out and c.t0 - max(x.t1 for x in out[-1]) <= GAP_S:
             out[-1].append(c)
         else:
@@ -80,7 +80,7 @@ def stretches(clips: Sequence[CaptionRecord], tells: Callable[[str], bool]) -> l
     return [Stretch(run[0].t0, max(c.t1 for c in run), tuple(run)) for run in out]
 
 
-def _with_subject(caption: str, clause: str) -> str:
+def with_subject(caption: str, clause: str) -> str:
     """A later clause told with the caption's subject ("The person stir-fries vegetables" of
     "The person stir-fries meat, then stir-fries vegetables"), so that it is told as an act of
     the wearer's; a lead longer than a subject ("In a blender, I'm") is not repeated."""

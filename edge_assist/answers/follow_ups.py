@@ -32,8 +32,10 @@ from edge_assist.retrieval.api import Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.details import parse_details
 from edge_assist.tasks.question_kinds import QuestionKinds
+from edge_assist.tasks.step_phrases import singular
 from edge_assist.text.action_families import same_act
 from edge_assist.text.caption_subject import action_words
+from edge_assist.text.kinds_of_things import same_thing
 from edge_assist.text.question_voice import as_wearers
 from edge_assist.text.stop_words import FUNCTION_WORDS
 from edge_assist.text.stream_time import age, stream_clock
@@ -186,7 +188,18 @@ def _last_thing(question: str) -> str:
         return asked.said_thing
     focus = answer_text.question_focus(question)
     words = meaning.things(focus)
-    return words[0] if words else ""
+    return _said_together(focus, words) or (words[0] if words else "")
+
+
+def _said_together(focus: str, things: list[str]) -> str:
+    """Several things said side by side, as one name ("peanut butter"), or ""."""
+    if len(things) < 2:
+        return ""
+    said = re.findall(r"[a-z][a-z'-]*", focus.lower())
+    at = [i for i, w in enumerate(said) if any(same_thing(t, singular(w)) for t in things)]
+    if len(at) != len(things) or at[-1] - at[0] != len(at) - 1:
+        return ""
+    return " ".join(said[at[0] : at[-1] + 1])
 
 
 # Which time of an act a question asks about, taken out when a follow-up asks about another.
@@ -280,7 +293,14 @@ def _as_asked(question: str, said: str, last: Turn | None) -> Resolved:
     points to ("I think I forgot one step, which one?" is plainly "which one?")."""
     if last is None and points_to_nothing_said(said):
         return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
+    if last is not None and points_to_nothing_said(said) and _PRONOUN.search(said.lower()):
+        # "what did I do with it?": longer than a short follow-up, and about the last thing all the same
+        plain = " ".join(said.lower().split()).rstrip("?.! ") + "?"
+        return _pointed(question, FollowUp("pointer", plain), last)
     return Resolved(question)
+
+
+_PRONOUN = re.compile(r"\b(?:it|they|them)\b")
 
 
 async def resolve(

@@ -32,6 +32,7 @@ from edge_assist.answers import (
     order_from_clips,
     quantity_question,
     run_length,
+    thing_history,
 )
 from edge_assist.answers import support as answer_support
 from edge_assist.answers.answer_record import GroundedAnswer
@@ -125,6 +126,10 @@ class GroundedAnswerer:
             text, m, why = said
             trace.update(why, kind="yesno")
             return GroundedAnswer(text, "yesno", m, m, None, [m] if m else [], {}, trace)
+        if done_with := await thing_history.answer(self.recall, self.clock, question, before_t, session_id):
+            text, last, told = done_with
+            trace.update(kind="what", outcome="every act on the thing asked", composed=text)
+            return GroundedAnswer(text, "what", last, last, None, told, {}, trace)
         if multi_hop.parse(question) is None:
             return None
         hop = await multi_hop.answer(

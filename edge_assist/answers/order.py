@@ -84,6 +84,9 @@ class Ordered:
     second: str  # the focus of the act it is placed against ("add the cheese")
     # Which time of the second act, when it is named by its act alone ("before the first zap")
     second_which: str = ""
+    # The second act read of the first act's other thing, when a pronoun may stand for either
+    # ("add the bread into the egg before it was microwaved": the egg, when no bread was)
+    second_else: str = ""
 
     def second_on_first_thing(self) -> str:
         """The second act, a bare verb, done to the first act's thing ("wash the strawberry before
@@ -155,9 +158,10 @@ def parse(question: str) -> Ordered | None:
         first, word, rest = _based(m.group(1)), "either" if either else m.group(2), _I.sub("", m.group(3))
         # "salt it before the pepper": the salt went in before the pepper did
         first = meaning.implied(first) if first.split()[0] in PUTS_ON else first
-        if act := _act_noun(rest):
+        if act := _act_noun(rest) or _cooked(rest, first):
             return Ordered(first, word, act[0], act[1])
-        return Ordered(first, word, _with_verb(rest, first))
+        second = _with_verb(rest, first)
+        return Ordered(first, word, second, second_else=_other_reading(rest, first, second))
     w = _WENT.match(q)
     if w:
         return Ordered(f"add the {w.group(1)}", w.group(2), f"add the {w.group(3)}")
@@ -182,6 +186,17 @@ def _act_noun(rest: str) -> tuple[str, str] | None:
     if verb is None or verb != noun or lexical_kind(noun) in (MATERIAL, TOOL) or not (which or where):
         return None
     return verb, which
+
+
+# "after the pancakes were done": when their cooking ended, its last moment
+_DONE = re.compile(
+    r"^(?:the\s+|my\s+)?(.+?)\s+(?:was|were|got|had\s+been|are|is)\s+(?:done|finished|ready|cooked)$"
+)
+
+
+def _cooked(rest: str, first: str) -> tuple[str, str] | None:
+    m = _DONE.match(rest)
+    return (f"cook the {_antecedent(m.group(1), first)}", "last") if m else None
 
 
 def _thing_kind(word: str) -> bool:
@@ -217,6 +232,20 @@ def _antecedent(word: str, first: str) -> str:
         if plural:
             return plural[-1]
     return meaning.parse(first).thing or word
+
+
+def _other_reading(rest: str, first: str, second: str) -> str:
+    """The second act of the first act's other thing, when its subject is "it", or ""."""
+    words = rest.split()
+    if not words or words[0] != "it":  # "they" is the thing named in the plural
+        return ""
+    thing = _antecedent(words[0], first)
+    said = second.split()
+    named = {singular(w) for w in said}
+    others = [t for t in meaning.things(first, verb_first=True) if t not in named]
+    if not others or thing not in said:
+        return ""
+    return " ".join(others[-1] if w == thing else w for w in said)
 
 
 def _with_verb(rest: str, first: str) -> str:
@@ -257,6 +286,9 @@ async def answer(asked: Ordered, find: Find) -> tuple[str, list[Moment]] | None:
     firsts, seconds = one.offered, other.offered
     if not seconds and (on_thing := asked.second_on_first_thing()):
         other = await find(on_thing)  # "before cutting" found nowhere alone: cutting the strawberry
+        seconds = other.offered
+    if not seconds and asked.second_else:
+        other = await find(asked.second_else)
         seconds = other.offered
     if asked.second_which and seconds:
         # "before the first zap": that time of the act, the earliest (or latest) told

@@ -90,7 +90,10 @@ _STARTED_ON = re.compile(
 
 # "kneading this time", "stir it the first time": which time is the question's to say
 # (answers/quantity_question.which_time); the act is what is looked up
-_WHICH_TIME = re.compile(r"\s+(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)$", re.I)
+_WHICH_TIME = re.compile(
+    r"\s+(?:(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)|at\s+the\s+(?:end|start|beginning)|at\s+first)$",
+    re.I,
+)
 # "did I wash my hands at any point?", "... at all?": any time of the act, which is how one is looked up
 _ANY_TIME = re.compile(
     r"\s+(?:at\s+(?:any|some)\s+(?:point|stage|time)|at\s+all|ever|in\s+there|today)$", re.I

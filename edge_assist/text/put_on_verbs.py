@@ -13,6 +13,8 @@ PHRASAL = {
     ("toss", "in"): "add",
     ("toss", "into"): "add",
     ("throw", "in"): "add",
+    # "chuck out the peel", "threw the shells away": the thing goes in the bin
+    **{(verb, part): "discard" for verb in ("throw", "chuck", "toss", "bung") for part in ("out", "away")},
     # "top up the piping bag" fills it again; "top" alone puts a thing on top
     ("top", "up"): "refill",
     # "running water over a tomato", "ran it under the tap": washing it

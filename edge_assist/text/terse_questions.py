@@ -68,7 +68,32 @@ def plain(text: str) -> str | None:
     if (m := _SPLIT.match(low)) is not None:
         if (said := _topic_then_asking(m.group("topic").strip(), m.group("rest").strip())) is not None:
             return said
-    return _done_then_asking(low) or _bare_participle(low) or _thing_placed(low)
+    return _done_then_asking(low) or _bare_participle(low) or _thing_placed(low) or _act_setting(low)
+
+
+# A setting an act had, the act said by a noun or a bare verb: "was the first zap on full power?",
+# "microwave on full power at the end?".
+_SETTING = (
+    r"(?:on|at)\s+(?:high|low|medium|medium-high|medium-low|full|max|maximum|half)(?:\s+(?:power|heat))?"
+)
+_WAS_ACT_ON = re.compile(
+    rf"^(?:was|were)\s+(?:the|my)\s+(?:(first|second|last|final)\s+)?([a-z]+)\s+({_SETTING})$"
+)
+_ACT_ON = re.compile(
+    rf"^([a-z]+)\s+({_SETTING})(\s+(?:at\s+the\s+(?:end|start)|the\s+(?:first|second|last)\s+time|at\s+first))?$"
+)
+
+
+def _act_setting(low: str) -> str | None:
+    """ "was the first zap on full power" -> "did I zap it on full power the first time";
+    "microwave on full power at the end" -> "did I microwave it on full power at the end"."""
+    if m := _WAS_ACT_ON.match(low):
+        act, which = m.group(2), {"final": "last"}.get(m.group(1) or "", m.group(1) or "")
+        when = f" the {which} time" if which else ""
+        return f"did I {act} it {m.group(3)}{when}" if is_verb(act) and known(act) else None
+    if (m := _ACT_ON.match(low)) and is_verb(m.group(1)) and known(m.group(1)):
+        return f"did I {m.group(1)} it {m.group(2)}{m.group(3) or ''}"
+    return None
 
 
 # A thing and where it went, no verb: "milk in the eggs", "cheese on the toast".
