@@ -48,3 +48,12 @@ def test_a_caption_of_the_clauses_act_speaks_of_that_stretch_only() -> None:
 
 def test_only_the_asked_verb_itself_is_negated() -> None:
     assert negated_no("grease the cup", [UNCOVERED]) is None  # no lid is no word on the grease
+
+
+def test_an_act_told_with_do_not_is_not_done() -> None:
+    oil = Moment(
+        "s", 3, 211.0, 244.0, "In a non-stick frying skillet, but don't heat, I'm setting one tbsp oil.", 0.5
+    )
+    got = negated_no("heat the oil", [oil])
+    assert got is not None and got[0].startswith("No: at 3:31"), got
+    assert negated_no("pour the oil", [oil]) is None  # only the act said not done

@@ -29,7 +29,11 @@ _CLAUSE = re.compile(
     r"\b\s+(.+)$",
     re.I,
 )
-_NOT = re.compile(r"\b(?:no|without|not|never)\s+([a-z]+ing)\b|\bun([a-z]+ed)\b", re.I)
+_NOT = re.compile(
+    r"\b(?:no|without|not|never)\s+([a-z]+ing)\b|\bun([a-z]+ed)\b"
+    r"|\b(?:don't|do\s+not|didn't|did\s+not|doesn't|does\s+not)\s+([a-z]+)\b",  # "but don't heat"
+    re.I,
+)
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -37,7 +41,7 @@ def _negated(verb: str, caption: str) -> bool:
     """Whether the caption says the act `verb` was not done."""
     for m in _NOT.finditer(caption):
         # the asked verb itself: "uncovered" says no lid, not that nothing was greased
-        if meaning.verb_base(m.group(1) or m.group(2)) == verb:
+        if meaning.verb_base(m.group(1) or m.group(2) or m.group(3)) == verb:
             return True
     return False
 
