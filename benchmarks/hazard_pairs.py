@@ -18,7 +18,8 @@ its fit leaves out, as the word-level soft lexicon's are (`hazard_wordsoft.py`).
 The caption's best pair score is a feature beside the shipped ones (`pair`), or with that score
 times "no guard read" too (`pair_unguarded`), or read as a relation (`pair_read`): a pair
 scoring >= tau adds a `contact` exposure at its target span, so negation, nearness and guards
-apply to it as to a lexicon term.
+apply to it as to a lexicon term; `pair_both` does both. `temp` > 0 adds one multiple-instance
+round (see `_refit`).
 """
 
 from __future__ import annotations
