@@ -48,7 +48,7 @@ _OWN_THING = re.compile(
     r"|time|times|in|all|altogether|then|there|again|exactly|roughly|about)\b)[a-z]{3,}(?:\s+[a-z]+){0,2}?"
     r"\s+(?:did|do|does|have|has|had|was|were|went|go|got|is|are)\b"
 )
-_POINTS = re.compile(r"\b(?:it|they|them)\b")
+POINTS = re.compile(r"\b(?:it|they|them)\b")
 _NEXT_TO = {
     "after": re.compile(r"\b(?:after|next|then|later|afterwards?|following|followed|since|once)\b"),
     "before": re.compile(r"\b(?:before|prior|earlier|previous(?:ly)?|preceding|first|until|till)\b"),
@@ -116,7 +116,7 @@ def from_kind(kind: str, question: str, last_question: str) -> FollowUp | None:
         which = _which_time(q, last_question)
         return FollowUp("occurrence", which) if which else None
     if kind == "pointer":
-        at = _POINTS.search(q)
+        at = POINTS.search(q)
         # "did I wash the rice before cooking it?": "it" is a thing the question names itself
         if at is not None and not meaning.things(q[: at.start()]):
             return FollowUp("pointer", q + "?")
@@ -144,7 +144,7 @@ def _short_pointer(question: str) -> FollowUp | None:
     """ "patched it?", "watered it since?", "boxed them up?": a few words whose only thing is a
     pronoun, asked right after a question about a thing, are about that thing."""
     q = _plain(question)
-    if _POINTS.search(q) is None or len(q.split()) > _SHORT_WORDS:
+    if POINTS.search(q) is None or len(q.split()) > _SHORT_WORDS:
         return None
     if meaning.things(question_focus(q), verb_first=True):
         return None  # "was there any egg on it?": the question names a thing of its own

@@ -293,14 +293,11 @@ def _as_asked(question: str, said: str, last: Turn | None) -> Resolved:
     points to ("I think I forgot one step, which one?" is plainly "which one?")."""
     if last is None and points_to_nothing_said(said):
         return Resolved(question, None, ABOUT_WHAT, outcome="points to nothing said before", keep=False)
-    if last is not None and points_to_nothing_said(said) and _PRONOUN.search(said.lower()):
+    if last is not None and points_to_nothing_said(said) and follow_up_kinds.POINTS.search(said.lower()):
         # "what did I do with it?": longer than a short follow-up, and about the last thing all the same
         plain = " ".join(said.lower().split()).rstrip("?.! ") + "?"
         return _pointed(question, FollowUp("pointer", plain), last)
     return Resolved(question)
-
-
-_PRONOUN = re.compile(r"\b(?:it|they|them)\b")
 
 
 async def resolve(
