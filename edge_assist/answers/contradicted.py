@@ -125,10 +125,23 @@ def side_difference(focus: str, caption: str) -> Difference | None:
     for a, b in (*_SIDES, *((y, x) for x, y in _SIDES)):
         if a in asked and b in told and a not in told:
             return Difference("side", a, b)
+    # "dry the whole tomato" over "dry half tomato"; not the other way: "cut it in half" is told by
+    # "slice the whole tomato into halves"
+    thing = _thing(focus) if any(w in asked for w in ("whole", "entire")) else ""
+    for whole in ("whole", "entire"):
+        part = next((p for p in ("half", "quarter", "third") if thing and _part_of(p, thing, caption)), None)
+        if whole in asked and part is not None and whole not in told:
+            return Difference("side", whole, part)
     for w in asked:
         if len(w) > 4 and w.endswith("ed") and f"un{w}" in told and w not in told:
             return Difference("state", w, f"un{w}")
     return None
+
+
+def _part_of(part: str, thing: str, caption: str) -> bool:
+    """Whether the caption says a part of the thing: "half tomato", "a quarter of the onion"."""
+    said = rf"\b{part}\s+(?:of\s+)?(?:(?:a|an|the|one)\s+)?(?:[a-z-]+\s+)?{re.escape(singular(thing))}"
+    return re.search(said, caption, re.I) is not None
 
 
 def _words(text: str) -> list[str]:

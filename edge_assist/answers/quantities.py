@@ -271,15 +271,18 @@ def _span(q: QuantityQuestion, clips: list[CaptionRecord]) -> tuple[str, Caption
     if (not q.action and not where) or q.times:
         return None
 
-    def tells(clause: str) -> bool:
-        text = _KIND_OF.sub(" ", clause)
-        named = not q.thing or q.thing <= answer_text.content_words(text) or names(q.said_thing, text)
-        return named and (tells_act(q, text) if q.action else True)
-
-    found = activity_span.stretches(clips, tells)
+    found = activity_span.stretches(clips, lambda clause: _tells_own(q, clause))
     if not found:
         return None
     return activity_span.told(found, q.which, lambda c: answer_text.tell(c.text, c.t0))
+
+
+def _tells_own(q: QuantityQuestion, clause: str) -> bool:
+    """Whether a clause tells the act asked (any act, when none is asked) on the thing asked, named
+    in its own words."""
+    text = _KIND_OF.sub(" ", clause)
+    named = not q.thing or q.thing <= answer_text.content_words(text) or names(q.said_thing, text)
+    return named and (tells_act(q, text) if q.action else True)
 
 
 def _with_contents(clips: list[CaptionRecord]) -> list[CaptionRecord]:
@@ -330,7 +333,12 @@ class QuantityAnswers:
                 [f.moment.clip_index, round(f.moment.t0, 2), [a.text for a in f.amounts]] for f in found
             ],
         }
-        if not found and q.dims == ("time",) and (span := _span(q, bounded(q, clips))) is not None:
+        # "how long were the onions frying?": a length told only of what else was in the pan with
+        # them ("frying for one min, mixing everything") is not theirs when a caption tells them
+        # fried in its own words, for as long as it lasted
+        own = not found or any(_tells_own(q, f.moment.text) for f in found)
+        span = _span(q, bounded(q, clips)) if not (found and own) and q.dims == ("time",) else None
+        if span is not None:
             text, rec = span
             trace["outcome"] = "the stretch of clips that tell the act"
             return text, Moment(rec.session_id, rec.clip_index, rec.t0, rec.t1, rec.text, 1.0), trace

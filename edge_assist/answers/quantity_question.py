@@ -49,7 +49,10 @@ _LIGHT_VERBS = frozenset(
     "use used add put have need get take took make do leave let keep go went spend spent".split()
 )  # "how long did I spend kneading?" is about the kneading
 # Words of the question that name neither the thing nor the action.
-_EMPTY = frozenset(answer_text.content_words("long time times round go total altogether overall"))
+_EMPTY = frozenset(
+    answer_text.content_words("long time times round go total altogether overall stuff things")
+)
+_VAGUE = frozenset({"stuff", "things", "everything", "anything", "something"})
 _DIMS = {"many": ("count",), "much": ("volume", "mass", "count"), "long": ("time",)}
 _DIMS.update(dict.fromkeys(("big", "large", "wide", "thick"), ("length",)))  # "how big was the tortilla?"
 
@@ -92,6 +95,16 @@ def _is_act(word: str) -> bool:
     return is_verb(word) or (base is not None and known(base))
 
 
+def _verbs(words: list[str]) -> list[str]:
+    """The question's verbs that say its act ("how long did I spend kneading?": kneading)."""
+    verbs: list[str] = []
+    for w in words:
+        # "how many times did I salt stuff?": after a verb, "stuff" is what it was done to
+        if _is_act(w) and w not in _LIGHT_VERBS and not (verbs and w in _VAGUE):
+            verbs.append(w)
+    return verbs
+
+
 def parse(question: str) -> QuantityQuestion | None:
     """ "How many eggs did I use?", "how much flour went in?", "how long did the eggs
     microwave?", "how long was the bowl in the microwave the first time?"; None for others."""
@@ -111,7 +124,7 @@ def parse(question: str) -> QuantityQuestion | None:
     lead, tail = rest[: verb_at.start()].strip(), _OTHER_CLAUSE.sub("", rest[verb_at.end() :])
     bound, bound_thing, which = _bounds(rest[verb_at.end() :], how, which)
     words = [w for w in tail.split() if w not in _SUBJECTS]
-    verbs = [w for w in words if _is_act(w) and w not in _LIGHT_VERBS]
+    verbs = _verbs(words)
     if how == "long" and not verbs:
         verbs = _unknown_act(words, verb_at.group() in ("did", "do", "does"))
     others = " ".join(w for w in words if w not in verbs and w not in _LIGHT_VERBS)

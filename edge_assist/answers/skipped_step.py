@@ -32,11 +32,14 @@ from edge_assist.retrieval.api import CaptionRecord
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.model import Task
+from edge_assist.tasks.step_phrases import VESSELS, singular
 from edge_assist.text.action_families import ANY_ACT, BROAD, covers_act, known
 
 # "have I added the cheese yet?": a question about progress, where a step still to come is a "No".
 _SO_FAR = re.compile(r"\b(?:yet|already|so\s+far)\b", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# "the bowl of peppers": a vessel pointed at by what it holds ("a cup of milk" is an amount)
+_VESSEL_OF = re.compile(r"\b(?:the|my|that|this)\s+([a-z]+)\s+of\s+(?:the\s+|my\s+)?(?:[a-z-]+\s+)?([a-z-]+)")
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,11 @@ def names_step(focus: str, step_text: str) -> bool:
         # "have I rolled it up yet?": the act alone names the step that does it
         return _acts(asked.verb) and any(_tells(asked.verb, t) for _, t in meaning.caption_verbs(step_text))
     if things:
-        if not all(thing_naming.thing_in(t, step_text, general=False) for t in things):
+        # "nuke the bowl of peppers" names the step "Microwave the bowl": what the vessel holds
+        # is said to point at it, and a step names the vessel
+        held = {singular(m.group(2)) for m in _VESSEL_OF.finditer(focus.lower()) if m.group(1) in VESSELS}
+        kept = [t for t in things if singular(t) not in held] or things
+        if not all(thing_naming.thing_in(t, step_text, general=False) for t in kept):
             return False
     else:
         # No thing parsed ("use cooking spray"): the words after the verb, all in the step.

@@ -94,9 +94,12 @@ _WHICH_TIME = re.compile(
     r"\s+(?:(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)|at\s+the\s+(?:end|start|beginning)|at\s+first)$",
     re.I,
 )
-# "did I wash my hands at any point?", "... at all?": any time of the act, which is how one is looked up
+# "did I wash my hands at any point?", "... at all?", "... already?": any time of the act, which is
+# how one is looked up ("yet" and "already" still make a step to come a "Not yet": skipped_step.py)
 _ANY_TIME = re.compile(
-    r"\s+(?:at\s+(?:any|some)\s+(?:point|stage|time)|at\s+all|ever|in\s+there|today)$", re.I
+    r"\s+(?:at\s+(?:any|some)\s+(?:point|stage|time)|at\s+all|ever|in\s+there|today"
+    r"|already|yet|by\s+now|so\s+far|just\s+now)$",
+    re.I,
 )
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS
-from edge_assist.text.kinds_of_things import LOOKS, covers, is_food
 from edge_assist.text.participles import participle_base
 from edge_assist.text.question_places import appliance, switched, vessel
+from edge_assist.text.spoken_idioms import got_going, said_plainly, time_said_first
+from edge_assist.text.which_used import which_used
 
 _DET = r"(?:(?:the|my|some|any|a|an|that|this|those|these)\s+)?"
 # The thing: one to four words, none of them an auxiliary, a particle or a preposition.
@@ -41,6 +42,16 @@ _DID_GO_IN = re.compile(
 _WHEN_GO_IN = re.compile(
     rf"^(when|what time)\s+(?:did|does|has|have)\s+{_DET}{_THING}\s+(?:go|get|gone|got|end up|make it)\s+"
     rf"{_INTO}\s*(.*)$"
+)
+# "did the chilli hit the pan?": a thing that hits a pan or a pot went into it
+_HIT_INTO = "pan pot skillet wok saucepan griddle grill tawa oil water bowl blender".split()
+_HIT = re.compile(
+    rf"^(did|has|have|had)\s+{_DET}{_THING}\s+hits?\s+((?:the|my|a)\s+(?:{'|'.join(_HIT_INTO)}))\b\s*(.*)$"
+)
+# "what came right after the tomatoes went in?": what was done after they were added
+_AFTER_WENT_IN = re.compile(
+    rf"^(what|which)\s+(?:came|happened|did\s+i\s+do|was\s+next)\s+((?:right\s+|just\s+|straight\s+"
+    rf"|immediately\s+)?(?:after|before))\s+{_DET}{_THING}\s+(?:went|got|had gone|was put)\s+{_INTO}\s*(.*)$"
 )
 # "how many times did something go in the microwave?": how many times it was microwaved
 _TIMES_IN = re.compile(
@@ -219,6 +230,7 @@ def as_wearers(question: str) -> str:
     raw = " ".join(question.split())
     end = raw[len(raw.rstrip("?.! ")) :]
     q = _FILLER_START.sub("", raw.rstrip("?.! "))
+    q = time_said_first(q)
     if (tag := _TAG.search(q)) is not None and (asked := statement_asked(q[: tag.start()])) is not None:
         q = asked
     elif (
@@ -227,41 +239,9 @@ def as_wearers(question: str) -> str:
         and (asked := statement_asked(q)) is not None
     ):
         q = asked  # "the oregano went in?", said with a rising voice
-    q = _FILLER_END.sub("", q)
+    q = said_plainly(_FILLER_END.sub("", q))
     said = _as_wearers(q, end)
     return said if said is not None else (f"{q}{end}" if q != raw.rstrip("?.! ") else question)
-
-
-# "what kind of cheese was it?": which cheese was used
-_KIND_OF = re.compile(
-    r"^what\s+(?:kind|type|sort)s?\s+of\s+(.+?)\s+(?:was|were|is|are|did\s+i\s+use)\s*(?:it|that|they|those)?$"
-)
-
-
-# "was it full-fat milk in the hot chocolate?", "was it a non-stick pan I used?": was that thing used
-_WAS_IT = re.compile(
-    r"^(?:was|were)\s+(?:it|that|they|those)\s+(?:a\s+|an\s+|the\s+|some\s+)?([a-z][a-z -]*?)"
-    r"\s+(?:(?:that\s+)?(?:i|you)\s+used|(?:in|on)\s+(?:the|my|a)\s+.+)$"
-)
-
-# "was it parmesan?", "was it whole milk?", "was the cheese parmesan?", "was the pepper red?":
-# which thing, or which of a kind, was the one used
-_WAS_IT_FOOD = re.compile(
-    r"^(?:was|were)\s+(?:it|that|they|those)\s+(?:a\s+|an\s+|some\s+)?([a-z-]+(?:\s+[a-z-]+)?)$"
-)
-_WAS_THE_KIND = re.compile(r"^(?:was|were|is|are)\s+(?:the|my|your)\s+([a-z-]+)\s+([a-z-]+)$")
-
-
-def _used_which(low: str) -> str | None:
-    """ "use parmesan cheese" for "was the cheese parmesan?", "use whole milk" for "was it whole
-    milk?", or None: "was it hot?" names no food, "was the pan hot?" no kind of pan."""
-    if (m := _WAS_IT_FOOD.match(low)) and is_food(m.group(1).split()[-1]):
-        return f"use {m.group(1)}"
-    if m := _WAS_THE_KIND.match(low):
-        thing, which = m.group(1), m.group(2)
-        if is_food(thing) and (covers(thing.removesuffix("s"), which) or which in LOOKS):
-            return f"use {which} {thing}"
-    return None
 
 
 # "was it two tomatoes I sliced up?", "was it the big knife that I cut with?": did I slice two
@@ -299,15 +279,13 @@ def _clefted(thing: str, rest: str) -> str:
 
 def _as_wearers(q: str, end: str) -> str | None:
     low = q.lower()
+    if (going := got_going(low)) is not None:
+        return f"{going}{end}"
     if m := _REMEMBERED.match(low):
         low = f"did I {m.group(3)}"
         return _as_wearers(low, end) or f"{low}{end}"
-    if m := _KIND_OF.match(low):
-        return f"what {_thing(m.group(1))} did I use{end}"
-    if m := _WAS_IT.match(low):
-        return f"did I use {_thing(m.group(1))}{end}"
-    if used := _used_which(low):
-        return f"did I {used}{end}"
+    if (used := which_used(low)) is not None:
+        return f"{used}{end}"
     if m := _LID_ON.match(low):
         return f"did I cover {m.group(1) or 'it'}{m.group(2) or ''}{end}"  # a lid on it covers it
     if m := _USE_TO.match(low):
@@ -332,10 +310,8 @@ def _as_wearers(q: str, end: str) -> str | None:
         return f"{m.group(1)} I {m.group(3)}{end}"  # "did I heat the oil first?": did I heat the oil
     if m := _HEAT_ACT.match(low):
         return f"did I {m.group(3)} the {_thing(m.group(2))}{_tail(m.group(4))}{end}"
-    if m := _DID_GO_IN.match(low):
-        return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
-    if m := _WHEN_GO_IN.match(low):
-        return f"{m.group(1)} did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}{end}"
+    if (went := _went_in(low)) is not None:
+        return f"{went}{end}"
     if (m := _TIMES_IN.match(low)) and m.group(2) in APPLIANCE_ACTS:
         thing = f" the {_thing(m.group(1))}" if m.group(1) else ""
         return f"how many times did I {APPLIANCE_ACTS[m.group(2)]}{thing}{end}"
@@ -355,6 +331,21 @@ def _as_wearers(q: str, end: str) -> str | None:
         if base is not None and m.group(2).split()[0] not in ("i", "you", "we", "it", "there", "of"):
             the = "" if m.group(2).split()[0] in ("everything", "anything", "something", "all") else "the "
             return f"did I {base} {the}{_thing(m.group(2))}{_tail(m.group(4))}{end}"
+    return None
+
+
+def _went_in(low: str) -> str | None:
+    """ "did the honey go in?", "when did the chilli hit the pan?", "what came after the tomatoes
+    went in?": the thing added, asked as the wearer's act; None for other questions."""
+    if m := _HIT.match(low):
+        return f"did I add the {_thing(m.group(2))} to {m.group(3)}{_tail(m.group(4))}"
+    if m := _AFTER_WENT_IN.match(low):
+        where = _tail(_where(m.group(4), m.group(5)))
+        return f"{m.group(1)} did I do {m.group(2)} I added the {_thing(m.group(3))}{where}"
+    if m := _DID_GO_IN.match(low):
+        return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
+    if m := _WHEN_GO_IN.match(low):
+        return f"{m.group(1)} did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
     return None
 
 

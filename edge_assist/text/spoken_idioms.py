@@ -1,0 +1,77 @@
+"""Ways of speaking a question that say its act or its time out of the usual place, said again
+plainly: "at the end there, did I ...?" asks "did I ... at the end?", "shake in the pepper" is
+"shake the pepper in" (as captions put it), "roll the thing up" is "roll it up", "get the oil
+going" is heating it. Each keeps the question's meaning; anything else is left as said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge_assist.text.kinds_of_things import is_food
+
+# "at the end there, did I ...?", "earlier on, when did I ...?": when the question is about, said
+# first; it is said after the act instead, where the time of an act is read (or dropped from an
+# order question, whose two acts say when)
+_LEAD_TIME = re.compile(
+    r"^((?:at\s+the\s+(?:very\s+)?(?:end|start|beginning)|at\s+first|in\s+the\s+end|earlier(?:\s+on)?"
+    r"|just\s+now|a\s+(?:bit|while|minute|moment)\s+ago|(?:this|that)\s+(?:morning|afternoon|evening)|today)"
+    r"(?:\s+there)?)\s*[,:-]\s+(?=(?:did|do|was|were|have|had|is|are|when|what|which|how|where)\b)",
+    re.I,
+)
+_THERE = re.compile(r"\s+there$", re.I)
+# "did I shake in the pepper?": the particle said before the food it puts in; said after it ("shake
+# the pepper in") the act reads as captions tell it. A vessel after "in" is where ("stir in the pan").
+_PARTICLE_FIRST = re.compile(
+    r"\b((?:shak|chuck|pop|tip|stir|mix|fold|whisk|sprinkl|drop|bung|drizzl|squeez|pour"
+    r"|crack|tear|crumbl|grat|shav|spoon|scoop)[a-z]*)\s+in\s+((?:the|some|my|a|an|that|those)\s+)?"
+    r"([a-z-]+)(?=\s*$|\s+(?:before|after|first|too|as\s+well|at|then|and|yet|already)\b)",
+    re.I,
+)
+
+# "did I roll the thing up?", "did I flip the whole lot?": a word that names nothing points, as "it" does
+_VAGUE_THING = re.compile(r"\bthe\s+(?:whole\s+)?(?:thing|lot)\b(?!\s+of\b)", re.I)
+
+# "did I get some oil going in the pan?", "did I get the rice going?": heating it, or cooking it
+_GOING = re.compile(r"^(did|have|had)\s+(?:i|you)\s+(?:get|got|gotten)\s+(.+?)\s+going\b\s*(.*)$", re.I)
+_HEATED = frozenset(
+    "oil butter water pan skillet pot saucepan wok kettle stove hob grill oven griddle tawa".split()
+)
+
+
+def _particle_after(q: str) -> str:
+    m = _PARTICLE_FIRST.search(q)
+    if m is None or not is_food(m.group(3)):
+        return q
+    return f"{q[: m.start()]}{m.group(1)} {m.group(2) or ''}{m.group(3)} in{q[m.end() :]}"
+
+
+def time_said_first(q: str) -> str:
+    """ "at the end there, did I stir it" -> "did I stir it at the end"; the lead dropped from an
+    order question and when it only says "before now"."""
+    lead = _LEAD_TIME.match(q)
+    if lead is None:
+        return q
+    q = q[lead.end() :]
+    when = " ".join(_THERE.sub("", lead.group(1)).lower().replace("very ", "").split())
+    when = "at the end" if when == "in the end" else when
+    # the time of one act is kept where it is read; "earlier", "just now" and the like say only
+    # that it was before the question (a "minute ago" would name another day)
+    if when.startswith(("at ", "today")) and not re.search(r"\b(?:before|after|first)\b", q, re.I):
+        q = f"{q} {when}"
+    return q
+
+
+def said_plainly(q: str) -> str:
+    """The particle put after the food it puts in, and a word that names nothing said as "it"."""
+    return _VAGUE_THING.sub("it", _particle_after(q))
+
+
+def got_going(low: str) -> str | None:
+    """ "did I heat some oil in the pan" for "did I get some oil going in the pan", or None."""
+    m = _GOING.match(low)
+    if m is None or m.group(2).split()[0] in ("on", "with", "to"):
+        return None  # "get going on the onions" is starting them (framed_questions.py)
+    act = "heat" if m.group(2).split()[-1] in _HEATED else "cook"
+    rest = f" {m.group(3)}" if m.group(3) else ""
+    return f"did I {act} {m.group(2)}{rest}"
