@@ -74,6 +74,10 @@ def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str]
         # salt on them, and eggs poured somewhere are not salted
         match = caption_words[verbs[0][0]]
     put_in = adds(asked.verb) and asked.verb not in PUTS_ON
+    if match is None and put_in:
+        # "did I splash some water in?" of "The person adds water.": a caption that says only that
+        # the thing was added tells any way of adding it the question names
+        match = next((caption_words[i] for i, t in verbs if t in _ADDED), None)
     heated = same_act("heat", asked.verb) and asked.verb not in BROAD
     if match is None and (put_in or heated) and _IN_VESSEL.search(caption):
         # "melting butter in a frying skillet", "frying the garlic in the pan", "softening butter
@@ -94,6 +98,7 @@ def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str]
     return match
 
 
+_ADDED = frozenset({"add", "put", "include"})
 # Heating said without saying how: any heating appliance does it.
 _ANY_HEAT = frozenset({"heat", "warm", "reheat", "cook"})
 _HEATER_ACTS = {

@@ -21,7 +21,15 @@ import math
 import re
 from dataclasses import dataclass
 
-from edge_assist.answers import activity_span, follow_up_kinds, meaning, places, quantity_question, run_length
+from edge_assist.answers import (
+    activity_span,
+    follow_up_kinds,
+    meaning,
+    next_act,
+    places,
+    quantity_question,
+    run_length,
+)
 from edge_assist.answers.answered import Answer
 from edge_assist.answers.contradicted import tool_named
 from edge_assist.answers.conversation import ABOUT_WHAT, Conversation, FollowUp, Turn, follow_up
@@ -344,6 +352,8 @@ async def resolve(
             text = answer_text.NOTHING_AFTER if step == 1 else answer_text.NOTHING_BEFORE
             # Not kept: "how long ago?" next still means the last moment told.
             return Resolved(frame, follow, text, outcome=f"no clip {follow.kind} the last moment", keep=False)
+        if (verb := next_act.asked_act(question)) is not None:
+            near = await next_act.of_act(recall, clock, near, verb, step=step, before_t=before_t)
         text = answer_text.compose(follow.kind, near.text, near.t0, near.note)
         return Resolved(frame, follow, text, near, outcome=f"the clip {follow.kind} the last moment")
     if follow.kind == "amount":

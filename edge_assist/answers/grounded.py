@@ -28,6 +28,7 @@ from edge_assist.answers import (
     mishaps,
     multi_hop,
     named_moments,
+    next_act,
     order,
     order_from_clips,
     quantity_question,
@@ -102,7 +103,10 @@ class GroundedAnswerer:
             return chosen, chosen
         step = 1 if kind == "after" else -1
         edge = await choice.run_edge(self.recall, self.clock, chosen, before_t, backs, step=step)
-        return chosen, await self.recall.neighbour(self.clock, edge, step=step, before_t=before_t)
+        near = await self.recall.neighbour(self.clock, edge, step=step, before_t=before_t)
+        if near is not None and (verb := next_act.asked_act(question)) is not None:
+            near = await next_act.of_act(self.recall, self.clock, near, verb, step=step, before_t=before_t)
+        return chosen, near
 
     async def _graph_answer(
         self,

@@ -208,6 +208,9 @@ def read(focus: str, caption: str) -> Reading:
     if put_on.restated is None and thing_in(parse(said).thing, caption) is None:
         # "did I pepper the tuna?" of "unsealing a can of tuna": no pepper, another act on the tuna
         return Reading(None, own.other_act or parse(focus).thing != "")
+    if put_on.restated is None and not put_on.other_act:
+        # "salt the soup" of "adds salt to the soup": the caption says it as the act is implied
+        return Reading(said, False, put_on.as_place)
     return put_on
 
 

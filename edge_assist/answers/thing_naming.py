@@ -9,6 +9,8 @@ strawberries on a plate).
 
 from __future__ import annotations
 
+import re
+
 from edge_assist.answers.contents import one_vessel
 from edge_assist.answers.focus import WORDS_OF, verb_base
 from edge_assist.tasks.step_phrases import singular
@@ -16,6 +18,10 @@ from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
 from edge_assist.text.kinds_of_things import LOOKS, covers, same_thing
 from edge_assist.text.stop_words import DETERMINERS, FUNCTION_WORDS
 
+# Heads of a dish or a product named by what it is made of: "fish soup" puts no fish anywhere,
+# "peanut butter" and "vegetable oil" are no peanuts or vegetables. A sauce, a paste or a powder is
+# the thing in another form ("tomato sauce" is tomato poured), and stays named by it.
+MADE_OF = frozenset("soup stew stock broth oil butter milk".split())
 # Where food is served, named by the verb that serves it: "plate up", "dish up".
 _SERVED_ON = frozenset({"plate", "dish"})
 # "put the stuff back in the fridge": whatever food the caption names ("refrigerates ingredients")
@@ -34,8 +40,12 @@ def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") 
         found = next(food, None)
         if found is not None:
             return found  # else "sort out some stuff" is told by "organizes items", below
+    # a thing that is itself such a product ("hot-sauce", "olive oil") is named by its kinds
+    made = singular(re.split(r"[\s-]", thing.lower())[-1]) not in MADE_OF
     for i, w in enumerate(words):
         s = singular(w.lower())
+        if made and _made_of(words, i):
+            continue  # "fish soup", "olive oil": a dish or a product made of it, not the thing
         if same_thing(thing, s) or (general and covers(thing, s) and (not look or covers(look, s))):
             return w
         if i + 1 < len(words) and same_thing(thing, f"{w.lower()}-{singular(words[i + 1].lower())}"):
@@ -44,7 +54,19 @@ def thing_in(thing: str, caption: str, *, general: bool = True, look: str = "") 
     # caption names none by the word asked; a plate is named by plating up.
     t = thing.lower()
     served = (w for w in words if t in _SERVED_ON and verb_base(w.lower()) == t)
-    return next((w for w in words if one_vessel(t, singular(w.lower()))), next(served, None))
+    vessels = (
+        w for i, w in enumerate(words) if one_vessel(t, singular(w.lower())) and not _made_of(words, i)
+    )
+    return next(vessels, next(served, None))
+
+
+def _made_of(words: list[str], at: int) -> bool:
+    """Whether the word at `at` says what the product after it is made of ("fish soup"), not which
+    kind of that product it is ("soy sauce", "sriracha sauce": the kinds name the sauce)."""
+    if at + 1 >= len(words):
+        return False
+    head = singular(words[at + 1].lower())
+    return head in MADE_OF and not covers(head, singular(words[at].lower()))
 
 
 def general_word(words: list[str], at: int) -> bool:

@@ -41,14 +41,14 @@ def guidance(intent: str, st: TrackerState, tracker: StepTracker) -> str:
         return f"Next: {first}.{more}"
     if intent == "missed":
         if not missed:
-            # "did I skip anything?" is asked as a yes/no question, so the answer says its "No" first
+            # "did I skip anything?" is a yes/no question: with every step done, its answer is a "No"
             to_do = [st.text_of(s.id) for s in task.steps if s.id not in st.done]
             if not to_do:
                 return f"No, nothing: every step of {title} is done."
-            # Asked when the wearer stopped, a last step never done is what they forgot: say it.
             more = f"; and {len(to_do) - 3} more" if len(to_do) > 3 else ""
+            # no "No" here: asked when the wearer has stopped, a step still to do was forgotten
             return (
-                "No, nothing so far: every step that should be done by now is done. Still to do: "
+                "Nothing skipped so far: every step that should be done by now is done. Still to do: "
                 + "; ".join(to_do[:3])
                 + more
                 + "."

@@ -59,7 +59,7 @@ GROUPS = _groups(
         # water taken off: drying is no washing, though both are done to a washed tomato
         "dry": "dry pat dab blot",
         "take": "take grab pick get fetch lift retrieve collect hold carry bring",
-        "remove": "remove discard drain strain skim scrape rid bin trash dispose",
+        "remove": "remove discard drain strain sieve skim scrape rid bin trash dispose",
         # a thing is put into a liquid or a coating and out again: "dip the bread in the egg"
         "dip": "dip dunk dredge coat immerse submerge",
         # a thing is left in a liquid to take it in: tea in water, chicken in a marinade

@@ -15,6 +15,9 @@ PHRASAL = {
     ("throw", "in"): "add",
     # "chuck out the peel", "threw the shells away": the thing goes in the bin
     **{(verb, part): "discard" for verb in ("throw", "chuck", "toss", "bung") for part in ("out", "away")},
+    # "tip it all out onto the plate", "turn the cake out": put where it is served
+    ("tip", "out"): "put",
+    ("turn", "out"): "put",
     # "top up the piping bag" fills it again; "top" alone puts a thing on top
     ("top", "up"): "refill",
     # "running water over a tomato", "ran it under the tap": washing it

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.action_families import APPLIANCE_ACTS, GROUPS
+from edge_assist.text.kinds_of_things import is_food
 from edge_assist.text.participles import participle_base
 from edge_assist.text.question_places import appliance, switched, vessel
 from edge_assist.text.spoken_idioms import got_going, said_plainly, time_said_first
@@ -53,6 +54,13 @@ _AFTER_WENT_IN = re.compile(
     rf"^(what|which)\s+(?:came|happened|did\s+i\s+do|was\s+next)\s+((?:right\s+|just\s+|straight\s+"
     rf"|immediately\s+)?(?:after|before))\s+{_DET}{_THING}\s+(?:went|got|had gone|was put)\s+{_INTO}\s*(.*)$"
 )
+# "did the mango get some sugar?": the sugar added to it; "when did the toast come out?": taken out
+_GOT_SOME = re.compile(
+    rf"^(?:did|has|have|had)\s+{_DET}{_THING}\s+(?:get|got|gotten)\s+(?:some|any|a\s+bit\s+of|a\s+little"
+    r"|a\s+(?:splash|pinch|drizzle|sprinkle|dash|dollop|squeeze)\s+of)\s+([a-z-]+(?:\s+[a-z-]+)??)"
+    r"((?:\s+(?:before|after|when|at|yet|already|first|too)\b.*)?)$"
+)
+_CAME_OUT = re.compile(rf"^(when|what time|did)\s+(?:did\s+)?{_DET}{_THING}\s+(?:come|came)\s+out\b\s*(.*)$")
 # "how many times did something go in the microwave?": how many times it was microwaved
 _TIMES_IN = re.compile(
     rf"^how many times\s+(?:did|has|have)\s+(?:something|anything|it|they|{_DET}{_THING})\s+"
@@ -342,6 +350,11 @@ def _went_in(low: str) -> str | None:
     if m := _AFTER_WENT_IN.match(low):
         where = _tail(_where(m.group(4), m.group(5)))
         return f"{m.group(1)} did I do {m.group(2)} I added the {_thing(m.group(3))}{where}"
+    if (m := _GOT_SOME.match(low)) and is_food(m.group(2).split()[-1]):
+        return f"did I add {m.group(2)} to the {_thing(m.group(1))}{m.group(3)}"
+    if m := _CAME_OUT.match(low):
+        lead = "did" if m.group(1) == "did" else f"{m.group(1)} did"
+        return f"{lead} I take the {_thing(m.group(2))} out{_tail(m.group(3))}"
     if m := _DID_GO_IN.match(low):
         return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
     if m := _WHEN_GO_IN.match(low):

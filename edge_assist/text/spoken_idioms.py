@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.kinds_of_things import is_food
+from edge_assist.text.verb_forms import is_verb
 
 # "at the end there, did I ...?", "earlier on, when did I ...?": when the question is about, said
 # first; it is said after the act instead, where the time of an act is read (or dropped from an
@@ -39,6 +40,24 @@ _HEATED = frozenset(
 )
 
 
+# "when did I tip it all out onto the plate?": when it was put on the plate
+_OUT_ONTO = re.compile(
+    r"\b(?:tip|tipped|turn|turned|scrape|scraped)\s+(it|them)\s+(?:all\s+)?out\s+(onto|on|into)\b", re.I
+)
+# "did I end up mashing it?": whether it was mashed
+_ENDED_UP = re.compile(r"^(did|have|had)\s+(i|you)\s+(?:end|ended)\s+up\s+([a-z]+)ing\b(.*)$", re.I)
+# "when did I put the pan on to heat?": heating it
+_PUT_ON_TO = re.compile(r"\bput\s+((?:the|my|a|some)\s+[a-z]+)\s+on\s+to\s+(heat|warm|boil|cook)\b", re.I)
+
+
+def _ing_base(stem: str) -> str | None:
+    """The verb of an -ing form without its ending: "mash", "bak" -> "bake", "stirr" -> "stir"."""
+    for verb in (stem, f"{stem}e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else ""):
+        if verb and is_verb(verb):
+            return verb
+    return None
+
+
 def _particle_after(q: str) -> str:
     m = _PARTICLE_FIRST.search(q)
     if m is None or not is_food(m.group(3)):
@@ -63,8 +82,13 @@ def time_said_first(q: str) -> str:
 
 
 def said_plainly(q: str) -> str:
-    """The particle put after the food it puts in, and a word that names nothing said as "it"."""
-    return _VAGUE_THING.sub("it", _particle_after(q))
+    """The particle put after the food it puts in, a word that names nothing said as "it", "put the
+    pan on to heat" as heating it, and "end up doing" as doing."""
+    q = _PUT_ON_TO.sub(lambda m: f"{m.group(2)} {m.group(1)}", _VAGUE_THING.sub("it", _particle_after(q)))
+    q = _OUT_ONTO.sub(lambda m: f"put {m.group(1)} {m.group(2)}", q)
+    if (m := _ENDED_UP.match(q)) and (verb := _ing_base(m.group(3).lower())):
+        q = f"{m.group(1)} {m.group(2)} {verb}{m.group(4)}"
+    return q
 
 
 def got_going(low: str) -> str | None:
