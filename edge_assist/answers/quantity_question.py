@@ -35,10 +35,10 @@ _PRONOUN_ONLY = re.compile(r"^(?:(?:of\s+)?(?:it|that|them|this|those|these|ther
 _OTHER_CLAUSE = re.compile(r"\b(?:before|after|until|till|when|while|once)\b.*$")
 _FIRST = re.compile(
     r"\b(?:(?:the|my)\s+first\s+(?:time|round|go)|at\s+first|first|initially|to\s+begin\s+with|"
-    r"(?:at|near|towards?)\s+the\s+(?:start|beginning)|(?:start(?:ed)?|began|begin)(?=\s+(?:on|with|to|the|my|\w+ing)\b))\b"
+    r"(?:at|near|towards?)\s+the\s+(?:very\s+)?(?:start|beginning)|(?:start(?:ed)?|began|begin)(?=\s+(?:on|with|to|the|my|\w+ing)\b))\b"
 )  # "when did I start (on) the sauce?", "... start chopping?": the earliest moment of it
 _LAST = re.compile(
-    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|(?:at|near|towards?|close\s+to)\s+the\s+end|in\s+the\s+end"
+    r"\b(?:(?:the|my)\s+last\s+(?:time|round|go)|last|(?:at|near|towards?|close\s+to)\s+the\s+(?:very\s+)?end|in\s+the\s+end"
     r"|finally|this\s+time)\b"
 )
 # "before I started kneading this time": the time going on now, the latest, whatever else is said

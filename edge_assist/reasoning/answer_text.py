@@ -91,7 +91,7 @@ _STARTED_ON = re.compile(
 # "kneading this time", "stir it the first time": which time is the question's to say
 # (answers/quantity_question.which_time); the act is what is looked up
 _WHICH_TIME = re.compile(
-    r"\s+(?:(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)|at\s+the\s+(?:end|start|beginning)|at\s+first)$",
+    r"\s+(?:(?:this|the\s+(?:first|second|last))\s+(?:time|round|go)|at\s+the\s+(?:very\s+)?(?:end|start|beginning)|at\s+first)$",
     re.I,
 )
 # "did I wash my hands at any point?", "... at all?", "... already?": any time of the act, which is

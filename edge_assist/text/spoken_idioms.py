@@ -44,6 +44,12 @@ _HEATED = frozenset(
 _OUT_ONTO = re.compile(
     r"\b(?:tip|tipped|turn|turned|scrape|scraped)\s+(it|them)\s+(?:all\s+)?out\s+(onto|on|into)\b", re.I
 )
+# "how long did the washing-up take?", "was I doing the dishes?": washing the dishes, in the
+# form of the verb it stands for
+_DISHES = re.compile(r"\b(do|does|did|doing|done)\s+the\s+(?:dishes|washing[\s-]up)\b", re.I)
+_WASHING_UP = re.compile(r"\bthe\s+washing[\s-]up\b", re.I)
+_TOOK = re.compile(r"\bdid\s+the\s+(?:dishes|washing[\s-]up)\s+(?:take|last)(?:\s+me)?\b", re.I)
+_WASH_FORMS = {"do": "wash", "does": "wash", "did": "wash", "doing": "washing", "done": "washed"}
 # "did I end up mashing it?": whether it was mashed
 _ENDED_UP = re.compile(r"^(did|have|had)\s+(i|you)\s+(?:end|ended)\s+up\s+([a-z]+)ing\b(.*)$", re.I)
 # "when did I put the pan on to heat?": heating it
@@ -86,6 +92,9 @@ def said_plainly(q: str) -> str:
     pan on to heat" as heating it, and "end up doing" as doing."""
     q = _PUT_ON_TO.sub(lambda m: f"{m.group(2)} {m.group(1)}", _VAGUE_THING.sub("it", _particle_after(q)))
     q = _OUT_ONTO.sub(lambda m: f"put {m.group(1)} {m.group(2)}", q)
+    q = _TOOK.sub("was I washing the dishes", q)  # "how long did the washing-up take me?"
+    q = _DISHES.sub(lambda m: f"{_WASH_FORMS[m.group(1).lower()]} the dishes", q)
+    q = _WASHING_UP.sub("washing the dishes", q)
     if (m := _ENDED_UP.match(q)) and (verb := _ing_base(m.group(3).lower())):
         q = f"{m.group(1)} {m.group(2)} {verb}{m.group(4)}"
     return q
