@@ -64,7 +64,7 @@ def test_a_question_said_plainly(asked: str, said_as: str) -> None:
 
 def test_already_and_yet_are_any_time_of_the_act() -> None:
     assert question_focus("did I beat the eggs already?") == "beat the eggs"
-    assert question_focus("did I add the cinnamon yet") == "add the cinnamon"
+    assert question_focus("did I add the cinnamon by now") == "add the cinnamon"
     assert which_time("how long was I doing the dishes at the very start?") == "first"
     assert which_time("did I stir it at the very end?") == "last"
 

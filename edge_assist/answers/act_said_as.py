@@ -74,9 +74,9 @@ def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str]
         # salt on them, and eggs poured somewhere are not salted
         match = caption_words[verbs[0][0]]
     put_in = adds(asked.verb) and asked.verb not in PUTS_ON
-    if match is None and put_in:
+    if match is None and put_in and asked.verb in _WAYS_OF_ADDING:
         # "did I splash some water in?" of "The person adds water.": a caption that says only that
-        # the thing was added tells any way of adding it the question names
+        # the thing was added tells any way of pouring or sprinkling it in (not of plating it)
         match = next((caption_words[i] for i, t in verbs if t in _ADDED), None)
     heated = same_act("heat", asked.verb) and asked.verb not in BROAD
     if match is None and (put_in or heated) and _IN_VESSEL.search(caption):
@@ -99,6 +99,9 @@ def said_as(asked: Asked, verbs: list[tuple[int, str]], caption_words: list[str]
 
 
 _ADDED = frozenset({"add", "put", "include"})
+_WAYS_OF_ADDING = frozenset(
+    "pour splash drizzle drip squirt tip dash shake sprinkle scatter dust strew shower mist squeeze".split()
+)
 # Heating said without saying how: any heating appliance does it.
 _ANY_HEAT = frozenset({"heat", "warm", "reheat", "cook"})
 _HEATER_ACTS = {

@@ -208,7 +208,13 @@ def read(focus: str, caption: str) -> Reading:
     if put_on.restated is None and thing_in(parse(said).thing, caption) is None:
         # "did I pepper the tuna?" of "unsealing a can of tuna": no pepper, another act on the tuna
         return Reading(None, own.other_act or parse(focus).thing != "")
-    if put_on.restated is None and not put_on.other_act:
+    implied_act = parse(said)
+    if (
+        put_on.restated is None
+        and not put_on.other_act
+        and tells(implied_act.verb, caption)
+        and thing_in(implied_act.thing, caption) is not None
+    ):
         # "salt the soup" of "adds salt to the soup": the caption says it as the act is implied
         return Reading(said, False, put_on.as_place)
     return put_on

@@ -95,10 +95,11 @@ _WHICH_TIME = re.compile(
     re.I,
 )
 # "did I wash my hands at any point?", "... at all?", "... already?": any time of the act, which is
-# how one is looked up ("yet" and "already" still make a step to come a "Not yet": skipped_step.py)
+# how one is looked up ("already" still makes a step to come a "Not yet": skipped_step.py). "Yet"
+# stays: it asks about an act that may still be to come, which a close caption must really tell.
 _ANY_TIME = re.compile(
     r"\s+(?:at\s+(?:any|some)\s+(?:point|stage|time)|at\s+all|ever|in\s+there|today"
-    r"|already|yet|by\s+now|so\s+far|just\s+now)$",
+    r"|already|by\s+now|so\s+far|just\s+now)$",
     re.I,
 )
 
