@@ -352,7 +352,8 @@ def _went_in(low: str) -> str | None:
         return f"{m.group(1)} did I do {m.group(2)} I added the {_thing(m.group(3))}{where}"
     if (m := _GOT_SOME.match(low)) and is_food(m.group(2).split()[-1]):
         return f"did I add {m.group(2)} to the {_thing(m.group(1))}{m.group(3)}"
-    if m := _CAME_OUT.match(low):
+    if (m := _CAME_OUT.match(low)) and (not m.group(3) or appliance(m.group(3).split()[-1])):
+        # "when did the toast come out (of the toaster)?"; out of a pan it may have been spooned
         lead = "did" if m.group(1) == "did" else f"{m.group(1)} did"
         return f"{lead} I take the {_thing(m.group(2))} out{_tail(m.group(3))}"
     if m := _DID_GO_IN.match(low):
