@@ -9,10 +9,11 @@ from typing import cast
 
 import pytest
 
-from edge_assist.answers import meaning, next_act, thing_naming
+from edge_assist.answers import meaning, next_act, thing_history, thing_naming
 from edge_assist.answers.contradicted import side_difference
 from edge_assist.answers.quantity_question import parse, which_time
 from edge_assist.answers.skipped_step import names_step
+from edge_assist.memory.api import CaptionRecord
 from edge_assist.reasoning.answer_text import question_focus
 from edge_assist.tasks.findings import TrackerState
 from edge_assist.tasks.guidance import guidance
@@ -131,3 +132,13 @@ def test_did_i_skip_anything_with_nothing_skipped() -> None:
     # a last step never done is said, with no "No": asked when the wearer stopped, it was forgotten
     said = guidance("missed", state(ids[:2]), tracker)
     assert said.split()[0] != "No" and said.endswith("Still to do: Pour the water on the tea bag.")
+
+
+def test_a_thing_of_several_words_is_named_as_said_and_a_word_only_as_a_whole_word() -> None:
+    clips = [
+        CaptionRecord("s", 0, 0.0, 10.0, "The person gets peanut butter from the fridge."),
+        CaptionRecord("s", 1, 10.0, 20.0, "The person flips the pancakes."),
+        CaptionRecord("s", 2, 20.0, 30.0, "The person washes the pan."),
+    ]
+    assert [t.clip.clip_index for t in thing_history.history("peanut butter", clips)] == [0]
+    assert [t.clip.clip_index for t in thing_history.history("pan", clips)] == [2]  # no "pan"cakes

@@ -127,10 +127,10 @@ def side_difference(focus: str, caption: str) -> Difference | None:
             return Difference("side", a, b)
     # "dry the whole tomato" over "dry half tomato"; not the other way: "cut it in half" is told by
     # "slice the whole tomato into halves"
-    thing = _thing(focus) if any(w in asked for w in ("whole", "entire")) else ""
-    for whole in ("whole", "entire"):
-        part = next((p for p in ("half", "quarter", "third") if thing and _part_of(p, thing, caption)), None)
-        if whole in asked and part is not None and whole not in told:
+    whole = next((w for w in ("whole", "entire") if w in asked and w not in told), None)
+    if whole is not None and (thing := _thing(focus)):
+        part = next((p for p in ("half", "quarter", "third") if _part_of(p, thing, caption)), None)
+        if part is not None:
             return Difference("side", whole, part)
     for w in asked:
         if len(w) > 4 and w.endswith("ed") and f"un{w}" in told and w not in told:

@@ -336,8 +336,8 @@ class QuantityAnswers:
         # "how long were the onions frying?": a length told only of what else was in the pan with
         # them ("frying for one min, mixing everything") is not theirs when a caption tells them
         # fried in its own words, for as long as it lasted
-        own = not found or any(_tells_own(q, f.moment.text) for f in found)
-        span = _span(q, bounded(q, clips)) if not (found and own) and q.dims == ("time",) else None
+        theirs = any(_tells_own(q, f.moment.text) for f in found)
+        span = _span(q, bounded(q, clips)) if not theirs and q.dims == ("time",) else None
         if span is not None:
             text, rec = span
             trace["outcome"] = "the stretch of clips that tell the act"

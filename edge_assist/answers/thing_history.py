@@ -68,13 +68,14 @@ def history(thing: str, clips: Sequence[CaptionRecord]) -> list[Told]:
     if not things:
         return []
     said = re.sub(r"^(?:the|my|some|a|an|that|those|these|this)\s+", "", thing.lower().strip())
+    # a name of several words, matched as whole words; a one-word name is read by thing_in below
+    as_said = re.compile(rf"\b{re.escape(said)}\b" if " " in said else r"(?!)", re.I)
     out: list[Told] = []
     last_act: tuple[frozenset[str], frozenset[str]] | None = None
     for c in sorted(clips, key=lambda c: (c.t0, c.clip_index)):
         for k, clause in enumerate(activity_span.clauses(c.text) or [c.text]):
             # "peanut butter" said as asked names it, though "peanut" alone before "butter" does not
-            as_said = said in clause.lower()
-            if not as_said and not all(thing_naming.thing_in(t, clause) for t in things):
+            if not as_said.search(clause) and not all(thing_naming.thing_in(t, clause) for t in things):
                 continue
             act = run_length.act_of(clause)
             if last_act is None or not run_length.alike(act, last_act):
