@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from edge_assist.answers import grounding, quantity_question
+from edge_assist.answers import grounding, meaning, quantity_question, thing_naming
 from edge_assist.answers.activity_span import GAP_S
+from edge_assist.answers.order import PLAUSIBLE_SHARE
 from edge_assist.clock import Clock
 from edge_assist.inference.base import LLM
 from edge_assist.reasoning import answer_text
@@ -83,3 +84,11 @@ async def run_edge(
             return m
         count *= 2
     return m
+
+
+def plausible_time(focus: str, m: Moment, backing: float, threshold: float) -> bool:
+    """Whether a moment below the threshold still plausibly tells the focus's act on its thing: a
+    time of it, for "the first time" or "at the end"."""
+    thing = meaning.parse(focus).thing
+    named = not thing or thing_naming.thing_in(thing, m.text) is not None
+    return backing >= PLAUSIBLE_SHARE * threshold and named and meaning.tells_asked_act(focus, m.text)

@@ -236,7 +236,17 @@ def no_by_setting(
     asked, tool = parse_details(focus), tool_named(focus)
     thing = _thing(focus)
     variety = varieties.asked_variety(focus, thing) if thing else None
-    other = variety is not None or cut_size.sizes(focus) or appliances.asked(focus) is not None
+    method = cooking_method.asked(focus)
+    if method is not None and bare == focus:
+        bare = cooking_method.cooked(focus)  # "boil the egg": was the egg cooked, and how
+    if method is not None and any(cooking_method.tells_asked(focus, m.text) for m in ranked):
+        return None  # a moment tells the method asked about
+    other = (
+        variety is not None
+        or cut_size.sizes(focus)
+        or appliances.asked(focus) is not None
+        or method is not None
+    )
     if bare == focus or not asked.levels and not asked.temperatures and tool is None and not other:
         return None
     near = list(ranked[:NEAREST])

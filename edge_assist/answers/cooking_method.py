@@ -22,7 +22,7 @@ _METHODS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "boiled": (frozenset("boil parboil poach blanch simmer".split()), ("boiling water",)),
     "fried": (
         frozenset("fry deep-fry stir-fry pan-fry shallow-fry saute sauté sear".split()),
-        ("oil", "hot oil", "ghee", "lard", "fat"),
+        ("oil", "hot oil", "ghee", "lard", "fat", "frying pan"),
     ),
     "baked": (frozenset("bake roast".split()), ("oven",)),
     # "steam" is left out: a caption's steam is what rises from a pot, not a way of cooking
@@ -36,6 +36,10 @@ _INTO = re.compile(
     re.I,
 )
 _OF_MEDIUM = {x: m for m, (_, media) in _METHODS.items() for x in media}
+_MEDIUM_NAMED = re.compile(
+    r"\b(?:" + "|".join(re.escape(x) for _, media in _METHODS.values() for x in media if " " in x) + r")\b",
+    re.I,
+)
 _WORD = re.compile(r"[a-zé-]+")
 
 
@@ -52,7 +56,8 @@ def told(caption: str) -> dict[str, str]:
     for m in _INTO.finditer(caption):
         medium = m.group(1).lower()
         out.setdefault(_OF_MEDIUM[medium], f"in {medium}" if medium != "oven" else "in the oven")
-    for w in _WORD.findall(caption.lower()):
+    # a medium named as a thing ("checks the boiling water") tells no method by its -ing word
+    for w in _WORD.findall(_MEDIUM_NAMED.sub(" ", caption.lower())):
         method = _OF_VERB.get(verb_base(w) or w)
         if method is not None:
             out.setdefault(method, method)
@@ -78,3 +83,10 @@ def tells_asked(focus: str, caption: str) -> bool:
     named: "boils it")."""
     method = asked(focus)
     return method is not None and method in told(caption)
+
+
+def cooked(focus: str) -> str:
+    """The focus with its method said as cooking: "boil the egg" -> "cook the egg"."""
+    words = focus.split()
+    at = next((i for i, w in enumerate(words) if _OF_VERB.get(verb_base(w.lower()) or w.lower())), None)
+    return focus if at is None else " ".join([*words[:at], "cook", *words[at + 1 :]])

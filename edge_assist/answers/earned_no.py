@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edge_assist.answers import meaning, thing_naming, unseen_act, varieties
+from edge_assist.answers import meaning, order, quantity_question, thing_naming, unseen_act, varieties
 from edge_assist.answers.support import WordEncoder, Words, closest_word, is_content
 from edge_assist.clock import Clock
 from edge_assist.inference.base import TextEncoder
@@ -36,6 +36,7 @@ from edge_assist.retrieval.api import CaptionRecord, Moment
 from edge_assist.retrieval.recall import Recall
 from edge_assist.tasks.step_phrases import singular
 from edge_assist.tasks.word_kinds import TOOL, lexical_kind
+from edge_assist.text import kinds_of_things
 
 # A stretch of the session longer than this with no clip is time memory does not cover.
 COVERAGE_GAP_S = 120.0
@@ -79,8 +80,12 @@ def unseen(
     clips: Sequence[CaptionRecord],
     focus_words: Words | None,
     nearest_words: Sequence[Words],
+    *,
+    others_apart: bool = False,
 ) -> Unseen | None:
-    """The thing the question names that no clip names, in the same or other words, else None."""
+    """The thing the question names that no clip names, in the same or other words, else None.
+    With `others_apart`, a word naming another thing of the same kind is not the thing said
+    otherwise, however close the encoder puts it ("strawberries" for the blueberries asked)."""
     for thing in asked_things(focus):
         if lexical_kind(thing) is None:
             # a word no lexicon knows ("stalks"): its other names ("stems") are not known either,
@@ -88,16 +93,34 @@ def unseen(
             continue
         if any(thing_naming.thing_in(thing, c.text) for c in clips):
             continue
-        closest = _closest(thing, focus_words, nearest_words)
+        closest = _closest(thing, focus_words, nearest_words, others_apart)
         if closest < NAMED_COSINE:
             return Unseen(thing, closest)
     return None
 
 
-def _closest(thing: str, focus_words: Words | None, nearest_words: Sequence[Words]) -> float:
+def _closest(
+    thing: str, focus_words: Words | None, nearest_words: Sequence[Words], others_apart: bool = False
+) -> float:
     """The best cosine between the question's word for `thing` and any word of the nearest moments
     (1.0 when the encoder gives no word vectors: nothing is shown absent then)."""
-    return closest_word(focus_words, lambda w: singular(w.lower()) == thing, nearest_words, is_content)
+
+    def kept(word: str) -> bool:
+        return is_content(word) and not (others_apart and another_of_its_kind(thing, singular(word.lower())))
+
+    return closest_word(focus_words, lambda w: singular(w.lower()) == thing, nearest_words, kept)
+
+
+def another_of_its_kind(thing: str, word: str) -> bool:
+    """Whether `word` names a thing other than `thing` that a kind holds beside it: strawberry
+    and blueberry (fruit), cheddar and mozzarella; not a name of the thing, a kind covering it
+    ("berry", "fruit") or a kind it covers."""
+    k = kinds_of_things
+    if word == thing or k.same_thing(thing, word) or k.covers(thing, word) or k.covers(word, thing):
+        return False
+    if word.endswith(thing) or thing.endswith(word):
+        return False  # "strawberry" is a berry, a "bell-pepper" a pepper
+    return any(thing in members and word in members for members in k.KINDS.values())
 
 
 def seen_instead(focus: str, ranked: Sequence[Moment], missing: str = "") -> Moment | None:
@@ -190,6 +213,42 @@ async def answer(
     return said, trace
 
 
+async def earned(
+    recall: Recall,
+    clock: Clock,
+    encoder: TextEncoder,
+    question: str,
+    focus: str,
+    kind: str,
+    chosen: Moment | None,
+    found: Sequence[Moment],
+    *,
+    before_t: float,
+    session_id: str | None,
+    trace: dict[str, Any],
+) -> Moment | None:
+    """The chosen moment, or None when it cannot be the answer: one act of an order question
+    ("salt before the pepper"), or a Yes, a time or an amount of a thing memory names nowhere
+    (`kind` "" when options are given: the option says what was used)."""
+    if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
+        return None
+    if chosen is None or kind not in ("yesno", "when", "howmuch"):
+        return chosen
+    if kind == "howmuch":
+        # "how much butter did I melt in?": the amount of a thing, read as the act on it
+        asked = quantity_question.parse(question)
+        if asked is None or asked.times or not asked.said_thing:
+            return chosen
+        focus = f"{asked.verbs[0] if asked.verbs else 'use'} {asked.said_thing}"
+    unearned = await yes_unearned(
+        recall, clock, encoder, focus, chosen, found, before_t=before_t, session_id=session_id
+    )
+    if unearned is None:
+        return chosen
+    trace["unearned"] = f"{unearned!r} named nowhere in memory, nor by the chosen moment"
+    return None
+
+
 async def yes_unearned(
     recall: Recall,
     clock: Clock,
@@ -217,7 +276,9 @@ async def yes_unearned(
         return None
     clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, 0.0, before_t)
     today = [m for m in ranked if m.note == "" and m.session_id == session_id][:NEAREST]
-    told = await unseen_thing_no(clock, encoder, focus, clips, today)
+    # a Yes needs the thing itself: another of its kind however near ("strawberries" for the
+    # blueberries asked) does not earn one, though it is no reason for a "No" either
+    told = await unseen_thing_no(clock, encoder, focus, clips, today, others_apart=True)
     return thing if told is not None and told[1].thing == thing else None
 
 
@@ -227,6 +288,8 @@ async def unseen_thing_no(
     focus: str,
     clips: Sequence[CaptionRecord],
     nearest: Sequence[Moment],
+    *,
+    others_apart: bool = False,
 ) -> tuple[str, Unseen, Moment | None] | None:
     """The "No" a thing of `focus` named nowhere in `clips` earns, with the thing and the moment
     told instead (of `nearest`, the moments closest to the question, whose words are read for the
@@ -234,7 +297,9 @@ async def unseen_thing_no(
     words: list[Words | None] = [None] * (len(nearest) + 1)
     if isinstance(encoder, WordEncoder):
         words = list(await clock.run_blocking(encoder.encode_words, [focus, *(m.text for m in nearest)]))
-    missing = unseen(focus, clips, words[0], [w for w in words[1:] if w is not None])
+    missing = unseen(
+        focus, clips, words[0], [w for w in words[1:] if w is not None], others_apart=others_apart
+    )
     if missing is None:
         return None
     seen = seen_instead(focus, nearest, missing.thing)

@@ -49,6 +49,7 @@ _OWN_THING = re.compile(
     r"\s+(?:did|do|does|have|has|had|was|were|went|go|got|is|are)\b"
 )
 POINTS = re.compile(r"\b(?:it|they|them)\b")
+_WAS_THAT = re.compile(r"\b(?:was|were|is|are)\s+(?:that|it|those|these|they)(?:\s+again)?$")
 _NEXT_TO = {
     "after": re.compile(r"\b(?:after|next|then|later|afterwards?|following|followed|since|once)\b"),
     "before": re.compile(r"\b(?:before|prior|earlier|previous(?:ly)?|preceding|first|until|till)\b"),
@@ -106,8 +107,10 @@ def from_kind(kind: str, question: str, last_question: str) -> FollowUp | None:
     if kind == "where":
         return FollowUp("where", "went" if _WENT.search(q) else "")
     if kind == "amount":
-        if _OWN_THING.search(q):
-            return None  # "how much sriracha did I add?" names its own thing: a question of its own
+        if _OWN_THING.search(q) and not _WAS_THAT.search(q):
+            # "how much sriracha did I add?" names its own thing: a question of its own; "how
+            # many cloves was that?" names the unit of the last one's
+            return None
         return FollowUp("amount", _how(q))
     if kind == "object":
         thing = _new_thing(q)

@@ -243,9 +243,10 @@ class GroundedAnswerer:
         chosen = await choice.choose(
             self.llm, self.clock, question, found, offered, self.cfg.reasoner.temperature, timings, trace
         )
-        chosen = await self._earned(
-            focus, "" if choices else kind, chosen, found, before_t, session_id, trace
-        )
+        chosen = await earned_no.earned(
+            self.recall, self.clock, self.text_encoder, question, focus, "" if choices else kind,
+            chosen, found, before_t=before_t, session_id=session_id, trace=trace,
+        )  # fmt: skip
         chosen, moment = await self._in_run(question, focus, kind, chosen, before_t)
         if chosen is not None and moment is None:
             trace["outcome"] = f"no clip {kind} the chosen one in memory"
@@ -278,32 +279,6 @@ class GroundedAnswerer:
         # with options to choose from, the option says what was used; the sentence only why
         kind = "what" if choices and kind == "with" else kind
         return answer_text.compose(kind, moment.text, moment.t0, moment.note), moment
-
-    async def _earned(
-        self,
-        focus: str,
-        kind: str,
-        chosen: Moment | None,
-        found: Sequence[Moment],
-        before_t: float,
-        session_id: str | None,
-        trace: dict[str, Any],
-    ) -> Moment | None:
-        """The chosen moment, or None when it cannot be the answer: one act of an order question
-        ("salt before the pepper"), or a Yes or a time about a thing memory names nowhere (`kind`
-        "" when options are given: the option says what was used)."""
-        if chosen is not None and "order" in trace and not order.tells_an_order(chosen.text):
-            return None
-        if chosen is None or kind not in ("yesno", "when"):
-            return chosen
-        unearned = await earned_no.yes_unearned(
-            self.recall, self.clock, self.text_encoder, focus, chosen, found,
-            before_t=before_t, session_id=session_id,
-        )  # fmt: skip
-        if unearned is None:
-            return chosen
-        trace["unearned"] = f"{unearned!r} named nowhere in memory, nor by the chosen moment"
-        return None
 
     async def _said(
         self,
@@ -376,20 +351,40 @@ class GroundedAnswerer:
         backing = await self.clock.run_blocking(self._backing, focus, found, act_needed)
         found.sort(key=lambda m: -backing[m])
         threshold = r.answer_min_score or self.gate.threshold
-        if (
-            past_sessions
-            and not answer_text.names_past_day(question)
-            and any(m.note == "" and backing[m] >= threshold for m in found)
-        ):
-            # Today first: when this session holds a moment that answers, the wearer asking "what
-            # did I do with the bowl" means today's bowl, not a closer caption from days ago; a
-            # question that names an earlier day ("yesterday") is left to the ranking.
-            trace["today_first"] = [[m.session_id, m.clip_index] for m in found if m.note != ""][:OFFERED]
-            found = [m for m in found if m.note == ""]
+        found = _today_first(found, backing, threshold, question, past_sessions, trace)
         top = backing[found[0]] if found else 0.0
         offered = [
             m for m in found if backing[m] >= threshold and backing[m] >= top - r.answer_choice_margin
         ][:OFFERED]
+        if offered and anchors and quantity_question.which_time(question) in ("first", "last"):
+            # "did I put ketchup on at the end?": the first or last time of the act is among every
+            # moment that plausibly tells it on the thing, not only the closest few
+            offered += [
+                m
+                for m in found
+                if m not in offered and choice.plausible_time(focus, m, backing[m], threshold)
+            ]
         trace["candidates"] = [choice.trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
         return found, offered
+
+
+def _today_first(
+    found: list[Moment],
+    backing: dict[Moment, float],
+    threshold: float,
+    question: str,
+    past: bool,
+    trace: dict[str, Any],
+) -> list[Moment]:
+    """Today first: when this session holds a moment that answers, the wearer asking "what did I do
+    with the bowl" means today's bowl, not a closer caption from days ago; a question that names an
+    earlier day ("yesterday") is left to the ranking."""
+    if (
+        not past
+        or answer_text.names_past_day(question)
+        or not any(m.note == "" and backing[m] >= threshold for m in found)
+    ):
+        return found
+    trace["today_first"] = [[m.session_id, m.clip_index] for m in found if m.note != ""][:OFFERED]
+    return [m for m in found if m.note == ""]

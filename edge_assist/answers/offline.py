@@ -16,7 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from edge_assist.answers import appliances, contradicted, counted_no, follow_ups, forgot, skipped_step
+from edge_assist.answers import (
+    appliances,
+    contradicted,
+    counted_no,
+    follow_ups,
+    forgot,
+    skipped_step,
+    substituted,
+)
 from edge_assist.answers.answer_record import cited, cited_clips
 from edge_assist.answers.answered import Answer, Asked
 from edge_assist.answers.at_time import TimeAnswers
@@ -316,6 +324,8 @@ class OfflineAnswerer:
             said = await contradicted.checked(ga, focus, g, self.text_encoder, self.clock, th)
             if said is None:  # "did I chop two shallots?" over "cutting up one shallot": No
                 said = await counted_no.checked(ga, focus, self.recall, self.clock, session_id, before_t)
+            if said is None:  # "did I use the ramekin?" over "a big mug instead of ramekin cup": No
+                said = await substituted.checked(ga, focus, self.recall, self.clock, session_id, before_t)
             if said is not None:
                 text, rests_on, trace["contradicted"] = said
         context = moment_context(rests_on)

@@ -101,9 +101,11 @@ _LEAD_CLAUSE = re.compile(r"^(before|after)\s+(.+?),?\s+(?:did|had|have)\s+(?:i|
 _BY_THE_TIME = re.compile(
     r"^(?:had|did|have)\s+(?:i|you)\s+(?:already\s+)?(.+?)\s+by the time\s+(?:i|you)\s+(.+)$"
 )
+# "went in", "went into the pan": the place said with it is where both went
+_WENT_IN = r"went\s+(?:in|into|on)(?:\s+(?:the|my|a)\s+[a-z-]+)?"
 # "which did I do first, X or Y", "what came first: X or Y", "did I X or Y first"
 _WHICH_FIRST = re.compile(
-    r"^(?:which|what)\s+(?:did\s+(?:i|you)\s+do|came|happened|went in|was)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$"
+    rf"^(?:which|what)\s+(?:did\s+(?:i|you)\s+do|came|happened|{_WENT_IN}|was)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$"
 )
 # "which did I chop first, the onion or the tomato": both acts are the one verb
 _WHICH_VERB_FIRST = re.compile(r"^which\s+did\s+(?:i|you)\s+(\w+)\s+first[,:]?\s+(.+?)\s+or\s+(.+)$")
@@ -111,7 +113,7 @@ _OR_FIRST = re.compile(r"^(?:did|do)\s+(?:i|you)\s+(.+?)\s+or\s+(.+?)\s+first$")
 # "salsa or oregano, which went in first?"
 _PAIR_THEN_WHICH = re.compile(
     r"^(.+?)\s+or\s+(.+?),?\s+(?:which|what)(?:\s+one)?\s+(?:did\s+(?:i|you)\s+(?:do|add|use|put in)|came"
-    r"|happened|went in|went on|was)\s+first$"
+    rf"|happened|{_WENT_IN}|was)\s+first$"
 )
 # A clause of the second act with the thing as subject: "the milk went in", "it was chopped".
 _THING_WENT = re.compile(

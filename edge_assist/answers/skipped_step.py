@@ -78,8 +78,10 @@ def names_step(focus: str, step_text: str) -> bool:
     verb = asked.verb.lower()
     if not verb or not known(verb) or verb in ANY_ACT:
         return bool(things) or bool(verb)
-    # A step's own acts are its verbs where a verb stands ("Pat rinsed mushrooms dry" pats).
-    return any(_tells(verb, told) for _, told in meaning.caption_verbs(step_text))
+    # A step's own acts are its verbs where a verb stands ("Pat rinsed mushrooms dry" pats); a
+    # step said with no verb ("1 tsp Sriracha sauce to the bowl") adds its thing.
+    told = [t for _, t in meaning.caption_verbs(step_text)] or ["add"]
+    return any(_tells(verb, t) for t in told)
 
 
 def _of_a_pronoun(focus: str, asked: meaning.Asked, things: list[str]) -> bool:

@@ -337,6 +337,8 @@ _ASKING = frozenset({"what", "what's", "whats", "how", "which", "now"})
 _ABOUT = frozenset({"on", "with", "for", "in", "of"})
 _CHECKING = frozenset({"did", "have", "has", "am", "is", "how"})
 _THE = frozenset({"the", "my", "this", "that", "these", "those"})
+# "did I wash them just now", "up to now": a time said, not "now what?"
+_TIMED = frozenset({"just", "right", "by", "until", "till", "to", "for", "from", "since"})
 
 
 def _asked_parts(question: str) -> list[str]:
@@ -344,7 +346,14 @@ def _asked_parts(question: str) -> list[str]:
     microwave, what now" asks "what now", "the oil's in, how far along am I" "how far along am I"."""
     words = re.sub(r"[^\w' ]+", " ", question.lower()).split()
     whole = " ".join(question.strip().lower().split())
-    starts = [i for i, w in enumerate(words) if w in _ASKING and i >= 2 and words[i - 1] not in _ASKING]
+    starts = [
+        i
+        for i, w in enumerate(words)
+        if w in _ASKING
+        and i >= 2
+        and words[i - 1] not in _ASKING
+        and not (w == "now" and words[i - 1] in _TIMED)
+    ]
     # "did I skip anything on the mug pizza": the task it is about, said last, asks nothing more;
     # "what did I do with the muffin" asks about the muffin
     about = [i for i in range(3, len(words) - 1) if words[i] in _ABOUT and words[i + 1] in _THE]

@@ -75,7 +75,8 @@ _THING_THEN_HOW_WAS = re.compile(
     r"^((?:the|my)\s+.+?)\s+(how\s+(?:long|much|many))\s+(?:was|were|is|are)\s+(?:it|they|that)$", re.I
 )
 # "how many times did it get nuked all up?": in all, as Australians say it
-_ALL_UP = re.compile(r"\s+all\s+up(?=[?.!]*$)", re.I)
+# ("dish it all up" is dishing it up)
+_ALL_UP = re.compile(r"(?<!\bit)(?<!\bthem)\s+all\s+up(?=[?.!]*$)", re.I)
 _ANY_GO = re.compile(r"^((?:any|some)\s+.+?)\s+(go|went|get|got)\s+(.+)$", re.I)
 
 

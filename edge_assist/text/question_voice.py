@@ -103,6 +103,12 @@ def _thing(det_and_thing: str) -> str:
     return " ".join(det_and_thing.split())
 
 
+def _the(thing: str) -> str:
+    """ "the honey"; a word that only points ("did that go in?") is "it"."""
+    said = _thing(thing)
+    return "it" if said in ("that", "this", "it", "those", "these", "they", "them") else f"the {said}"
+
+
 def _tail(rest: str) -> str:
     return f" {rest}" if rest else ""
 
@@ -357,9 +363,9 @@ def _went_in(low: str) -> str | None:
         lead = "did" if m.group(1) == "did" else f"{m.group(1)} did"
         return f"{lead} I take the {_thing(m.group(2))} out{_tail(m.group(3))}"
     if m := _DID_GO_IN.match(low):
-        return f"did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
+        return f"did I add {_the(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
     if m := _WHEN_GO_IN.match(low):
-        return f"{m.group(1)} did I add the {_thing(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
+        return f"{m.group(1)} did I add {_the(m.group(2))}{_tail(_where(m.group(3), m.group(4)))}"
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text.kinds_of_things import is_food
-from edge_assist.text.verb_forms import is_verb
+from edge_assist.text.verb_forms import is_verb, past_tense, present_participle
 
 # "at the end there, did I ...?", "earlier on, when did I ...?": when the question is about, said
 # first; it is said after the act instead, where the time of an act is read (or dropped from an
@@ -52,6 +52,43 @@ _TOOK = re.compile(r"\bdid\s+the\s+(?:dishes|washing[\s-]up)\s+(?:take|last)(?:\
 _WASH_FORMS = {"do": "wash", "does": "wash", "did": "wash", "doing": "washing", "done": "washed"}
 # "did I end up mashing it?": whether it was mashed
 _ENDED_UP = re.compile(r"^(did|have|had)\s+(i|you)\s+(?:end|ended)\s+up\s+([a-z]+)ing\b(.*)$", re.I)
+# "did I get the tuna open?", "I got the skillet heating": opening it, heating it. The thing is a
+# short name with its article; "going" is got_going's, which picks heating or cooking.
+_GOT_THING = re.compile(
+    r"\b(did|have|had)?(\s*)\b(i|you)\s+(?:get|got|gotten)\s+((?:the|my|a|an|some|that|this)\s+[a-z-]+(?:\s+[a-z-]+)?)"
+    r"\s+(open|([a-z]+)ing)\b",
+    re.I,
+)
+# "how long did it take me to dish it up?": how long I was dishing it up
+_TOOK_ME_TO = re.compile(r"^how\s+long\s+did\s+it\s+take(?:\s+(?:me|you))?\s+to\s+([a-z]+)\b", re.I)
+# "pushing the onions round the pan", "moving it around the pot": stirring them
+_PUSHED_ROUND = re.compile(
+    r"\b(push|pushing|pushed|move|moving|moved|shove|shoving|shoved)\s+((?:the|my|it|them)\b(?:\s+[a-z-]+)?)\s+(?:a)?round"
+    r"(\s+)(?=(?:the|my|a)\s+(?:frying\s+)?(?:pan|pot|wok|skillet|saucepan|bowl|tray)\b)",
+    re.I,
+)
+_STIR_FORMS = {
+    "push": "stir",
+    "move": "stir",
+    "shove": "stir",
+    "pushing": "stirring",
+    "moving": "stirring",
+    "shoving": "stirring",
+    "pushed": "stirred",
+    "moved": "stirred",
+    "shoved": "stirred",
+}
+# "was I on my phone?": using it
+_ON_PHONE = re.compile(r"^(was|were)\s+(i|you)\s+on\s+(?:my|your|the)\s+phone\b", re.I)
+# "before I started heating the pan": before the first time of it
+_STARTED = re.compile(r"\b(i|you)\s+(?:started|began)\s+([a-z]+)ing\b", re.I)
+# "did I put a lid on it?", "put the lid on the pan": covering it ("I put the lid on" stays: a
+# caption says it so)
+_LID_PUT = re.compile(
+    r"\b(put|puts|putting|stick|stuck|pop|popped)\s+(?:a|the)\s+lid\s+on\s+(it|them|(?:the|my)\s+[a-z-]+)",
+    re.I,
+)
+_COVER_FORMS = {"put": "cover", "stick": "cover", "pop": "cover", "stuck": "covered", "popped": "covered"}
 # "when did I put the pan on to heat?": heating it
 _PUT_ON_TO = re.compile(r"\bput\s+((?:the|my|a|some)\s+[a-z]+)\s+on\s+to\s+(heat|warm|boil|cook)\b", re.I)
 
@@ -62,6 +99,34 @@ def _ing_base(stem: str) -> str | None:
         if verb and is_verb(verb):
             return verb
     return None
+
+
+def _got_thing(m: re.Match[str]) -> str:
+    """ "did I get the tuna open" -> "did I open the tuna"; "I got the skillet heating" -> "I
+    heated the skillet"; kept as said when the -ing word is no verb ("got the pan sizzling" is)."""
+    helper, space, who, thing, state, stem = m.groups()
+    if state.lower() == "going":
+        return m.group(0)
+    verb = "open" if state.lower() == "open" else _ing_base(stem.lower())
+    if verb is None:
+        return m.group(0)
+    if helper:
+        return f"{helper}{space}{who} {verb} {thing}"
+    # "before I got the skillet heating": when it began, the first time of the act
+    return f"{space}{who} first {past_tense(verb)} {thing}"
+
+
+def _started(m: re.Match[str]) -> str:
+    verb = _ing_base(m.group(2).lower())
+    return m.group(0) if verb is None else f"{m.group(1)} first {past_tense(verb)}"
+
+
+def _lid_put(m: re.Match[str]) -> str:
+    verb = m.group(1).lower()
+    form = _COVER_FORMS.get(verb) or (
+        "covers" if verb == "puts" else "covering" if verb == "putting" else "cover"
+    )
+    return f"{form} {m.group(2)}"
 
 
 def _particle_after(q: str) -> str:
@@ -92,6 +157,10 @@ def said_plainly(q: str) -> str:
     pan on to heat" as heating it, and "end up doing" as doing."""
     q = _PUT_ON_TO.sub(lambda m: f"{m.group(2)} {m.group(1)}", _VAGUE_THING.sub("it", _particle_after(q)))
     q = _OUT_ONTO.sub(lambda m: f"put {m.group(1)} {m.group(2)}", q)
+    q = _LID_PUT.sub(_lid_put, _STARTED.sub(_started, _GOT_THING.sub(_got_thing, q)))
+    q = _PUSHED_ROUND.sub(lambda m: f"{_STIR_FORMS[m.group(1).lower()]} {m.group(2)} in ", q)
+    q = _ON_PHONE.sub(lambda m: f"{m.group(1)} {m.group(2)} using the phone", q)
+    q = _TOOK_ME_TO.sub(lambda m: f"how long was I {present_participle(m.group(1).lower())}", q)
     q = _TOOK.sub("was I washing the dishes", q)  # "how long did the washing-up take me?"
     q = _DISHES.sub(lambda m: f"{_WASH_FORMS[m.group(1).lower()]} the dishes", q)
     q = _WASHING_UP.sub("washing the dishes", q)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from edge_assist.text import framed_questions, learner_questions, terse_questions
+from edge_assist.text.casual_speech import said_in_full
 from edge_assist.text.participles import participle_base
 from edge_assist.text.question_voice import is_tag_of, statement_asked
 from edge_assist.text.verb_forms import IRREGULAR_PAST
@@ -162,7 +163,8 @@ def _apostrophe(m: re.Match[str]) -> str:
 
 def plain(question: str) -> str:
     """The question without what speech adds around it; `question` itself when nothing is."""
-    whole = " ".join(question.split())
+    spoken = " ".join(question.split())
+    whole = said_in_full(spoken)
     q = _VOCATIVE.sub("", _the_question(whole))
     end = q[len(q.rstrip("?.! ")) :]
     body = _ASIDE.sub(" ", _HESITATION.sub(" ", _APOSTROPHES.sub(_apostrophe, q.rstrip("?.! "))))
@@ -177,7 +179,7 @@ def plain(question: str) -> str:
         body = learner_questions.plain(said) or said
     else:
         body = learner_questions.plain(body) or terse_questions.plain(body) or body
-    return question if body == whole.rstrip("?.! ") else f"{body}{end}"
+    return question if body == spoken.rstrip("?.! ") else f"{body}{end}"
 
 
 def _the_question(text: str) -> str:
@@ -285,8 +287,9 @@ def _topic_first(text: str) -> str | None:
 # "after adding the salt, what did I do next?", "once the butter melted, what happened?"
 _AFTER_CLAUSE = re.compile(r"^(?:right\s+|just\s+)?(after|once|before|as\s+soon\s+as)\s+(.+)$", re.I)
 _WHAT_NEXT = re.compile(
-    r"^what\s+(?:did\s+(?:i|you|we)\s+do|happened|came|was\s+(?:i|the)\s+next\s+(?:thing|step))"
-    r"(?:\s+(?:next|then|after\s+that|straight\s+away))?$",
+    r"^what\s+(?:did\s+(?:i|you|we)\s+do(?:\s+with\s+(?:it|them))?|happened|came|was\s+(?:i|the)\s+next\s+(?:thing|step)"
+    r"(?:\s+(?:i|you)\s+did)?)"
+    r"(?:\s+(?:next|then|after\s+that|straight\s+away|straight\s+after|right\s+after))?$",
     re.I,
 )
 

@@ -194,8 +194,9 @@ def _topic_then_asking(topic: str, rest: str) -> str | None:
         return f"how long did I {APPLIANCE_ACTS[place]} {the}" if place else None
     if not _QUESTION.match(rest):
         return None
-    if (p := _PRONOUN.search(rest)) is None:
-        return None  # a whole question after the thing ("salsa or oregano, which went in first")
+    if (p := _PRONOUN.search(rest)) is None or re.match(r"which\s+one\b", rest):
+        # a whole question after the thing ("salsa or oregano, which (one) went in first")
+        return None
     head = bare.split()[-1]
     if head in APPLIANCE_ACTS or head in _VESSELS:
         return f"{rest} in {the}"  # "blender - how long did I blitz it": what was in the blender

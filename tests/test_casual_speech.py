@@ -1,0 +1,149 @@
+"""Casual speech said in full before a question is read: run-together words, a thought said
+aloud first, a reason after, a thing named before a dash, terse "X in?" questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_assist.answers import cooking_method, substituted
+from edge_assist.answers.earned_no import another_of_its_kind
+from edge_assist.answers.follow_up_kinds import from_kind
+from edge_assist.tasks.session import _asked_parts
+from edge_assist.text.casual_speech import said_in_full
+from edge_assist.text.question_voice import as_wearers
+from edge_assist.text.spoken_questions import plain
+
+
+def heard(question: str) -> str:
+    return as_wearers(plain(question))
+
+
+@pytest.mark.parametrize(
+    "said, meant",
+    [
+        ("d'ya know how much baking powder I put in", "how much baking powder did I add"),
+        (
+            "which'd I do first, chop the onion or open the tuna?",
+            "which did I do first, chop the onion or open the tuna?",
+        ),
+        ("how long'd that take me?", "how long did that take me?"),
+        ("lemme think... how long was I chopping the onion", "how long was I chopping the onion"),
+        (
+            "how many lil pancakes did I pour out, gonna need to know if there's enough for everyone",
+            "how many little pancakes did I pour out",
+        ),
+        ("have I got the noodles going yet or nah?", "did I cook the noodles yet?"),
+        ("did I turn the extractor on, I can never remember", "did I turn the extractor on"),
+        ("the egg -- it went on top of the lettuce, right?", "did I add the egg on top of the lettuce?"),
+        ("the eggs -- I boiled 'em, yeah?", "did I boil the eggs?"),
+        ("did I -- the garlic, did that go in?", "did I add the garlic?"),
+        ("broccoli in?", "did I add the broccoli?"),
+        ("the gas off?", "did I turn the gas off?"),
+        (
+            "squirted some ketchup on top at the end, didn't I?",
+            "did I squirt some ketchup on top at the end?",
+        ),
+        (
+            "so after I'd served the soup up, what was the next thing I did?",
+            "what did I do after I'd served the soup up?",
+        ),
+        (
+            "once the noodles were done boiling what'd I do with 'em straight after?",
+            "what did I do after the noodles were done boiling?",
+        ),
+        (
+            "ok so remind me when the noodles actually went in the pot",
+            "when did I add the noodles in the pot",
+        ),
+    ],
+)
+def test_casual_questions_are_read_as_said_plainly(said: str, meant: str) -> None:
+    assert heard(said) == meant
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "did I add salt?",
+        "how much milk did I pour",
+        "when did I chop the onion, and why?",
+        "what is in the bowl?",
+    ],
+)
+def test_plain_questions_pass_through(said: str) -> None:
+    assert said_in_full(said) == said
+
+
+@pytest.mark.parametrize(
+    "said, meant",
+    [
+        ("uh did I get the tuna open yet", "did I open the tuna yet"),
+        (
+            "I chopped the onion before I got the skillet heating, right?",
+            "did I chop the onion before i first heated the skillet?",
+        ),
+        (
+            "did I chop the onion before I started heating the skillet?",
+            "did I chop the onion before I first heated the skillet?",
+        ),
+        (
+            "did I put a lid on it when the tomatoes were going?",
+            "did I cover it when the tomatoes were going?",
+        ),
+        (
+            "how long was I pushing the onions round the pan?",
+            "how long was I stirring the onions in the pan?",
+        ),
+        ("was I on my phone while I was cooking?", "was I using the phone while I was cooking?"),
+        ("how long did it take me to dish it all up", "how long was I dishing it all up"),
+        (
+            "chilli or garlic, which one went in the pan first?",
+            "chilli or garlic, which one went in the pan first?",
+        ),
+    ],
+)
+def test_everyday_idioms_are_said_as_captions_tell_them(said: str, meant: str) -> None:
+    assert heard(said) == meant
+
+
+def test_a_time_said_is_not_what_now() -> None:
+    # "now" after "just" says when; it does not ask "what now?"
+    assert _asked_parts("how many mushrooms did I wash just now") == [
+        "how many mushrooms did i wash just now"
+    ]
+    assert len(_asked_parts("ok the egg's out of the microwave, now what")) > 1
+
+
+def test_the_unit_of_the_last_answer_asks_its_amount() -> None:
+    follow = from_kind("amount", "how many cloves was that", "when did I add the garlic?")
+    assert follow is not None and follow.kind == "amount"
+    assert from_kind("amount", "how much sriracha did I add?", "when did I add the garlic?") is None
+
+
+def test_another_of_a_kind_is_not_the_thing_said_otherwise() -> None:
+    assert another_of_its_kind("blueberry", "strawberry")
+    assert not another_of_its_kind("berry", "strawberry")  # a kind covering it
+    assert not another_of_its_kind("mayo", "mayonnaise")  # another name of it
+    assert not another_of_its_kind("blueberry", "pancake")  # no kind holds both
+
+
+def test_a_medium_named_as_a_thing_tells_no_method() -> None:
+    assert cooking_method.told("The person stir-fries beef, then checks boiling water.") == {"fried": "fried"}
+    assert cooking_method.told("adds noodles to boiling water") == {"boiled": "in boiling water"}
+    assert cooking_method.told("The person turns egg into frying pan.") == {"fried": "in frying pan"}
+    assert cooking_method.cooked("boil the egg") == "cook the egg"
+
+
+class _Clip:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def test_a_substitution_told_answers_for_the_replaced_thing() -> None:
+    clips = [
+        _Clip("With cooking spray, I'm coating a big microwavable mug instead of ramekin cup."),
+        _Clip("Into the ramekin mug, I'm tipping two eggs."),
+    ]
+    assert substituted.substitution("use the little ramekin for the egg", clips) is clips[0]  # type: ignore[arg-type]
+    assert substituted.substitution("use a big mug", clips) is None  # type: ignore[arg-type]
+    assert substituted.substitution("use cooking spray", clips) is None  # type: ignore[arg-type]
