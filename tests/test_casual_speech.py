@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from edge_assist.answers import cooking_method, substituted
+from edge_assist.answers import appliances, cooking_method, forgot, substituted
 from edge_assist.answers.earned_no import another_of_its_kind
 from edge_assist.answers.follow_up_kinds import from_kind
+from edge_assist.answers.run_length import chosen_clause
 from edge_assist.tasks.session import _asked_parts
 from edge_assist.text.casual_speech import said_in_full
 from edge_assist.text.question_voice import as_wearers
@@ -94,7 +95,7 @@ def test_plain_questions_pass_through(said: str) -> None:
             "how long was I pushing the onions round the pan?",
             "how long was I stirring the onions in the pan?",
         ),
-        ("was I on my phone while I was cooking?", "was I using the phone while I was cooking?"),
+        ("was I on my phone while I was cooking?", "did I check the phone?"),
         ("how long did it take me to dish it all up", "how long was I dishing it all up"),
         (
             "chilli or garlic, which one went in the pan first?",
@@ -147,3 +148,35 @@ def test_a_substitution_told_answers_for_the_replaced_thing() -> None:
     assert substituted.substitution("use the little ramekin for the egg", clips) is clips[0]  # type: ignore[arg-type]
     assert substituted.substitution("use a big mug", clips) is None  # type: ignore[arg-type]
     assert substituted.substitution("use cooking spray", clips) is None  # type: ignore[arg-type]
+
+
+def test_leaving_it_out_said_as_the_other_choice_turns_the_answer() -> None:
+    assert forgot.inner("did I salt the cucumber or did i forget?") == "did I salt the cucumber?"
+    assert forgot.inner("did I add salt or not") is None
+
+
+def test_a_cooker_of_its_own_is_no_pot_on_the_hob() -> None:
+    said = "The person scoops rice into a bowl from the rice cooker, then seasons cooked rice."
+    d = appliances.appliance_difference("cook the rice in a pot on the stove", said)
+    assert d is not None and (d.expected, d.observed) == ("pot", "rice cooker")
+    assert appliances.appliance_difference("cook the rice in the rice cooker", said) is None
+
+
+def test_the_clause_that_names_the_thing_asked_is_the_one_answered() -> None:
+    said = "The person serves sliced carrot on plate, then garnishes dish with cherries."
+    assert chosen_clause(said, "add the cherries on the plate") == "garnishes dish with cherries."
+
+
+@pytest.mark.parametrize(
+    "said, meant",
+    [
+        ("when did I chuck the noodles in the water", "when did I add the noodles to the water"),
+        ("did I pop it in the microwave", "did I pop it in the microwave"),
+        (
+            "what'd I do right after the onions came out the pan?",
+            "what did I do right after the onions came out of the pan?",
+        ),
+    ],
+)
+def test_things_chucked_in_are_added(said: str, meant: str) -> None:
+    assert heard(said) == meant

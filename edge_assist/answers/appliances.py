@@ -19,7 +19,15 @@ _GROUPS = {
     "microwave": "microwave",
     "oven": "oven",
     "toaster": "toaster",
+    # cookers of their own: rice cooked in one was never in a pot on the hob
+    "rice cooker": "rice-cooker",
+    "slow cooker": "slow-cooker crockpot crock-pot",
+    "pressure cooker": "pressure-cooker instant-pot",
+    "air fryer": "air-fryer airfryer",
+    "kettle": "kettle",
 }
+# Two-word names, read as one word
+_TWO_WORDS = re.compile(r"\b(rice|slow|pressure|instant|air)\s+(cooker|fryer|pot)\b", re.I)
 _OF = {w: g for g, words in _GROUPS.items() for w in words.split()}
 # Verbs only one appliance does.
 _VERBS = {"microwave": "microwave", "nuke": "microwave", "zap": "microwave", "bake": "oven", "roast": "oven"}
@@ -40,14 +48,18 @@ _WORD = re.compile(r"[a-z-]+")
 
 def asked(focus: str) -> str | None:
     """The appliance a question says its act was done on or in ("hob" of "on the hob")."""
-    m = _ASKED.search(focus)
+    m = _ASKED.search(_joined(focus))
     return m.group(1).lower() if m else None
+
+
+def _joined(text: str) -> str:
+    return _TWO_WORDS.sub(lambda m: f"{m.group(1)}-{m.group(2)}", text)
 
 
 def told(caption: str) -> list[str]:
     """The appliance groups a caption tells, by name or by a verb only one of them does."""
     out = []
-    for w in _WORD.findall(_SAFE.sub(" ", caption.lower())):
+    for w in _WORD.findall(_SAFE.sub(" ", _joined(caption.lower()))):
         group = _OF.get(w) or _VERBS.get(verb_base(w) or "")
         if group and group not in out:
             out.append(group)
@@ -72,7 +84,7 @@ def tells_asked(focus: str, caption: str) -> bool:
 
 def without_appliance(focus: str) -> str:
     """ "cook the egg on the hob" -> "cook the egg"."""
-    return " ".join(_ASKED.sub(" ", focus).split())
+    return " ".join(_ASKED.sub(" ", _joined(focus)).split())
 
 
 def place_told(focus: str, caption: str) -> str:

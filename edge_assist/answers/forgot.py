@@ -24,9 +24,19 @@ _FORGOT = re.compile(
 _ANY = re.compile(r"^(?:anything|something|any\s+steps?|a\s+step|one|some\s+steps?)\b", re.I)
 
 
+# "did I salt the cucumber, or did I forget?": the act, with leaving it out as the other choice
+_OR_FORGOT = re.compile(
+    r"^(?P<act>(?:did|have|had)\s+(?:i|you)\s+.+?),?\s+or\s+(?:did|have|had)\s+(?:i|you)\s+"
+    r"(?:forget|forgot|forgotten|skip|skipped|miss|missed)(?:\s+(?:it|them|to|that))?[?.!]*$",
+    re.I,
+)
+
+
 def inner(question: str) -> str | None:
     """The question about the act itself ("did I add the salt?"), or None when `question` is not
     one about a thing left out."""
+    if (alt := _OR_FORGOT.match(" ".join(question.split()))) is not None:
+        return f"{alt.group('act')}?"
     m = _FORGOT.match(" ".join(question.split()))
     if m is None or _ANY.match(m.group("rest")):
         return None

@@ -15,6 +15,7 @@ import re
 from edge_assist.answers import activity_span, quantity_question
 from edge_assist.answers.focus import parse
 from edge_assist.answers.meaning import caption_verbs, tells
+from edge_assist.answers.thing_naming import thing_in
 from edge_assist.clock import Clock
 from edge_assist.reasoning import answer_text
 from edge_assist.retrieval.api import CaptionRecord, Moment
@@ -53,11 +54,14 @@ def chosen_clause(caption: str, focus: str) -> str:
     tells most of its words: "dry the board" is the second clause of "washes the board with water,
     then dries the board with towel"."""
     asked = answer_text.content_words(focus)
-    verb = parse(focus).verb
+    verb, thing = parse(focus).verb, parse(focus).thing
     parts = activity_span.clauses(caption) or [caption]
 
-    def rank(clause: str) -> tuple[bool, int]:
-        return bool(verb) and tells(verb, clause), len(asked & answer_text.content_words(clause))
+    def rank(clause: str) -> tuple[bool, bool, int]:
+        # the thing asked before the other words: "garnishes dish with cherries", not "serves
+        # sliced carrot on plate", for "did the cherries go on the plate?"
+        named = bool(thing) and thing_in(thing, clause) is not None
+        return bool(verb) and tells(verb, clause), named, len(asked & answer_text.content_words(clause))
 
     return max(parts, key=rank)
 

@@ -95,6 +95,10 @@ _ANCHOR_FIRST = re.compile(
     r"^((?:right\s+|just\s+)?(?:after|once|before)\s+.+?),?\s+(?=(?:what|which|how|when|where)\b)",
     re.I,
 )
+# "came out the pan": out of it
+_OUT_THE = re.compile(
+    r"\b(come|came|comes|coming|take|took|taken|taking|get|got|getting)\s+out\s+(?=(?:the|my|a)\s)", re.I
+)
 # "..., or nah", "..., or what": asking both ways adds nothing
 _OR_NOT = re.compile(r",?\s+or(?:\s+(?:nah|na|nope|what|whatever|no))?$", re.I)
 
@@ -131,6 +135,7 @@ def said_in_full(question: str) -> str:
     body = _THINKING.sub("", q.rstrip("?.! "))
     body = _topic_said(_BROKEN_OFF.sub("", body))
     body = _OR_NOT.sub("", _STRESS.sub("", body))
+    body = _OUT_THE.sub(lambda m: f"{m.group(1)} out of ", body)
     body = _ANCHOR_FIRST.sub(lambda m: f"{m.group(1)}, ", body)
     if (m := _TERSE_PLACE.match(body)) and not _NOT_TERSE.intersection(m.group(1).lower().split()):
         said = _TERSE_SAID[m.group(2).lower()]
