@@ -84,10 +84,6 @@ def test_plain_questions_pass_through(said: str) -> None:
             "did I chop the onion before i first heated the skillet?",
         ),
         (
-            "did I chop the onion before I started heating the skillet?",
-            "did I chop the onion before I first heated the skillet?",
-        ),
-        (
             "did I put a lid on it when the tomatoes were going?",
             "did I cover it when the tomatoes were going?",
         ),
@@ -95,7 +91,7 @@ def test_plain_questions_pass_through(said: str) -> None:
             "how long was I pushing the onions round the pan?",
             "how long was I stirring the onions in the pan?",
         ),
-        ("was I on my phone while I was cooking?", "did I check the phone?"),
+        ("was I on my phone while I was cooking?", "was I on my phone?"),
         ("how long did it take me to dish it all up", "how long was I dishing it all up"),
         (
             "chilli or garlic, which one went in the pan first?",

@@ -78,8 +78,6 @@ _STIR_FORMS = {
     "moved": "stirred",
     "shoved": "stirred",
 }
-# "was I on my phone?": checking it, as captioners say
-_ON_PHONE = re.compile(r"^(?:was|were)\s+(?:i|you)\s+on\s+(?:my|your|the)\s+phone\b", re.I)
 # "... while I was cooking": in a kitchen that is the whole time, and names no act to look up
 _WHILE_COOKING = re.compile(
     r",?\s+(?:while|when|as)\s+(?:i|you)\s+(?:was|were)\s+(?:cooking|making\s+(?:dinner|lunch|breakfast|food|the\s+food))$",
@@ -104,8 +102,6 @@ _ADD_FORMS = {
     "bunging": "adding",
     "popping": "adding",
 }
-# "before I started heating the pan": before the first time of it
-_STARTED = re.compile(r"\b(i|you)\s+(?:started|began)\s+([a-z]+)ing\b", re.I)
 # "did I put a lid on it?", "put the lid on the pan": covering it ("I put the lid on" stays: a
 # caption says it so)
 _LID_PUT = re.compile(
@@ -138,11 +134,6 @@ def _got_thing(m: re.Match[str]) -> str:
         return f"{helper}{space}{who} {verb} {thing}"
     # "before I got the skillet heating": when it began, the first time of the act
     return f"{space}{who} first {past_tense(verb)} {thing}"
-
-
-def _started(m: re.Match[str]) -> str:
-    verb = _ing_base(m.group(2).lower())
-    return m.group(0) if verb is None else f"{m.group(1)} first {past_tense(verb)}"
 
 
 def _lid_put(m: re.Match[str]) -> str:
@@ -181,13 +172,13 @@ def said_plainly(q: str) -> str:
     pan on to heat" as heating it, and "end up doing" as doing."""
     q = _PUT_ON_TO.sub(lambda m: f"{m.group(2)} {m.group(1)}", _VAGUE_THING.sub("it", _particle_after(q)))
     q = _OUT_ONTO.sub(lambda m: f"put {m.group(1)} {m.group(2)}", q)
-    q = _LID_PUT.sub(_lid_put, _STARTED.sub(_started, _GOT_THING.sub(_got_thing, q)))
+    q = _LID_PUT.sub(_lid_put, _GOT_THING.sub(_got_thing, q))
     q = _CHUCKED_IN.sub(
         lambda m: f"{_ADD_FORMS[m.group(1).lower()]} {m.group(2)}{' to' + m.group(3) if m.group(3) else ''}",
         q,
     )
     q = _PUSHED_ROUND.sub(lambda m: f"{_STIR_FORMS[m.group(1).lower()]} {m.group(2)} in ", q)
-    q = _WHILE_COOKING.sub("", _ON_PHONE.sub("did I check the phone", q))
+    q = _WHILE_COOKING.sub("", q)
     q = _TOOK_ME_TO.sub(lambda m: f"how long was I {present_participle(m.group(1).lower())}", q)
     q = _TOOK.sub("was I washing the dishes", q)  # "how long did the washing-up take me?"
     q = _DISHES.sub(lambda m: f"{_WASH_FORMS[m.group(1).lower()]} the dishes", q)
