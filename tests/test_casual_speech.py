@@ -9,6 +9,7 @@ from edge_assist.answers import appliances, cooking_method, forgot, substituted
 from edge_assist.answers.earned_no import another_of_its_kind
 from edge_assist.answers.follow_up_kinds import from_kind
 from edge_assist.answers.run_length import chosen_clause
+from edge_assist.retrieval.api import Moment
 from edge_assist.tasks.session import _asked_parts
 from edge_assist.text.casual_speech import said_in_full
 from edge_assist.text.question_voice import as_wearers
@@ -131,19 +132,22 @@ def test_a_medium_named_as_a_thing_tells_no_method() -> None:
     assert cooking_method.cooked("boil the egg") == "cook the egg"
 
 
-class _Clip:
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
 def test_a_substitution_told_answers_for_the_replaced_thing() -> None:
-    clips = [
-        _Clip("With cooking spray, I'm coating a big microwavable mug instead of ramekin cup."),
-        _Clip("Into the ramekin mug, I'm tipping two eggs."),
+    told = [
+        Moment(
+            "s",
+            0,
+            2.0,
+            52.0,
+            "With cooking spray, I'm coating a big microwavable mug instead of ramekin cup.",
+            1.0,
+        ),
+        Moment("s", 1, 53.0, 145.0, "Into the ramekin mug, I'm tipping two eggs.", 1.0),
     ]
-    assert substituted.substitution("use the little ramekin for the egg", clips) is clips[0]  # type: ignore[arg-type]
-    assert substituted.substitution("use a big mug", clips) is None  # type: ignore[arg-type]
-    assert substituted.substitution("use cooking spray", clips) is None  # type: ignore[arg-type]
+    assert substituted.substitution("use the little ramekin for the egg", told) is told[0]
+    assert substituted.substitution("use a big mug", told) is None  # the thing used instead
+    assert substituted.substitution("spray the cup first", told) is None  # "cup" alone is the mug too
+    assert substituted.substitution("use cooking spray", told) is None
 
 
 def test_leaving_it_out_said_as_the_other_choice_turns_the_answer() -> None:

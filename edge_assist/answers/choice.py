@@ -86,9 +86,21 @@ async def run_edge(
     return m
 
 
-def plausible_time(focus: str, m: Moment, backing: float, threshold: float) -> bool:
-    """Whether a moment below the threshold still plausibly tells the focus's act on its thing: a
-    time of it, for "the first time" or "at the end"."""
+def plausible_times(
+    focus: str,
+    found: Sequence[Moment],
+    offered: Sequence[Moment],
+    backing: dict[Moment, float],
+    threshold: float,
+) -> list[Moment]:
+    """The moments of `found` not offered that still plausibly tell the focus's act on its thing,
+    below the threshold: times of it, for "the first time" or "at the end"."""
     thing = meaning.parse(focus).thing
-    named = not thing or thing_naming.thing_in(thing, m.text) is not None
-    return backing >= PLAUSIBLE_SHARE * threshold and named and meaning.tells_asked_act(focus, m.text)
+    return [
+        m
+        for m in found
+        if m not in offered
+        and backing[m] >= PLAUSIBLE_SHARE * threshold
+        and (not thing or thing_naming.thing_in(thing, m.text) is not None)
+        and meaning.tells_asked_act(focus, m.text)
+    ]

@@ -359,11 +359,7 @@ class GroundedAnswerer:
         if offered and anchors and quantity_question.which_time(question) in ("first", "last"):
             # "did I put ketchup on at the end?": the first or last time of the act is among every
             # moment that plausibly tells it on the thing, not only the closest few
-            offered += [
-                m
-                for m in found
-                if m not in offered and choice.plausible_time(focus, m, backing[m], threshold)
-            ]
+            offered += choice.plausible_times(focus, found, offered, backing, threshold)
         trace["candidates"] = [choice.trace_row(m, backing[m]) for m in found]
         trace["min_score"] = threshold
         return found, offered

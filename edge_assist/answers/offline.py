@@ -325,7 +325,7 @@ class OfflineAnswerer:
             if said is None:  # "did I chop two shallots?" over "cutting up one shallot": No
                 said = await counted_no.checked(ga, focus, self.recall, self.clock, session_id, before_t)
             if said is None:  # "did I use the ramekin?" over "a big mug instead of ramekin cup": No
-                said = await substituted.checked(ga, focus, self.recall, self.clock, session_id, before_t)
+                said = substituted.checked(ga, focus, session_id)
             if said is not None:
                 text, rests_on, trace["contradicted"] = said
         context = moment_context(rests_on)

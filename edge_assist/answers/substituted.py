@@ -10,16 +10,13 @@ about the thing used instead is answered as asked.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from edge_assist.answers import meaning, thing_naming
-from edge_assist.clock import Clock
 from edge_assist.reasoning.answer_text import tell
-from edge_assist.retrieval.api import CaptionRecord, Moment
-from edge_assist.retrieval.recall import Recall
+from edge_assist.retrieval.api import Moment
 
 if TYPE_CHECKING:
     from edge_assist.answers.answer_record import GroundedAnswer
@@ -47,12 +44,13 @@ def _said(word: str, text: str) -> bool:
     return re.search(rf"\b{re.escape(word)}(?:e?s)?\b", text.lower()) is not None
 
 
-def substitution(focus: str, clips: Sequence[CaptionRecord]) -> CaptionRecord | None:
-    """The clip that says the thing the yes/no question names was replaced, or None."""
+def substitution(focus: str, moments: Sequence[Moment]) -> Moment | None:
+    """The first of `moments` (in time order) that says the thing the yes/no question names was
+    replaced, or None."""
     things = [t.replace("-", " ") for t in meaning.things(focus, verb_first=True)]
     if not things:
         return None
-    for clip in clips:
+    for clip in moments:
         if "instead" in clip.text.lower() and any(replaced(t, clip.text, focus) for t in things):
             # the thing used is itself asked about ("did I use the mug instead of the ramekin?"),
             # by its own word: a vessel's other names call the mug used a ramekin too
@@ -62,18 +60,19 @@ def substitution(focus: str, clips: Sequence[CaptionRecord]) -> CaptionRecord | 
     return None
 
 
-async def checked(
-    ga: GroundedAnswer, focus: str, recall: Recall, clock: Clock, session_id: str | None, before_t: float
+def checked(
+    ga: GroundedAnswer, focus: str, session_id: str | None
 ) -> tuple[str, Moment, dict[str, str]] | None:
     """The "No" a substitution earns for a yes/no answer that is not already one (its text, its
-    moment and the trace), or None."""
+    moment and the trace), or None. The caption telling the substitution names the replaced thing,
+    so it is among the moments ranked for the question: no other part of the session is read."""
     if session_id is None or ga.text.startswith("No") or "instead" in focus.lower():
         return None
-    clips, _ = await clock.run_blocking(recall.clips_in_period, session_id, -math.inf, before_t)
-    clips = sorted((c for c in clips if c.t1 <= before_t + 1e-6), key=lambda c: (c.t0, c.clip_index))
-    clip = substitution(focus, clips)
-    if clip is None:
+    today = sorted(
+        (m for m in ga.candidates if m.session_id == session_id and m.note == ""), key=lambda m: m.t0
+    )
+    told = substitution(focus, today)
+    if told is None:
         return None
-    moment = Moment(clip.session_id, clip.clip_index, clip.t0, clip.t1, clip.text, 1.0)
-    told = tell(clip.text, clip.t0, "").rstrip(".")
-    return f"No: {told[0].lower()}{told[1:]}.", moment, {"kind": "substituted", "observed": clip.text}
+    said = tell(told.text, told.t0, "").rstrip(".")
+    return f"No: {said[0].lower()}{said[1:]}.", told, {"kind": "substituted", "observed": told.text}

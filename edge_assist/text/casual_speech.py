@@ -14,7 +14,8 @@ import re
 
 # Run-together words, each with what it says in full.
 _RUN_TOGETHER = {
-    r"d'?ya|d'you|do\s+ya|didja|did\s+ya": None,  # the helping verb kept: "do you", "did you"
+    r"d'?ya|d'you|do\s+ya": "do you",
+    r"didja|did\s+ya": "did you",
     r"lemme": "let me",
     r"gimme": "give me",
     r"gonna": "going to",
@@ -28,8 +29,6 @@ _RUN_TOGETHER = {
     r"y'know": "you know",
 }
 _FULL = [(re.compile(rf"(?<![\w']){form}(?![\w'])", re.I), said) for form, said in _RUN_TOGETHER.items()]
-_DO_YOU = re.compile(r"(?<![\w'])(?:d'?ya|d'you|do\s+ya)(?![\w'])", re.I)
-_DID_YOU = re.compile(r"(?<![\w'])(?:didja|did\s+ya)(?![\w'])", re.I)
 # "which'd", "how long'd", "what'd": a question word with "did" run on
 _WH_DID = re.compile(r"\b(what|which|where|when|who|why|how(?:\s+(?:long|much|many|often))?)'d(?=\s)", re.I)
 # A thought said aloud before the question: "lemme think...", "let's see,", "hmm ok so"
@@ -125,11 +124,9 @@ def _topic_said(body: str) -> str:
 def said_in_full(question: str) -> str:
     """`question` with run-together words said in full and the thought before it and the reason
     after it left out; unchanged when it has none."""
-    q = _DO_YOU.sub("do you", question)
-    q = _DID_YOU.sub("did you", q)
+    q = question
     for form, full in _FULL:
-        if full is not None:
-            q = form.sub(full, q)
+        q = form.sub(full, q)
     q = _WH_DID.sub(lambda m: f"{m.group(1)} did", q)
     end = q[len(q.rstrip("?.! ")) :]
     body = _THINKING.sub("", q.rstrip("?.! "))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from edge_assist.text.action_families import verb_base
 from edge_assist.text.kinds_of_things import is_food
 from edge_assist.text.verb_forms import is_verb, past_tense, present_participle
 
@@ -67,17 +68,6 @@ _PUSHED_ROUND = re.compile(
     r"(\s+)(?=(?:the|my|a)\s+(?:frying\s+)?(?:pan|pot|wok|skillet|saucepan|bowl|tray)\b)",
     re.I,
 )
-_STIR_FORMS = {
-    "push": "stir",
-    "move": "stir",
-    "shove": "stir",
-    "pushing": "stirring",
-    "moving": "stirring",
-    "shoving": "stirring",
-    "pushed": "stirred",
-    "moved": "stirred",
-    "shoved": "stirred",
-}
 # "... while I was cooking": in a kitchen that is the whole time, and names no act to look up
 _WHILE_COOKING = re.compile(
     r",?\s+(?:while|when|as)\s+(?:i|you)\s+(?:was|were)\s+(?:cooking|making\s+(?:dinner|lunch|breakfast|food|the\s+food))$",
@@ -91,24 +81,12 @@ _CHUCKED_IN = re.compile(
     r"|bin|trash|sink|air[\s-]fryer)\b)(\s+(?:the|a|my)\b)?",
     re.I,
 )
-_ADD_FORMS = {
-    "chuck": "add",
-    "bung": "add",
-    "pop": "add",
-    "chucked": "added",
-    "bunged": "added",
-    "popped": "added",
-    "chucking": "adding",
-    "bunging": "adding",
-    "popping": "adding",
-}
 # "did I put a lid on it?", "put the lid on the pan": covering it ("I put the lid on" stays: a
 # caption says it so)
 _LID_PUT = re.compile(
     r"\b(put|puts|putting|stick|stuck|pop|popped)\s+(?:a|the)\s+lid\s+on\s+(it|them|(?:the|my)\s+[a-z-]+)",
     re.I,
 )
-_COVER_FORMS = {"put": "cover", "stick": "cover", "pop": "cover", "stuck": "covered", "popped": "covered"}
 # "when did I put the pan on to heat?": heating it
 _PUT_ON_TO = re.compile(r"\bput\s+((?:the|my|a|some)\s+[a-z]+)\s+on\s+to\s+(heat|warm|boil|cook)\b", re.I)
 
@@ -136,12 +114,18 @@ def _got_thing(m: re.Match[str]) -> str:
     return f"{space}{who} first {past_tense(verb)} {thing}"
 
 
-def _lid_put(m: re.Match[str]) -> str:
-    verb = m.group(1).lower()
-    form = _COVER_FORMS.get(verb) or (
-        "covers" if verb == "puts" else "covering" if verb == "putting" else "cover"
-    )
-    return f"{form} {m.group(2)}"
+def _as_said(said: str, verb: str) -> str:
+    """`verb` in the form `said` has: "pushed" -> "stirred", "chucking" -> "adding", "puts" ->
+    "covers"; "put" and the like, past and base alike, stay base."""
+    w = said.lower()
+    base = verb_base(w) or w
+    if w == base:
+        return verb
+    if w.endswith("ing"):
+        return present_participle(verb)
+    if w in (f"{base}s", f"{base}es"):
+        return f"{verb}es" if verb.endswith(("s", "sh", "ch", "x")) else f"{verb}s"
+    return past_tense(verb)
 
 
 def _particle_after(q: str) -> str:
@@ -172,12 +156,13 @@ def said_plainly(q: str) -> str:
     pan on to heat" as heating it, and "end up doing" as doing."""
     q = _PUT_ON_TO.sub(lambda m: f"{m.group(2)} {m.group(1)}", _VAGUE_THING.sub("it", _particle_after(q)))
     q = _OUT_ONTO.sub(lambda m: f"put {m.group(1)} {m.group(2)}", q)
-    q = _LID_PUT.sub(_lid_put, _GOT_THING.sub(_got_thing, q))
+    lid = _LID_PUT.sub(lambda m: f"{_as_said(m.group(1), 'cover')} {m.group(2)}", q)
+    q = _GOT_THING.sub(_got_thing, lid)
     q = _CHUCKED_IN.sub(
-        lambda m: f"{_ADD_FORMS[m.group(1).lower()]} {m.group(2)}{' to' + m.group(3) if m.group(3) else ''}",
+        lambda m: f"{_as_said(m.group(1), 'add')} {m.group(2)}{' to' + m.group(3) if m.group(3) else ''}",
         q,
     )
-    q = _PUSHED_ROUND.sub(lambda m: f"{_STIR_FORMS[m.group(1).lower()]} {m.group(2)} in ", q)
+    q = _PUSHED_ROUND.sub(lambda m: f"{_as_said(m.group(1), 'stir')} {m.group(2)} in ", q)
     q = _WHILE_COOKING.sub("", q)
     q = _TOOK_ME_TO.sub(lambda m: f"how long was I {present_participle(m.group(1).lower())}", q)
     q = _TOOK.sub("was I washing the dishes", q)  # "how long did the washing-up take me?"
