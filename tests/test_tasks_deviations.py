@@ -200,3 +200,44 @@ def test_a_thing_joined_to_the_steps_own_is_added_not_swapped(vc: VectorCache) -
     # water's place; "flour with honey" puts the honey where the water would be
     assert _diffs(vc, "Mix flour in water", "The person mixes flour and salt in bowl.") == []
     assert _diffs(vc, "Mix flour in water", "The person mixes flour with honey in a bowl.") != []
+
+
+def test_water_or_oil_stands_in_only_for_a_thing_poured(vc: VectorCache) -> None:
+    # The pan readied with water or oil is no swap for the dough or the spice of the step.
+    assert (
+        _diffs(vc, "Boils the dough in a pan", "The person adds water to a pan, then boils water on cooker.")
+        == []
+    )
+    assert _diffs(vc, "Adds the mixed spice to the pan", "The person adds oil to pan.") == []
+    assert _diffs(vc, "Add 1/6 cup water to the bowl", "The person adds salt to the bowl.") == []
+    # One thing poured for another still is a swap.
+    assert _diffs(vc, "Measure 12 ounces of cold water", "The person measures 12 ounces of milk.") == [
+        "milk instead of water"
+    ]
+    assert (
+        _diffs(vc, "Add 1 teaspoon of softened butter", "The person adds 1 teaspoon of vegetable oil.") != []
+    )
+    assert (
+        _diffs(vc, "Add the sweet and sour sauce to the bowl", "The person adds minced garlic to the bowl.")
+        != []
+    )
+
+
+def test_a_tool_used_on_another_thing_is_no_tool_swap(vc: VectorCache) -> None:
+    assert _diffs(vc, "Clean the plate with a cloth", "The person wipes the sink area with a napkin.") == []
+    assert _diffs(vc, "Clean the plate with a cloth", "The person wipes the plate with a sponge.") == [
+        "sponge instead of cloth"
+    ]
+    # A clause naming nothing may be the step's own.
+    assert _diffs(vc, "Spread the jelly with a butter knife", "The person spreads it with a spoon.") == [
+        "spoon instead of butter knife"
+    ]
+
+
+def test_the_clause_naming_the_steps_plural_thing_is_the_step(vc: VectorCache) -> None:
+    # "spices" is named in its singular by the first clause; the salt of the second is an addition.
+    caption = (
+        "The person pours cumin spice to chicken stir fry mixture, "
+        "then pours salt to chicken stir fry mixture."
+    )
+    assert _diffs(vc, "Adds spices to chicken stir fry mixture", caption) == []

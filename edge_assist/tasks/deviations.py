@@ -37,6 +37,7 @@ from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
 from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.stop_words import FUNCTION_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
 Vectors = Callable[[Sequence[str]], np.ndarray]
@@ -85,7 +86,7 @@ def step_clause(step_text: str, caption: str, vectors: Vectors, named: Sequence[
     acting = acting_clauses(caption)
     if len(acting) < 2:
         return "; ".join(acting) if acting else caption
-    heads = [re.sub(r"[^a-z]+", "", h.lower()) for h in named]
+    heads = [re.sub(r"[^a-z]+", "", singular_of(h.lower())) for h in named]
     counts = [sum(h in re.sub(r"[^a-z]+", "", c.lower()) for h in heads if h) for c in acting]
     sims = vectors(acting) @ vectors([step_text])[0]
     return acting[max(range(len(acting)), key=lambda i: (counts[i], float(sims[i])))]
@@ -146,10 +147,10 @@ def differences(
         ]
     )
     wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
-    acted = step_clause(step_text, caption, vectors, [singular(t.head) for t in wanted])
+    acted = step_clause(step_text, caption, vectors, [t.head for t in wanted])
     told = parse_details(acted)
     st, ct = _tools(step, kinds), _tools(told, kinds)
-    if st and ct:
+    if st and ct and _on_the_steps_thing(step_text, step, acted, kinds):
         sim = vectors(ct) @ vectors(st).T
         worst = int(np.argmin(sim.max(axis=1)))
         if float(sim[worst].max()) < th.tool_same_cos:
@@ -168,6 +169,28 @@ def differences(
     if d is not None:
         diffs.append(d)
     return diffs
+
+
+def _on_the_steps_thing(step_text: str, step: Details, acted: str, kinds: WordKinds) -> bool:
+    """Whether the caption's action works on what the step works on, so that its tool is the one
+    the step would use: "wipes the sink area with a napkin" tells nothing about the cloth of
+    "Clean the plate with a cloth". A clause that names none of the step's things but names
+    something else works on that; one that names nothing ("spreads it with a spoon") may be the
+    step's."""
+    slot = {w for phrase in step.tools for w in _WORD.findall(phrase.lower())}
+    own = {
+        singular_of(t.head.lower())
+        for t in _step_things(step_text, step, kinds)
+        if t.head.lower() not in slot
+    }
+    if not own:
+        return True
+    words = _WORD.findall(SUBJECT.sub("", acted.lower()))
+    if words and _verb(words[0]):
+        words = words[1:]
+    told = {w for phrase in parse_details(acted).tools for w in _WORD.findall(phrase.lower())}
+    named = [singular_of(w) for w in words if w not in FUNCTION_WORDS and w not in told and not _verb(w)]
+    return not named or any(w in own or any(covers(o, w) for o in own) for w in named)
 
 
 def _joined(text: str, head: str, there: set[str]) -> bool:
@@ -211,6 +234,30 @@ def _thing_difference(
     gone, new = sim.max(axis=1), sim.max(axis=0)
     gone = np.where([t.head in there for t in want], 1.0, gone)
     g, k = int(np.argmin(gone)), int(np.argmin(new))
-    if gone[g] < th.gone_cos and new[k] < th.new_cos:
+    if gone[g] < th.gone_cos and new[k] < th.new_cos and _alike(want[g].head, have[k].head, want, have):
         return Difference("ingredient", want[g].phrase, have[k].head)
     return None
+
+
+# What a pan or a pot is filled with, and what is poured like it.
+_MEDIA = ("liquid", "fat")
+_POURED = (*_MEDIA, "oil", "sauce", "condiment", "sweetener")
+
+
+def _is(word: str, kinds: tuple[str, ...]) -> bool:
+    w = singular_of(word.lower())
+    return any(w == k or covers(k, w) for k in kinds)
+
+
+def _alike(wanted: str, done: str, want: list[Thing], have: list[Thing]) -> bool:
+    """Whether one thing can stand in for the other: water, oil or milk is what things are
+    boiled, fried, washed or soaked in, and stands in only for another thing poured ("milk
+    instead of water", "vegetable oil instead of butter": the oil of the caption is the
+    butter's stand-in); "adds water to a pan" at "Boil the dough" or "adds oil to the pan" at
+    "Add the mixed spice" is the pan readied, not a swap, and "adds salt" at "Add the water"
+    puts no salt in the water's place."""
+    w_medium, d_medium = _is(wanted, _MEDIA), _is(done, _MEDIA)
+    if w_medium == d_medium or (_is(wanted, _POURED) and _is(done, _POURED)):
+        return True
+    other_side = have if w_medium else want
+    return any(_is(t.head, _MEDIA) for t in other_side)
