@@ -46,6 +46,9 @@ both name the water; "Put a tea bag in the mug" before "Remove the tea bag").
   step waits for, after "until", is not what it works on). An oven or a water bath is left
   out: people start those first, whatever order the list has. A "skillet" is "the pan" a
   step later;
+- an oven, a microwave, a rack, a sink, a hob, a board or a counter holds things side by side,
+  not mixed: a step there that names its thing is ordered by that thing alone ("Remove the
+  bread from the oven" and "Bake the pastries in the oven" share only the oven);
 - a product renamed ("Whisk the eggs", then "Pour the custard") is not linked, so its order
   is not enforced: a miss, never a false alarm.
 
@@ -107,6 +110,10 @@ _COOKING = frozenset(
 )
 # Verbs that work on a vessel itself, not on what it holds ("Label the tubes", "Line the mug").
 _ON_VESSEL = frozenset("label clean wash wipe dry line grease mark".split())
+# Places that hold things side by side, not mixed: what is baked in the oven or set on the rack
+# is each its own thing ("remove the bread from the oven" and "bake the pastries in the oven"
+# share only the oven), so a step there that names its thing is ordered by that thing alone.
+_PLACES = frozenset("oven microwave rack counter surface table workbench bench sink stove hob board".split())
 # A recipe's "skillet" is "the pan" a step later.
 _SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
 # A vessel named as one not yet in use: "a pan", "another bowl", "a clean pot".
@@ -217,12 +224,14 @@ def _vessel_uses(texts: Sequence[str], named: list[tuple[Thing, ...]]) -> list[l
     return out
 
 
-def _vessel_order(uses: list[list[_Use]]) -> list[set[int]]:
+def _vessel_order(uses: list[list[_Use]], named: list[tuple[Thing, ...]]) -> list[set[int]]:
     """For each step, the earlier steps it must follow through a vessel they share (above)."""
     after: list[set[int]] = [set() for _ in uses]
     put: dict[str, list[int]] = {}  # vessel -> steps that put into it since it was last worked on
     worked: dict[str, int] = {}  # vessel -> the last step that worked on what it holds
     for j, us in enumerate(uses):
+        if any(not p.vessel for p in named[j]):
+            us = [u for u in us if u.vessel not in _PLACES]
         # "Season with salt", then "Cook for 2 minutes": what went into the vessel in use is
         # cooked by the next step that works on it (though it may go in before or after others).
         for u in (u for u in us if u.guessed and u.adds and not u.works):
@@ -310,7 +319,7 @@ def list_task(
     uses = _vessel_uses(texts, named)
     verbs = [_verb(TOKEN.findall(t.lower())) for t in texts]
     orders = [
-        _vessel_order(uses),
+        _vessel_order(uses, named),
         _thing_order(named, [destinations(t) for t in texts]),
         _heat_order(named, uses, verbs),
     ]
