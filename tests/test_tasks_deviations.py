@@ -241,3 +241,14 @@ def test_the_clause_naming_the_steps_plural_thing_is_the_step(vc: VectorCache) -
         "then pours salt to chicken stir fry mixture."
     )
     assert _diffs(vc, "Adds spices to chicken stir fry mixture", caption) == []
+    # "The spices" of a wearer's list are any seasoning; "the spice" is that spice.
+    assert _diffs(vc, "Add the spices to the pan", "The person pours salt to the pan.") == []
+    assert _diffs(vc, "Add the spice to the pan", "The person adds salt to the pan.") == [
+        "salt instead of spice"
+    ]
+
+
+def test_of_two_clauses_the_one_doing_the_steps_act_is_compared(vc: VectorCache) -> None:
+    caption = "The person stirs the ingredients, then adds sauce to the ingredients in the pan."
+    assert _diffs(vc, "Mix spice with the ingredients in the pan", caption) == []
+    assert _diffs(vc, "Add the spice to the pan", caption) == ["sauce instead of spice"]

@@ -172,3 +172,9 @@ def test_a_step_s_things_are_named_by_their_words_or_by_any_vessel_for_its_vesse
     assert names_a_thing_of("Mince 1/8 garlic clove", "I'm mincing the garlic")
     assert not names_a_thing_of("Chop potatoes", "The person dries chopping board and knives.")
     assert names_a_thing_of("Steep for 3 minutes", "Letting it steep")  # a step naming no thing
+
+
+def test_a_counter_is_no_loose_name_for_a_bowl_and_an_ingredient_is_no_particular_thing() -> None:
+    # A counter is no loose name for a bowl; "ingredient" names no particular thing.
+    assert not names_a_thing_of("Prepare the diced ingredients in a bowl", "The person wipes the counter.")
+    assert not names_a_thing_of("Mix the ingredients with the spice", "The person picks an ingredient.")

@@ -19,9 +19,10 @@ thing used. A caption of a 10-s clip often tells two actions ("mixes flour in th
 adds salt to the mixture"): things and tools are compared in the one closest to the step (the
 other is the next step begun, or an aside), so the salt of the second is no "salt instead of
 water" at "Mix the flour in water". The one closest is first the one that names most of the
-step's own things, then the nearest by encoder cosine. The verb of each clause, function words
-and every word of kind "other" never count, so a word that is no value is no deviation ("plus
-instead of secure").
+step's own things, then one that does the step's act ("stirs the ingredients" at "Mix the spice
+with the ingredients", not "adds sauce to the ingredients"), then the nearest by encoder
+cosine. The verb of each clause, function words and every word of kind "other" never count, so
+a word that is no value is no deviation ("plus instead of secure").
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import numpy as np
 from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
 from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
+from edge_assist.text.action_families import same_act, verb_base
 from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.stop_words import FUNCTION_WORDS
@@ -88,8 +90,21 @@ def step_clause(step_text: str, caption: str, vectors: Vectors, named: Sequence[
         return "; ".join(acting) if acting else caption
     heads = [re.sub(r"[^a-z]+", "", singular_of(h.lower())) for h in named]
     counts = [sum(h in re.sub(r"[^a-z]+", "", c.lower()) for h in heads if h) for c in acting]
+    acts = [_same_act(step_text, c) for c in acting]
     sims = vectors(acting) @ vectors([step_text])[0]
-    return acting[max(range(len(acting)), key=lambda i: (counts[i], float(sims[i])))]
+    return acting[max(range(len(acting)), key=lambda i: (counts[i], acts[i], float(sims[i])))]
+
+
+def _first_verb(text: str) -> str | None:
+    words = _WORD.findall(SUBJECT.sub("", text.lower()))
+    return next((b for w in words[:3] if (b := verb_base(w)) is not None), None)
+
+
+def _same_act(step_text: str, clause: str) -> bool:
+    """Whether the clause does the step's act ("stirs the ingredients" at "Mix the spice with the
+    ingredients"), in any words the act families give it."""
+    a, b = _first_verb(step_text), _first_verb(clause)
+    return a is not None and b is not None and same_act(a, b)
 
 
 def things(text: str, kinds: WordKinds) -> list[Thing]:
@@ -208,10 +223,16 @@ def _joined(text: str, head: str, there: set[str]) -> bool:
 
 def _kind_done(word: str, done: list[Thing]) -> bool:
     """Whether a step's plural general word ("slice the vegetables", "add spices") is done with
-    one of its members: the tomato sliced is the vegetables, no swap for them. Only the plural:
-    "a slice of bread" means bread, and an English muffin there is another thing."""
+    one of its members: the tomato sliced is the vegetables, no swap for them; salt and pepper
+    are among the spices or herbs of a list ("pours salt" at "Add the spices"), sugar not. Only
+    the plural: "a slice of bread" means bread, and an English muffin there is another thing."""
     kind = singular_of(word.lower())
-    return kind != word.lower() and any(covers(kind, singular_of(t.head.lower())) for t in done)
+    heads = [singular_of(t.head.lower()) for t in done]
+    salted = kind in _SEASONINGS and any(h in ("salt", "pepper") for h in heads)
+    return kind != word.lower() and (salted or any(covers(kind, h) for h in heads))
+
+
+_SEASONINGS = frozenset({"spice", "herb", "seasoning"})
 
 
 def _step_things(step_text: str, step: Details, kinds: WordKinds) -> list[Thing]:

@@ -69,8 +69,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from edge_assist.tasks.model import Task, make_step
-from edge_assist.tasks.step_phrases import CLAUSE_BREAK, GENERIC, TOKEN, Thing, noun_phrases, singular
-from edge_assist.tasks.word_kinds import MATERIAL, lexical_kind
+from edge_assist.tasks.step_phrases import (
+    ANY_THING,
+    CLAUSE_BREAK,
+    GENERIC,
+    TOKEN,
+    UNMIXED,
+    Thing,
+    noun_phrases,
+    singular,
+)
+from edge_assist.tasks.word_kinds import MATERIAL, TOOL, lexical_kind
 from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 from edge_assist.text.verb_forms import is_verb
@@ -110,10 +119,6 @@ _COOKING = frozenset(
 )
 # Verbs that work on a vessel itself, not on what it holds ("Label the tubes", "Line the mug").
 _ON_VESSEL = frozenset("label clean wash wipe dry line grease mark".split())
-# Places that hold things side by side, not mixed: what is baked in the oven or set on the rack
-# is each its own thing ("remove the bread from the oven" and "bake the pastries in the oven"
-# share only the oven), so a step there that names its thing is ordered by that thing alone.
-_PLACES = frozenset("oven microwave rack counter surface table workbench bench sink stove hob board".split())
 # A recipe's "skillet" is "the pan" a step later.
 _SAME_VESSEL = {"skillet": "pan", "wok": "pan", "griddle": "pan", "saucepan": "pot"}
 # A vessel named as one not yet in use: "a pan", "another bowl", "a clean pot".
@@ -224,14 +229,20 @@ def _vessel_uses(texts: Sequence[str], named: list[tuple[Thing, ...]]) -> list[l
     return out
 
 
+def _item(p: Thing) -> bool:
+    """A thing of its own a step names: not a vessel, a tool ("with a spoon") or any thing."""
+    anything = p.head in ANY_THING or p.head in GENERIC or p.head + "s" in GENERIC  # "the contents"
+    return not p.vessel and not anything and lexical_kind(p.head) != TOOL
+
+
 def _vessel_order(uses: list[list[_Use]], named: list[tuple[Thing, ...]]) -> list[set[int]]:
     """For each step, the earlier steps it must follow through a vessel they share (above)."""
     after: list[set[int]] = [set() for _ in uses]
     put: dict[str, list[int]] = {}  # vessel -> steps that put into it since it was last worked on
     worked: dict[str, int] = {}  # vessel -> the last step that worked on what it holds
     for j, us in enumerate(uses):
-        if any(not p.vessel for p in named[j]):
-            us = [u for u in us if u.vessel not in _PLACES]
+        if any(_item(p) for p in named[j]):
+            us = [u for u in us if u.vessel not in UNMIXED]  # each its own thing there
         # "Season with salt", then "Cook for 2 minutes": what went into the vessel in use is
         # cooked by the next step that works on it (though it may go in before or after others).
         for u in (u for u in us if u.guessed and u.adds and not u.works):

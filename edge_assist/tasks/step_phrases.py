@@ -21,6 +21,9 @@ VESSELS = frozenset(
     surface table workbench bench oven microwave stove hob sink tap platter blender processor
     jug beaker flask bottle basin bucket""".split()
 )
+# Vessels that hold things side by side, not mixed, and are not named loosely for a container:
+# an oven, a rack, a counter.
+UNMIXED = frozenset("oven microwave rack counter surface table workbench bench sink stove hob board".split())
 GENERIC = frozenset(
     """mixture contents ingredients everything rest remaining end ends edge edges top bottom underside
     middle center centre inch inches layer layers amount until together about each every between
@@ -146,13 +149,18 @@ def things(text: str) -> frozenset[str]:
     return frozenset(p.head for p in noun_phrases(text) if not p.vessel)
 
 
+# Words that name no particular thing but any: "arranges ingredient on counter-top" names nothing
+# of "Prepare the diced ingredients in a bowl".
+ANY_THING = frozenset("ingredient food meal stuff item thing everything something anything component".split())
+
+
 def names_a_thing_of(step_text: str, caption: str) -> bool:
     """Whether `caption` names a thing the step names (its head, or a word that tells it apart:
-    "the garlic" for "garlic cloves"), or a vessel for the step's ("zapping the dish" for
-    "Microwave the plate": captioners name vessels loosely); True for a step that names none. A
-    caption that names none of them ("dries the chopping board" for "Chop the potatoes") is like
-    the step in its words only."""
+    "the garlic" for "garlic cloves"), or a container for the step's ("zapping the dish" for
+    "Microwave the plate": captioners name containers loosely, though a counter or a rack is no
+    bowl); True for a step that names none. A caption that names none of them ("dries the
+    chopping board" for "Chop the potatoes") is like the step in its words only."""
     named = noun_phrases(step_text)
-    words = {singular(w) for w in TOKEN.findall(caption.lower())}
-    vessel = any(p.vessel for p in named) and bool(words & VESSELS)
+    words = {singular(w) for w in TOKEN.findall(caption.lower())} - ANY_THING
+    vessel = any(p.vessel for p in named) and bool(words & (VESSELS - UNMIXED))
     return not named or vessel or any(p.head in words or p.kind & words for p in named)
