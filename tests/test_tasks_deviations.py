@@ -252,3 +252,11 @@ def test_of_two_clauses_the_one_doing_the_steps_act_is_compared(vc: VectorCache)
     caption = "The person stirs the ingredients, then adds sauce to the ingredients in the pan."
     assert _diffs(vc, "Mix spice with the ingredients in the pan", caption) == []
     assert _diffs(vc, "Add the spice to the pan", caption) == ["sauce instead of spice"]
+
+
+def test_a_caption_working_on_the_steps_product_is_no_swap_of_it(vc: VectorCache) -> None:
+    step = "Blends the veggies with a hand blender"
+    assert _diffs(vc, step, "The person stirs the blended veggies with a fork.") == []
+    assert _diffs(vc, step, "The person blends the veggies with a fork.") == ["fork instead of hand blender"]
+    # A participle in a step begun by no verb is the thing's state, not the step's act.
+    assert _diffs(vc, "1/8 cup shredded mozzarella to a bowl", "I tip in 1/8 cup shredded cheddar.") != []

@@ -39,6 +39,7 @@ from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_ve
 from edge_assist.text.action_families import same_act, verb_base
 from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
+from edge_assist.text.participles import participle_base
 from edge_assist.text.stop_words import FUNCTION_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
@@ -98,6 +99,16 @@ def step_clause(step_text: str, caption: str, vectors: Vectors, named: Sequence[
 def _first_verb(text: str) -> str | None:
     words = _WORD.findall(SUBJECT.sub("", text.lower()))
     return next((b for w in words[:3] if (b := verb_base(w)) is not None), None)
+
+
+def _on_its_product(step_text: str, clause: str) -> bool:
+    """Whether the clause works on what the step has made, named by its participle: "stirs the
+    blended veggies with a fork" is after "Blend the veggies with a hand blender", so its fork and
+    its things are no swap of the step's."""
+    said = _WORD.findall(step_text.lower())
+    verb = verb_base(said[0]) if said else None  # a step begun by its verb, not "1/8 cup shredded ..."
+    words = _WORD.findall(SUBJECT.sub("", clause.lower()))
+    return verb is not None and any(participle_base(w) == verb for w in words[1:])
 
 
 def _same_act(step_text: str, clause: str) -> bool:
@@ -163,6 +174,8 @@ def differences(
     )
     wanted = [t for t in _step_things(step_text, step, kinds) if t.kind == MATERIAL]
     acted = step_clause(step_text, caption, vectors, [t.head for t in wanted])
+    if _on_its_product(step_text, acted):
+        return diffs
     told = parse_details(acted)
     st, ct = _tools(step, kinds), _tools(told, kinds)
     if st and ct and _on_the_steps_thing(step_text, step, acted, kinds):
