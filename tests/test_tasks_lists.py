@@ -18,18 +18,9 @@ from edge_assist.tasks.listed import list_task
 from edge_assist.tasks.session import NO_TASK, TaskSession
 from edge_assist.tasks.tracker import StepTracker, TrackerParams
 from edge_assist.tasks.vector_cache import VectorCache
+from tests.test_tasks_list_orders import TEA
 
 pytestmark = pytest.mark.slow  # loads the text encoder
-
-TEA = (
-    "Fill the kettle with water",
-    "Boil the water in the kettle",
-    "Put a tea bag in the mug",
-    "Pour the boiling water into the mug",
-    "Steep for 3 minutes",
-    "Remove the tea bag",
-    "Add a splash of milk",
-)
 
 
 @pytest.fixture(scope="module")
