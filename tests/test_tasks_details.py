@@ -17,6 +17,9 @@ from edge_assist.tasks.details import parse_details, parse_number, value_differe
         ("a half", 0.5),
         ("thirty", 30),
         ("2.5", 2.5),
+        ("one and a half", 1.5),
+        ("one and half", 1.5),
+        ("one-half", 0.5),
         ("banana", None),
     ],
 )
@@ -75,3 +78,10 @@ def test_a_steps_details_name_tools_and_amounts_once_and_only_as_what_they_are()
     ranged = make_step("cook", "Cook for 15-30 more seconds")
     assert ranged.details.to_json()["amounts"] == ["15-30 more seconds"]
     assert len(ranged.details.amounts) == 2  # still both ends of the range, for comparing
+
+
+def test_an_amount_said_in_words_and_a_hand_that_holds() -> None:
+    assert [a.value for a in parse_details("Now I am nuking for one and half min.").amounts] == [90.0]
+    assert [a.value for a in parse_details("one-half cup of sugar").amounts] == [120.0]
+    # "with one hand" is how something is held, no count of the step's things.
+    assert parse_details("I'm cutting the muffin, holding it with one hand").amounts == ()

@@ -260,3 +260,41 @@ def test_a_caption_working_on_the_steps_product_is_no_swap_of_it(vc: VectorCache
     assert _diffs(vc, step, "The person blends the veggies with a fork.") == ["fork instead of hand blender"]
     # A participle in a step begun by no verb is the thing's state, not the step's act.
     assert _diffs(vc, "1/8 cup shredded mozzarella to a bowl", "I tip in 1/8 cup shredded cheddar.") != []
+
+
+REHEATED_RICE = (
+    "Reheated rice. Steps: Put the rice in a bowl; Add 1 teaspoon salt to the bowl; "
+    "Microwave the bowl, covered, for 2 minutes; Stir the rice; Microwave for 1 more minute; "
+    "Fry the sliced onion in the pan; Top the rice with the onion"
+)
+
+
+def test_a_step_said_in_other_words_is_compared_by_its_act(vc: VectorCache) -> None:
+    # The encoder puts "zapped" far from "Microwave" (cosine 0.24): the verb says it is the step.
+    # A thing swapped is told by such a caption only in the step's own amount: with no amount,
+    # "tossed in some sugar" may as well be another activity of the wearer's.
+    task = TaskLibrary.load().resolve(REHEATED_RICE)
+    assert task is not None
+    said = [
+        "I put the rice in a bowl.",
+        "I tossed in one tsp sugar to the dish.",
+        "I'm nuking the dish, covered, for two mins.",
+        "I stirred the rice.",
+        "I zapped for one and a half more min.",
+    ]
+    found = _deviations(task, vc, said)
+    assert [d[0].say().split("?")[0] for d in found if d] == [
+        "Sugar instead of salt",
+        "One and a half more min instead of 1 more minute",
+    ]
+    vague = [said[0], "I tossed in some sugar to the dish.", said[2], said[3], "I zapped for one more min."]
+    assert _deviations(task, vc, vague) == [[]] * 5
+
+
+def test_bare_hands_in_a_hand_tools_place(vc: VectorCache) -> None:
+    cut = "Cut the English muffin into two pieces with a knife"
+    muffin = "In two bits with hands, I'm slicing the english muffin."
+    assert _diffs(vc, cut, muffin) == ["hands instead of knife"]
+    # One hand holds; a machine's step done by hand is that step done another way.
+    assert _diffs(vc, cut, "I'm cutting the muffin with a knife, holding it with one hand") == []
+    assert _diffs(vc, "Knead the dough with the mixer", "The person kneads dough with hands.") == []

@@ -81,7 +81,7 @@ _WORDNUM = (
 )
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _AMOUNT = re.compile(
-    rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:[\s-]+(?:and\s+a\s+)?(?:half|quarter))?|an?|"
+    rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:[\s-]+(?:and\s+(?:an?\s+)?)?(?:half|quarter))?|an?|"
     rf"half\s+an?|a\s+half)"
     rf"(?:\s+(?:of\s+an?|of))?(?:\s+(?:more|additional|extra|large|small|big|heaping|level|whole|fresh|"
     rf"minced|chopped|garlic|cherry))?\s*(?P<unit>{_UNIT_ALT})(?![\w])",
@@ -93,6 +93,8 @@ _BARE = re.compile(
     r"(?=\s+(?:of\s+(?:a|an|the)\s+)?(?P<noun>[a-z]+))",
     re.IGNORECASE,
 )
+# "with one hand", "both hands": how something is held, no amount of the step's things.
+_NO_AMOUNT = frozenset({"hand", "hands", "finger", "fingers"})
 _TOOL = re.compile(
     r"\b(?:with|using|use|by means of|via)\s+(?:the\s+|a\s+|an\s+|your\s+|my\s+|his\s+|her\s+|some\s+)?"
     r"(?P<tool>[a-z][a-z\- ]{1,40}?)(?=$|[,.;:!?)]|\s+(?:and|to|on|in|into|onto|until|for|from|over|then|"
@@ -156,6 +158,9 @@ def parse_number(text: str) -> float | None:
         return float(t)
     except ValueError:
         pass
+    # "one half", "one-quarter": the fraction itself, as recipes write it; "one and a half" adds.
+    if t in ("one half", "one quarter", "one third"):
+        return _WORD_NUMBERS[t.split()[1]]
     words = t.replace(" and ", " ").split()
     # "one and a half": the article belongs to the fraction, it is not another one.
     words = [w for i, w in enumerate(words) if not (i > 0 and w in ("a", "an"))]
@@ -220,6 +225,8 @@ def parse_details(text: str) -> Details:
         if any(a <= m.start() < b for a, b in taken):
             continue
         v = parse_number(m.group("num"))
+        if m.group("noun").lower() in _NO_AMOUNT:
+            continue
         if v is not None and not re.match(r"\s*(?:-|–)\s*\w", text[m.end() :]):
             amounts.append(Amount("count", v, f"{m.group('num')} {m.group('noun')}"))
     levels = []
@@ -269,6 +276,15 @@ _DIM_KIND = {
 # Two amounts of one dimension are the same when they are within this ratio: "about 10
 # seconds" read as 12 is not a mistake, 30 instead of 60 is.
 SAME_RATIO = 1.25
+
+
+def same_amount(step: Details, caption: Details) -> bool:
+    """Whether the caption gives an amount the step gives ("one tsp sugar" at "1 teaspoon salt")."""
+    return any(
+        a.dim == c.dim and a.value / SAME_RATIO <= c.value <= a.value * SAME_RATIO
+        for a in step.amounts
+        for c in caption.amounts
+    )
 
 
 def value_differences(step: Details, caption: Details) -> list[Difference]:

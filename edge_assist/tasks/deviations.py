@@ -36,7 +36,7 @@ import numpy as np
 from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
 from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
-from edge_assist.text.action_families import same_act, verb_base
+from edge_assist.text.action_families import ACTING_APPLIANCES, same_act, verb_base
 from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.participles import participle_base
@@ -111,6 +111,23 @@ def _on_its_product(step_text: str, clause: str) -> bool:
     return verb is not None and any(participle_base(w) == verb for w in words[1:])
 
 
+def tells_the_act(step_text: str, caption: str) -> bool:
+    """Whether the caption does the step's act in a verb of its own: the word after its subject,
+    or any word said as a verb ("-ing", "-ed": "In two bits, I'm slicing the muffin", "I zapped
+    the dish" at "Microwave the plate"). A noun is no act ("swirls it in the microwave")."""
+    step_verb = _first_verb(step_text)
+    if step_verb is None:
+        return False
+    for clause in acting_clauses(caption) or [caption]:
+        words = _WORD.findall(SUBJECT.sub("", clause.lower()))
+        for i, w in enumerate(words):
+            if i == 0 or w.endswith(("ing", "ed")):
+                base = verb_base(w)
+                if base is not None and same_act(step_verb, base):
+                    return True
+    return False
+
+
 def _same_act(step_text: str, clause: str) -> bool:
     """Whether the clause does the step's act ("stirs the ingredients" at "Mix the spice with the
     ingredients"), in any words the act families give it."""
@@ -142,9 +159,20 @@ def _tools(details: Details, kinds: WordKinds) -> list[str]:
         words = _WORD.findall(phrase)
         if any(w in UNIT_NAMES for w in words):
             continue
-        if TOOL in kinds.kinds(words):
+        if TOOL in kinds.kinds(words) or _bare_hands(words):
             out.append(phrase)
     return out
+
+
+# Hands used in a tool's place ("slices the muffin with hands" at "Cut the muffin with a knife");
+# one hand ("holds the bowl with one hand") holds, it does not do the step.
+_HANDS = frozenset({"hands", "fingers"})
+_HANDS_SAID = _HANDS | {"bare", "both", "my", "his", "her", "their", "your"}
+_MACHINES = ACTING_APPLIANCES | {"mixer", "machine", "grinder", "juicer"}
+
+
+def _bare_hands(words: list[str]) -> bool:
+    return bool(words) and bool(_HANDS & set(words)) and set(words) <= _HANDS_SAID
 
 
 @dataclass(frozen=True)
@@ -178,6 +206,9 @@ def differences(
         return diffs
     told = parse_details(acted)
     st, ct = _tools(step, kinds), _tools(told, kinds)
+    if any(_MACHINES & set(_WORD.findall(t)) for t in st):
+        # A machine's step done by hand is the step done another way (dough kneaded by hand).
+        ct = [t for t in ct if not _bare_hands(_WORD.findall(t))]
     if st and ct and _on_the_steps_thing(step_text, step, acted, kinds):
         sim = vectors(ct) @ vectors(st).T
         worst = int(np.argmin(sim.max(axis=1)))

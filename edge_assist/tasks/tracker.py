@@ -44,8 +44,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from edge_assist.tasks.details import Difference
-from edge_assist.tasks.deviations import Thresholds, differences
+from edge_assist.tasks.details import Difference, parse_details, same_amount
+from edge_assist.tasks.deviations import Thresholds, differences, tells_the_act
 from edge_assist.tasks.findings import (
     DEVIATION,
     ORDER,
@@ -57,55 +57,15 @@ from edge_assist.tasks.findings import (
 )
 from edge_assist.tasks.model import Task
 from edge_assist.tasks.step_phrases import names_a_thing_of
+from edge_assist.tasks.tracker_params import TrackerParams
 from edge_assist.tasks.vector_cache import Encode, VectorCache
 from edge_assist.tasks.word_kinds import WordKinds, singular
 from edge_assist.text.stop_words import STEP_STOP_WORDS
 from edge_assist.text.units import UNIT_NAMES
 
-
-@dataclass(frozen=True)
-class TrackerParams:
-    """Chosen on the train split (benchmarks/eval_tracker.py, `--fit`); see its report. Train
-    alignment is flat over staying 0 to -1, resuming -1 to -2 and repeating -5 to -8 (per-step
-    and 10-s clip streams alike, within 0.06 points): these were chosen on val, where the
-    shipped gate reads the tracker's findings, as those that keep its quiet and normal val
-    metrics and still flag a real repeat (-8 does not).
-
-    A skip costs -2 (a caption must be about 0.06 cosine closer to a later step than to one
-    that is due): at -1, one 10-s clip loosely like a later step ("dries the chopping board"
-    read as "Chop potatoes") made half the skips and orders reported on real days with the
-    wearer's own list (Ego4D Goal-Step val: 34 prerequisite and 51 order findings, all false,
-    -1 -> 19 and 32 at -2), while CaptainCook4D val kept its true ones (paraphrased: 60 -> 58
-    prerequisite, 107 -> 109 order; -3 loses the omelette's sugar-for-cheese and the tea list's
-    skip, -5 a sixth of the true orders).
-
-    A skip or order finding also needs the caption 0.1 cosine closer to the step read than to
-    the steps it names. Chosen on train's findings: CaptainCook4D paraphrased kept 253 of its
-    263 true skip and order findings, Goal-Step's own lists lost 14 of their 64 (all false).
-    With the gate retrained on it, val paraphrased quiet ER F1 went 65.2 -> 64.6 and the
-    Goal-Step own-list false alarms 2.28 -> 1.59/h (first 8 val videos)."""
-
-    tau: float = 0.03
-    none_cos: float = 0.2
-    skip_logp: float = -2.0
-    skip_each_logp: float = -0.25  # per further missing prerequisite (fixed, not fitted)
-    repeat_logp: float = -6.0
-    stay_logp: float = -0.5
-    resume_logp: float = -2.0
-    resume_steps: int = 1  # a step left stays open while at most this many others have begun since
-    beam: int = 24
-    # A skip or order finding needs the caption this much closer (cosine) to the step read than
-    # to the steps it names; else the caption may be the named step itself.
-    finding_min_margin: float = 0.1
-    # A deviation is only read off a step the caption clearly is.
-    deviation_min_cos: float = 0.5
-    deviation_min_conf: float = 0.5
-    tool_same_cos: float = 0.55  # a tool this close to the step's tool is the same tool
-    object_new_cos: float = 0.6  # an ingredient this far from every one of the step is another one
-    object_gone_cos: float = 0.6  # a step's ingredient this far from every one done is missing
-
-
 _WORD = re.compile(r"[a-z][a-z'-]+")
+# Differences in what is used, not in how much or how: compared by the encoder.
+THING_KINDS = frozenset({"tool", "ingredient"})
 
 
 def content_words(text: str) -> list[str]:
@@ -345,16 +305,37 @@ class StepTracker:
     def _deviation_findings(self, j: int, conf: float, text: str, sims: np.ndarray) -> list[Finding]:
         """A step the caption clearly is, done with another amount, tool or object; once while
         the step goes on (the same difference seen again on its next clip is not raised again)."""
-        if not (sims[j] >= self.p.deviation_min_cos and conf >= self.p.deviation_min_conf):
+        if conf < self.p.deviation_min_conf:
             return []
-        diffs = [d for d in self.differences(j, text) if not self._of_another_step(j, d)]
+        close = sims[j] >= self.p.deviation_min_cos
+        if not (close or self._told_otherwise(j, text, sims)):
+            return []
+        step = self.task.steps[j]
+        # Another thing makes any caption far from the step, a swap or another activity alike
+        # ("stirs the sauce in the pan" at "Stir fry the sliced onion in the pan"): a caption
+        # known as the step only by its act tells a swap only in the step's own amount.
+        things = close or same_amount(step.details, parse_details(text))
+        diffs = [
+            d
+            for d in self.differences(j, text)
+            if not self._of_another_step(j, d) and (things or d.kind not in THING_KINDS)
+        ]
         seen = {(d.kind, d.expected, d.observed) for d in diffs}
         if seen <= self._visit[1]:
             return []
         self._visit = (j, self._visit[1] | seen)
-        step = self.task.steps[j]
         said = f"the step says {diffs[0].expected}; seen: {diffs[0].observed}"
         return [Finding(DEVIATION, step.id, step.text, conf, said, differences=tuple(diffs))]
+
+    def _told_otherwise(self, j: int, text: str, sims: np.ndarray) -> bool:
+        """Whether a caption far from the step's text is still clearly the step: the nearest step,
+        doing its act in words of its own. The encoder puts "I zapped for one and a half more min"
+        far from "Microwave for 1 more minute"; the verb says it is that step."""
+        return (
+            sims[j] >= self.p.none_cos
+            and int(np.argmax(sims)) == j
+            and tells_the_act(self.task.steps[j].text, text)
+        )
 
     def _about_the_task(self, text: str) -> bool:
         """Whether a caption that matches no step names something some step names: an action on
