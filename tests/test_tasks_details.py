@@ -85,3 +85,15 @@ def test_an_amount_said_in_words_and_a_hand_that_holds() -> None:
     assert [a.value for a in parse_details("one-half cup of sugar").amounts] == [120.0]
     # "with one hand" is how something is held, no count of the step's things.
     assert parse_details("I'm cutting the muffin, holding it with one hand").amounts == ()
+
+
+def test_a_step_of_several_amounts_compares_each_with_its_own_thing() -> None:
+    step = "Mix 1/4 cup sweet-and-sour sauce and 1/2 tsp soy sauce in a small bowl"
+    # Half a tablespoon lies between the two amounts, but it is of the soy sauce.
+    said = "I blended a quarter cup sweet-and-sour sauce plus half a tbsp soy sauce in a little basin."
+    assert [
+        (d.expected, d.observed) for d in value_differences(parse_details(step), parse_details(said))
+    ] == [("1/2 tsp", "half a tbsp")]
+    assert _diff(step, "mixes 1/4 cup sweet-and-sour sauce and 1/2 tsp soy sauce") == []
+    # Things the caption does not pair with one of the step's are read against all of them.
+    assert _diff(step, "adds 2 tsp of vinegar") == []

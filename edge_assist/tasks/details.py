@@ -110,6 +110,9 @@ class Amount:
     dim: str
     value: float
     text: str  # as written, for evidence
+    # The word the amount is of ("soy" in "1/2 tsp soy sauce"): a step of several amounts of one
+    # kind is compared amount by amount where the caption names the same thing.
+    of: str = field(default="", compare=False)
 
     def to_json(self) -> dict:
         return {"dim": self.dim, "value": round(self.value, 4), "text": self.text}
@@ -214,11 +217,12 @@ def parse_details(text: str) -> Details:
         if v is None:
             continue
         bounds = _range_bounds(num)
+        of = _thing_after(text, m.end())
         if bounds is not None:
-            amounts.append(Amount(dim, bounds[0] * factor, m.group(0).strip()))
-            amounts.append(Amount(dim, bounds[1] * factor, m.group(0).strip()))
+            amounts.append(Amount(dim, bounds[0] * factor, m.group(0).strip(), of))
+            amounts.append(Amount(dim, bounds[1] * factor, m.group(0).strip(), of))
             continue
-        amounts.append(Amount(dim, v * factor, m.group(0).strip()))
+        amounts.append(Amount(dim, v * factor, m.group(0).strip(), of))
     # A bare number (no unit) counts things: "1/4 tomato", "two eggs", "5 toothpicks".
     taken = [m.span() for m in _AMOUNT.finditer(text)]
     for m in _BARE.finditer(text):
@@ -278,6 +282,17 @@ _DIM_KIND = {
 SAME_RATIO = 1.25
 
 
+_AFTER = re.compile(r"\s*(?:of\s+)?(?:(?:the|a|an|some)\s+)?([a-z][a-z-]*)", re.IGNORECASE)
+
+
+def _thing_after(text: str, end: int) -> str:
+    m = _AFTER.match(text, end)
+    if m is None:
+        return ""
+    w = m.group(1).lower()
+    return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+
+
 def same_amount(step: Details, caption: Details) -> bool:
     """Whether the caption gives an amount the step gives ("one tsp sugar" at "1 teaspoon salt")."""
     return any(
@@ -300,11 +315,13 @@ def value_differences(step: Details, caption: Details) -> list[Difference]:
         ss = by_dim_s.get(dim)
         if not ss:
             continue
-        lo, hi = min(a.value for a in ss), max(a.value for a in ss)
         for c in cs:
+            # "half a tbsp soy sauce" at "1/4 cup sauce and 1/2 tsp soy sauce": the soy sauce's.
+            pool = [a for a in ss if c.of and a.of == c.of] or ss
+            lo, hi = min(a.value for a in pool), max(a.value for a in pool)
             if lo / SAME_RATIO <= c.value <= hi * SAME_RATIO:
                 continue
-            out.append(Difference(_DIM_KIND.get(dim, "quantity"), ss[0].text, c.text))
+            out.append(Difference(_DIM_KIND.get(dim, "quantity"), pool[0].text, c.text))
             break
     if step.levels and caption.levels:
         exp = {v for _, v in step.levels}
