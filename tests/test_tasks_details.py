@@ -97,3 +97,14 @@ def test_a_step_of_several_amounts_compares_each_with_its_own_thing() -> None:
     assert _diff(step, "mixes 1/4 cup sweet-and-sour sauce and 1/2 tsp soy sauce") == []
     # Things the caption does not pair with one of the step's are read against all of them.
     assert _diff(step, "adds 2 tsp of vinegar") == []
+
+
+def test_things_counted_are_counted_exactly_and_ranges_said_in_words() -> None:
+    assert _diff("Take 5 in number broccoli florets", "grabs four in number broccoli florets") == ["quantity"]
+    assert _diff("Place 5 meatballs on a plate", "places five meatballs on a plate") == []
+    assert _diff("Microwave for 10 seconds", "microwaves for twelve seconds") == []  # a measure is about
+    two_three = parse_details("heats it through two to three mins")
+    assert [a.value for a in two_three.amounts] == [120.0, 180.0]
+    assert _diff("Cook 5 to 6 minutes until the tofu browns", "cooks two to three mins") == ["duration"]
+    assert _diff("Return to low heat", "puts it back to moderate heat") == ["setting"]
+    assert _diff("Cook over medium heat", "cooks over moderate heat") == []

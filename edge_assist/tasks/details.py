@@ -45,6 +45,7 @@ _LEVELS = {
     "medium-low": 2,
     "low-medium": 2,
     "medium": 3,
+    "moderate": 3,
     "medium-high": 4,
     "high": 5,
     # Full power is the top setting, as "high" is: a microwave's "high" is its full power.
@@ -53,8 +54,8 @@ _LEVELS = {
 }
 _LEVEL_CONTEXT = re.compile(
     r"\b(?:on|at|to|over|set\s+(?:to|on)|power(?:\s+level)?)\s+(?:a\s+)?"
-    r"(low-medium|medium-low|medium-high|low|medium|high|max|full)\b(?:\s+(heat|power|flame|setting|speed))?"
-    r"|\b(low-medium|medium-low|medium-high|low|medium|high)[\s-]+(heat|power|flame|setting|speed)\b",
+    r"(low-medium|medium-low|medium-high|low|medium|moderate|high|max|full)\b(?:\s+(heat|power|flame|setting|speed))?"
+    r"|\b(low-medium|medium-low|medium-high|low|medium|moderate|high)[\s-]+(heat|power|flame|setting|speed)\b",
     re.IGNORECASE,
 )
 _TEMPERATURE_WORDS = re.compile(
@@ -81,7 +82,7 @@ _WORDNUM = (
 )
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _AMOUNT = re.compile(
-    rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:[\s-]+(?:and\s+(?:an?\s+)?)?(?:half|quarter))?|an?|"
+    rf"(?<![\w/])(?P<num>{_NUM}(?:\s*(?:-|–|to|or)\s*{_NUM})?|{_WORDNUM}(?:\s+(?:to|or)\s+{_WORDNUM}|[\s-]+(?:and\s+(?:an?\s+)?)?(?:half|quarter))?|an?|"
     rf"half\s+an?|a\s+half)"
     rf"(?:\s+(?:of\s+an?|of))?(?:\s+(?:more|additional|extra|large|small|big|heaping|level|whole|fresh|"
     rf"minced|chopped|garlic|cherry))?\s*(?P<unit>{_UNIT_ALT})(?![\w])",
@@ -90,7 +91,7 @@ _AMOUNT = re.compile(
 _BARE = re.compile(
     r"(?<![\w/.])(?P<num>\d+\s+\d+/\d+|\d+/\d+|\d+(?:\.\d+)?|[½¼¾⅓⅔⅛]|"
     rf"(?:{'|'.join(_BARE_WORDS)}))(?![\w/])"
-    r"(?=\s+(?:of\s+(?:a|an|the)\s+)?(?P<noun>[a-z]+))",
+    r"(?=\s+(?:of\s+(?:a|an|the)\s+)?(?:in\s+number\s+)?(?P<noun>[a-z]+))",
     re.IGNORECASE,
 )
 # "with one hand", "both hands": how something is held, no amount of the step's things.
@@ -185,7 +186,10 @@ def parse_number(text: str) -> float | None:
 
 def _range_value(num: str) -> float | None:
     """ "15-30" or "2 to 3": the middle; a reader compares ranges by overlap, see `differs`."""
-    parts = re.split(r"\s*(?:-|–|\bto\b|\bor\b)\s*", num.strip()) if re.search(r"\d", num) else [num]
+    if re.search(r"\d", num):
+        parts = re.split(r"\s*(?:-|–|\bto\b|\bor\b)\s*", num.strip())
+    else:  # "two to three"; "one-half" is one number
+        parts = re.split(r"\s+(?:to|or)\s+", num.strip())
     vals = [parse_number(p) for p in parts if p.strip()]
     if not vals or any(v is None for v in vals):
         return parse_number(num)
@@ -193,7 +197,9 @@ def _range_value(num: str) -> float | None:
 
 
 def _range_bounds(text: str) -> tuple[float, float] | None:
-    m = re.match(rf"\s*({_NUM})\s*(?:-|–|to|or)\s*({_NUM})", text)
+    m = re.match(rf"\s*({_NUM})\s*(?:-|–|to|or)\s*({_NUM})", text) or re.match(
+        rf"\s*({_WORDNUM})\s+(?:to|or)\s+({_WORDNUM})\b", text, re.IGNORECASE
+    )
     if not m:
         return None
     a, b = parse_number(m.group(1)), parse_number(m.group(2))
@@ -293,10 +299,18 @@ def _thing_after(text: str, end: int) -> str:
     return w[:-1] if w.endswith("s") and not w.endswith("ss") else w
 
 
+def _within(dim: str, lo: float, hi: float, value: float) -> bool:
+    """Whether `value` is the amount lo..hi: things counted are counted exactly (four florets are
+    not five), a measure within `SAME_RATIO`."""
+    if dim == "count":
+        return lo - 1e-6 <= value <= hi + 1e-6
+    return lo / SAME_RATIO <= value <= hi * SAME_RATIO
+
+
 def same_amount(step: Details, caption: Details) -> bool:
     """Whether the caption gives an amount the step gives ("one tsp sugar" at "1 teaspoon salt")."""
     return any(
-        a.dim == c.dim and a.value / SAME_RATIO <= c.value <= a.value * SAME_RATIO
+        a.dim == c.dim and _within(a.dim, a.value, a.value, c.value)
         for a in step.amounts
         for c in caption.amounts
     )
@@ -319,7 +333,7 @@ def value_differences(step: Details, caption: Details) -> list[Difference]:
             # "half a tbsp soy sauce" at "1/4 cup sauce and 1/2 tsp soy sauce": the soy sauce's.
             pool = [a for a in ss if c.of and a.of == c.of] or ss
             lo, hi = min(a.value for a in pool), max(a.value for a in pool)
-            if lo / SAME_RATIO <= c.value <= hi * SAME_RATIO:
+            if _within(dim, lo, hi, c.value):
                 continue
             out.append(Difference(_DIM_KIND.get(dim, "quantity"), pool[0].text, c.text))
             break
