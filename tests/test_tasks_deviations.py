@@ -298,3 +298,15 @@ def test_bare_hands_in_a_hand_tools_place(vc: VectorCache) -> None:
     # One hand holds; a machine's step done by hand is that step done another way.
     assert _diffs(vc, cut, "I'm cutting the muffin with a knife, holding it with one hand") == []
     assert _diffs(vc, "Knead the dough with the mixer", "The person kneads dough with hands.") == []
+
+
+def test_a_part_of_the_step_said_not_done(vc: VectorCache) -> None:
+    micro = "Microwave the plate, covered, on high for 1.5 minutes"
+    assert _diffs(vc, micro, "I microwave the plate, uncovered, on high for 1.5 minutes.") == ["uncovered"]
+    assert _diffs(vc, "Peel 1 medium onion", "I'm getting one medium onion ready and don't peel it.") == [
+        "no peeling"
+    ]
+    stirring = "Microwave for 3 minutes, stirring in between"
+    assert _diffs(vc, stirring, "microwaves for 3 minutes without stirring") == ["no stirring"]
+    # Only the step's own acts: unsalted butter negates no act of adding salt.
+    assert _diffs(vc, "Add 1/3 tsp salt to the pan", "adds 1/3 tsp salt next to the unsalted butter") == []

@@ -22,6 +22,7 @@ from edge_assist.answers.put_into import coats
 from edge_assist.reasoning.answer_text import tell
 from edge_assist.retrieval.api import Moment
 from edge_assist.text.action_families import ANY_ACT, APPLIANCE_ACTS, BROAD, covers_act, known
+from edge_assist.text.negation import not_done
 
 # The clause a question times its act by: "while they were in the microwave", "when I microwaved it".
 _CLAUSE = re.compile(
@@ -29,21 +30,13 @@ _CLAUSE = re.compile(
     r"\b\s+(.+)$",
     re.I,
 )
-_NOT = re.compile(
-    r"\b(?:no|without|not|never)\s+([a-z]+ing)\b|\bun([a-z]+ed)\b"
-    r"|\b(?:don't|do\s+not|didn't|did\s+not|doesn't|does\s+not)\s+([a-z]+)\b",  # "but don't heat"
-    re.I,
-)
 _WORD = re.compile(r"[a-z]+")
 
 
 def _negated(verb: str, caption: str) -> bool:
     """Whether the caption says the act `verb` was not done."""
-    for m in _NOT.finditer(caption):
-        # the asked verb itself: "uncovered" says no lid, not that nothing was greased
-        if meaning.verb_base(m.group(1) or m.group(2) or m.group(3)) == verb:
-            return True
-    return False
+    # the asked verb itself: "uncovered" says no lid, not that nothing was greased
+    return any(base == verb for base, _ in not_done(caption))
 
 
 def _clause_acts(clause: str) -> set[str]:

@@ -263,7 +263,7 @@ def parse_details(text: str) -> Details:
 class Difference:
     """One typed way a caption differs from the step it matches."""
 
-    kind: str  # "quantity" | "duration" | "temperature" | "setting" | "tool" | "object"
+    kind: str  # "quantity" | "duration" | "temperature" | "setting" | "tool" | "ingredient" | "not done"
     expected: str
     observed: str
 
@@ -271,6 +271,8 @@ class Difference:
         return {"kind": self.kind, "expected": self.expected, "observed": self.observed}
 
     def say(self) -> str:
+        if self.kind == "not done":  # "uncovered", "no stirring": the step says it is done
+            return self.observed
         return f"{self.observed} instead of {self.expected}"
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from edge_assist.tasks.details import Details, Difference, parse_details, value_differences
 from edge_assist.tasks.step_phrases import singular as singular_of
+from edge_assist.tasks.undone import undone_parts
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
 from edge_assist.text.action_families import ACTING_APPLIANCES, same_act, verb_base
 from edge_assist.text.caption_subject import SUBJECT
@@ -187,7 +188,7 @@ def differences(
 ) -> list[Difference]:
     """Every way the caption differs from the step: values, then a tool, then a thing."""
     cap = parse_details(caption)
-    diffs = value_differences(step, cap)
+    diffs = value_differences(step, cap) + undone_parts(step_text, caption)
     # Every vector read below (the clauses and the step, then words and tools), in one encoder
     # call: each call has a fixed cost (~3 ms here) that a batch of a few texts pays once.
     vectors(
