@@ -92,7 +92,8 @@ def step_clause(step_text: str, caption: str, vectors: Vectors, named: Sequence[
         return "; ".join(acting) if acting else caption
     heads = [re.sub(r"[^a-z]+", "", singular_of(h.lower())) for h in named]
     counts = [sum(h in re.sub(r"[^a-z]+", "", c.lower()) for h in heads if h) for c in acting]
-    acts = [_same_act(step_text, c) for c in acting]
+    verb = _first_verb(step_text)
+    acts = [_same_act(verb, c) for c in acting]
     sims = vectors(acting) @ vectors([step_text])[0]
     return acting[max(range(len(acting)), key=lambda i: (counts[i], acts[i], float(sims[i])))]
 
@@ -129,11 +130,11 @@ def tells_the_act(step_text: str, caption: str) -> bool:
     return False
 
 
-def _same_act(step_text: str, clause: str) -> bool:
+def _same_act(step_verb: str | None, clause: str) -> bool:
     """Whether the clause does the step's act ("stirs the ingredients" at "Mix the spice with the
     ingredients"), in any words the act families give it."""
-    a, b = _first_verb(step_text), _first_verb(clause)
-    return a is not None and b is not None and same_act(a, b)
+    told = _first_verb(clause)
+    return step_verb is not None and told is not None and same_act(step_verb, told)
 
 
 def things(text: str, kinds: WordKinds) -> list[Thing]:
