@@ -2,12 +2,18 @@
 or the task reading does to the gate's ER decisions before the gate is trained again.
 
     python -m benchmarks.eval_gate_variant [--split val] [--variants list,paraphrased] [--gate FILE]
+        [--record]
 
 Per variant and chattiness: every caption whose gate probability passes the gate file's
 threshold is an ER prediction, the first of each step only (as `edge-assist gate train`
 scores it, `gate_training.evaluate`): precision, recall, ER F1 and false alarms per hour of
 error-free recordings. The same features the trainer collects (`gate_data.collect`), so the
 figures match its report's rows for the gate it wrote.
+
+`--record` (val only) writes the figures into the gate file's recorded val metrics, with the
+commit and command that measured them (`training.val_metrics_rerecorded`): the gate is kept as
+trained, and what it records is what it does on the tracker as it is now (the shipped gate's
+test reproduces them).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import time
 from collections.abc import Sequence
 
+from benchmarks.results_io import stamp
 from edge_assist.config import Config
 from edge_assist.evaluation.captaincook import DEFAULT_DATASET
 from edge_assist.evaluation.gate_data import collect
@@ -33,9 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--variants", default="list,paraphrased")
     ap.add_argument("--gate", default=str(SHIPPED))
     ap.add_argument("--dataset", default=str(DEFAULT_DATASET))
+    ap.add_argument("--record", action="store_true", help="write the val figures into the gate file")
     args = ap.parse_args(argv)
+    if args.record and args.split != "val":
+        ap.error("--record writes the recorded val metrics: use it with --split val")
+    gate = Gate.load(args.gate)
+    recorded: dict[str, dict] = {}
     ds = Dataset.open(args.dataset)
-    model = Gate.load(args.gate).services["ER"]
+    model = gate.services["ER"]
     encoder = load_text_encoder(Config())
     sp = _Split(ds, args.split)
     for variant in args.variants.split(","):
@@ -45,7 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for chattiness, thr in model.thresholds.items():
             pt = evaluate(p, rows, thr, sp.gt, sp.durations, sp.delta_s).to_json()
             print(json.dumps({"split": args.split, "variant": variant, "chattiness": chattiness, **pt}))
+            recorded.setdefault(f"gate, val {variant}", {})[chattiness] = pt
         print(f"# {variant}: {len(rows.y)} captions, {time.process_time() - started:.0f} s CPU", flush=True)
+    if args.record:
+        gate.training.setdefault("val_metrics", {}).update(recorded)
+        gate.training["val_metrics_rerecorded"] = {**stamp(), "rows": sorted(recorded)}
+        print(f"recorded {', '.join(sorted(recorded))} in {gate.save(args.gate)}")
     return 0
 
 

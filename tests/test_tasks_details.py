@@ -108,3 +108,10 @@ def test_things_counted_are_counted_exactly_and_ranges_said_in_words() -> None:
     assert _diff("Cook 5 to 6 minutes until the tofu browns", "cooks two to three mins") == ["duration"]
     assert _diff("Return to low heat", "puts it back to moderate heat") == ["setting"]
     assert _diff("Cook over medium heat", "cooks over moderate heat") == []
+
+
+def test_a_cup_named_as_where_something_is_is_no_amount() -> None:
+    assert [a.text for a in parse_details("In a big cup, I softened one tbsp of butter").amounts] == [
+        "one tbsp"
+    ]
+    assert [a.text for a in parse_details("pours a cup of milk into a big cup").amounts] == ["a cup"]

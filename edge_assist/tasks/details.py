@@ -213,6 +213,11 @@ def parse_details(text: str) -> Details:
     amounts: list[Amount] = []
     for m in _AMOUNT.finditer(text):
         unit = m.group("unit").lower()
+        vessel = (
+            unit == "cup" and m.group("num").lower() in ("a", "an") and _A_VESSEL.search(text[: m.start()])
+        )
+        if vessel and _ENDS_PHRASE.match(text, m.end()):
+            continue  # "in a big cup" is the vessel, "a cup of milk" an amount
         dim, factor = _UNITS[unit]
         if unit in ("c", "f", "m", "l", "s", "h", "g", "w", '"', "in.") and not re.match(
             r"[\d½¼¾⅓⅔⅛]", m.group("num")
@@ -290,6 +295,11 @@ _DIM_KIND = {
 SAME_RATIO = 1.25
 
 
+# A cup named as where something is: "a (big) cup" after "in", "into", "to" or "from", ending its phrase.
+_A_VESSEL = re.compile(r"\b(?:in|into|to|from|inside)\s+$", re.IGNORECASE)
+_ENDS_PHRASE = re.compile(
+    r"\s*(?:[,.;!?]|$)|\s+(?:with|and|then|on|in|into|for|while|until)\b", re.IGNORECASE
+)
 _AFTER = re.compile(r"\s*(?:of\s+)?(?:(?:the|a|an|some)\s+)?([a-z][a-z-]*)", re.IGNORECASE)
 
 
