@@ -264,6 +264,10 @@ def parse_details(text: str) -> Details:
     )
 
 
+# A part of the step the caption says was not done (`undone.py`).
+NOT_DONE = "not done"
+
+
 @dataclass(frozen=True)
 class Difference:
     """One typed way a caption differs from the step it matches."""
@@ -276,7 +280,7 @@ class Difference:
         return {"kind": self.kind, "expected": self.expected, "observed": self.observed}
 
     def say(self) -> str:
-        if self.kind == "not done":  # "uncovered", "no stirring": the step says it is done
+        if self.kind == NOT_DONE:  # "uncovered", "no stirring": the step says it is done
             return self.observed
         return f"{self.observed} instead of {self.expected}"
 

@@ -37,7 +37,7 @@ from edge_assist.tasks.details import Details, Difference, parse_details, value_
 from edge_assist.tasks.step_phrases import singular as singular_of
 from edge_assist.tasks.undone import undone_parts
 from edge_assist.tasks.word_kinds import MATERIAL, OTHER, TOOL, WordKinds, is_verb_form, singular
-from edge_assist.text.action_families import ACTING_APPLIANCES, same_act, verb_base
+from edge_assist.text.action_families import ACTING_APPLIANCES, said_as_verbs, same_act, verb_base
 from edge_assist.text.caption_subject import SUBJECT
 from edge_assist.text.kinds_of_things import covers
 from edge_assist.text.participles import participle_base
@@ -114,20 +114,16 @@ def _on_its_product(step_text: str, clause: str) -> bool:
 
 
 def tells_the_act(step_text: str, caption: str) -> bool:
-    """Whether the caption does the step's act in a verb of its own: the word after its subject,
-    or any word said as a verb ("-ing", "-ed": "In two bits, I'm slicing the muffin", "I zapped
-    the dish" at "Microwave the plate"). A noun is no act ("swirls it in the microwave")."""
+    """Whether the caption does the step's act in a verb of its own (`said_as_verbs`: "I zapped
+    the dish" at "Microwave the plate")."""
     step_verb = _first_verb(step_text)
     if step_verb is None:
         return False
-    for clause in acting_clauses(caption) or [caption]:
-        words = _WORD.findall(SUBJECT.sub("", clause.lower()))
-        for i, w in enumerate(words):
-            if i == 0 or w.endswith(("ing", "ed")):
-                base = verb_base(w)
-                if base is not None and same_act(step_verb, base):
-                    return True
-    return False
+    return any(
+        same_act(step_verb, base)
+        for clause in acting_clauses(caption) or [caption]
+        for _, base in said_as_verbs(_WORD.findall(SUBJECT.sub("", clause.lower())))
+    )
 
 
 def _same_act(step_verb: str | None, clause: str) -> bool:

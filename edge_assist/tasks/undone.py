@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import re
 
-from edge_assist.tasks.details import Difference
-from edge_assist.text.action_families import verb_base
+from edge_assist.tasks.details import NOT_DONE, Difference
+from edge_assist.text.action_families import said_as_verbs
 from edge_assist.text.negation import not_done
 from edge_assist.text.verb_forms import present_participle
 
-NOT_DONE = "not done"
 _WORD = re.compile(r"[a-z]+")
 
 
 def _step_acts(step_text: str) -> dict[str, str]:
     """The step's acts by base form, each with the word the step says it in."""
-    said = _WORD.findall(step_text.lower())
     acts: dict[str, str] = {}
-    for i, w in enumerate(said):
-        if i == 0 or w.endswith(("ed", "ing")):
-            base = verb_base(w)
-            if base is not None:
-                acts.setdefault(base, w)
+    for w, base in said_as_verbs(_WORD.findall(step_text.lower())):
+        acts.setdefault(base, w)
     return acts
 
 

@@ -182,6 +182,19 @@ def verb_base(word: str) -> str | None:
     return next((s for s in stems if is_verb(s) or known(s)), None)
 
 
+def said_as_verbs(words: list[str]) -> list[tuple[str, str]]:
+    """The words of a clause (its subject left out) that say an act, each with its base form:
+    the first word, and any said as a verb form ("-ing", "-ed"): "In two bits, I'm slicing the
+    muffin", "Microwave the plate, covered". A noun is no act ("stirs it in the microwave")."""
+    out = []
+    for i, w in enumerate(words):
+        if i == 0 or w.endswith(("ing", "ed")):
+            base = verb_base(w)
+            if base is not None:
+                out.append((w, base))
+    return out
+
+
 def same_act(asked: str, told: str) -> bool:
     """Whether the verb of a question (`asked`) and the verb of a caption (`told`), both in their
     base form, tell the same act: one group shared, or one a general verb covering the other."""
